@@ -1,0 +1,42 @@
+# ECVKit: two commands for a fresh Debian 12 machine: `make demo` and `make test`.
+# Both install missing system packages first (`make deps`), quietly when all are present.
+
+SWIFT ?= swift
+# Debian packages the build, the tests and the demo need.
+DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
+	libnice-dev gstreamer1.0-nice gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools \
+	libsoup-3.0-dev glib-networking openssl pkg-config
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+# SwiftPM warns about -pthread in pkg-config flags; it is harmless, so keep it out of the output.
+QUIET_PTHREAD := 2>&1 | grep -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}
+SHELL := /bin/bash
+
+.PHONY: deps build test demo bench clean
+
+deps:
+	@missing=$$(dpkg-query -W -f='$${Status} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null \
+		| awk '$$3 == "installed" { print $$4 }' | sort > /tmp/.ecv-installed; \
+		for p in $(DEB_PACKAGES); do grep -qx "$$p" /tmp/.ecv-installed || echo "$$p"; done); \
+	rm -f /tmp/.ecv-installed; \
+	if [ -n "$$missing" ]; then \
+		echo "Installing missing packages:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+build: deps
+	@$(SWIFT) build $(QUIET_PTHREAD)
+
+test: deps
+	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
+
+demo: deps
+	@$(SWIFT) run ecv demo $(QUIET_PTHREAD)
+
+bench: deps
+	@$(SWIFT) build -c release $(QUIET_PTHREAD)
+	@Benchmarks/run.sh
+
+clean:
+	@$(SWIFT) package clean

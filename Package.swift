@@ -1,0 +1,59 @@
+// swift-tools-version:6.0
+// ECVKit: the ECV Video Call SDK for headless Linux, in Swift on GStreamer.
+// Layers (a target imports only targets above it in this list; only the binding imports C):
+//   CGStreamer, CSoup, CGLibShims   C module maps and shims
+//   GStreamer, Soup                 the binding (GLib main loop, GObjects, GStreamer, libsoup)
+//   MediaPipeline                   pure Swift: ConnectParameters -> PipelineGraph
+//   MediaRuntime                    PipelineGraph -> live GStreamer graph, runtime controls
+//   WebRTC                          a peer connection over webrtcbin
+//   ECVProtocol                     the wire protocol's types (REST, signaling, data channel)
+//   ECV                             the public SDK of the seeds
+//   ECVService, ECVAgent            the reference backend and headless agent bots
+//   ecv                             the CLI
+import PackageDescription
+
+let gstreamerPackages: [String] = [
+    "libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev", "libgstreamer-plugins-bad1.0-dev",
+    "libnice-dev", "gstreamer1.0-nice", "gstreamer1.0-plugins-good", "gstreamer1.0-plugins-bad",
+    "gstreamer1.0-plugins-ugly", "gstreamer1.0-libav",
+]
+
+let strict: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "ECVKit",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ECV", targets: ["ECV"]),
+        .library(name: "ECVAgent", targets: ["ECVAgent"]),
+        .library(name: "ECVService", targets: ["ECVService"]),
+        .library(name: "GStreamer", targets: ["GStreamer"]),
+        .executable(name: "ecv", targets: ["ecv"]),
+    ],
+    targets: [
+        // C layer
+        .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(gstreamerPackages)]),
+        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev", "glib-networking"])]),
+        .target(name: "CGLibShims", dependencies: ["CGStreamer", "CSoup"]),
+        // The binding
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGLibShims"], swiftSettings: strict),
+        .target(name: "Soup", dependencies: ["GStreamer", "CSoup", "CGLibShims"], swiftSettings: strict),
+        // Media
+        .target(name: "MediaPipeline", swiftSettings: strict),
+        .target(name: "MediaRuntime", dependencies: ["GStreamer", "MediaPipeline"], swiftSettings: strict),
+        .target(name: "WebRTC", dependencies: ["GStreamer", "MediaPipeline", "MediaRuntime"], swiftSettings: strict),
+        // The ECV system
+        .target(name: "ECVProtocol", swiftSettings: strict),
+        .target(name: "ECV", dependencies: ["ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+                swiftSettings: strict),
+        .target(name: "ECVService", dependencies: ["ECVProtocol", "Soup", "GStreamer"], swiftSettings: strict),
+        .target(name: "ECVAgent", dependencies: ["ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
+                swiftSettings: strict),
+        .executableTarget(name: "ecv", dependencies: ["ECV", "ECVService", "ECVAgent", "MediaPipeline", "MediaRuntime", "GStreamer"],
+                          swiftSettings: strict),
+        // Tests
+        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strict),
+        .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], resources: [], swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,2 @@
+// Umbrella header for libsoup 3 (HTTP and WebSocket, client and server).
+#include <libsoup/soup.h>

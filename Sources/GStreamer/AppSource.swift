@@ -1,0 +1,60 @@
+internal import CGStreamer
+
+/// An `appsrc`: lets Swift push frames or samples into a pipeline with its own timestamps.
+public final class AppSource: Element, @unchecked Sendable {
+    // @unchecked Sendable: adds no stored state; gst_app_src_push_buffer is thread-safe.
+
+    var appSource: UnsafeMutablePointer<GstAppSrc> { raw.assumingMemoryBound(to: GstAppSrc.self) }
+
+    /// Creates a time-format appsrc for `caps`. With `block` false a full queue drops nothing but
+    /// makes `push` throw, so a producer never stalls silently.
+    public convenience init(name: String? = nil, caps: Caps, isLive: Bool = true, maxBytes: UInt64 = 0, block: Bool = false)
+        throws(GStreamerError) {
+        GStreamerRuntime.require()
+        guard let created = gst_element_factory_make("appsrc", name) else { throw .elementNotFound(factory: "appsrc") }
+        self.init(UnsafeMutableRawPointer(created), .floating)
+        try configure(caps: caps, isLive: isLive, maxBytes: maxBytes, block: block)
+    }
+
+    /// Wraps an `appsrc` found in a parsed pipeline.
+    public convenience init(_ element: Element) throws(GStreamerError) {
+        guard element.factoryName == "appsrc" else { throw .notSupported("\(element.diagnosticName) is not an appsrc") }
+        self.init(element.raw, .borrowed)
+    }
+
+    public func configure(caps: Caps, isLive: Bool = true, maxBytes: UInt64 = 0, block: Bool = false) throws(GStreamerError) {
+        gst_app_src_set_caps(appSource, caps.pointer)
+        try set("format", "time")
+        try set("is-live", isLive)
+        try set("block", block)
+        if maxBytes > 0 { try set("max-bytes", maxBytes) }
+    }
+
+    /// Pushes one buffer. `pts`/`duration` are in nanoseconds of running time.
+    public func push(_ bytes: UnsafeRawBufferPointer, pts: UInt64?, duration: UInt64?) throws(GStreamerError) {
+        guard let buffer = gst_buffer_new_allocate(nil, gsize(bytes.count), nil) else {
+            throw .flow(element: diagnosticName, result: "cannot allocate \(bytes.count) bytes")
+        }
+        if let base = bytes.baseAddress, bytes.count > 0 {
+            gst_buffer_fill(buffer, 0, base, gsize(bytes.count))
+        }
+        buffer.pointee.pts = pts.map { GstClockTime($0) } ?? GstClockTime(UInt64.max)
+        buffer.pointee.duration = duration.map { GstClockTime($0) } ?? GstClockTime(UInt64.max)
+        let result = gst_app_src_push_buffer(appSource, buffer) // takes ownership of the buffer
+        guard result == GST_FLOW_OK else {
+            throw .flow(element: diagnosticName, result: String(cString: gst_flow_get_name(result)))
+        }
+    }
+
+    public func push(_ bytes: [UInt8], pts: UInt64?, duration: UInt64?) throws(GStreamerError) {
+        let failure = bytes.withUnsafeBytes { buffer -> GStreamerError? in
+            do throws(GStreamerError) { try push(buffer, pts: pts, duration: duration); return nil } catch { return error }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Signals that no more data will come.
+    public func endOfStream() {
+        gst_app_src_end_of_stream(appSource)
+    }
+}

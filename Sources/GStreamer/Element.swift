@@ -1,0 +1,150 @@
+internal import CGStreamer
+internal import CGLibShims
+
+/// The states of a GStreamer element.
+public enum State: Int, Sendable, Comparable, CustomStringConvertible {
+    case voidPending = 0, null = 1, ready = 2, paused = 3, playing = 4
+
+    init(_ state: GstState) { self = State(rawValue: Int(state.rawValue)) ?? .voidPending }
+    var native: GstState { GstState(rawValue: UInt32(rawValue)) }
+
+    public var description: String {
+        switch self {
+        case .voidPending: "VOID_PENDING"
+        case .null: "NULL"
+        case .ready: "READY"
+        case .paused: "PAUSED"
+        case .playing: "PLAYING"
+        }
+    }
+    public static func < (lhs: State, rhs: State) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// A GStreamer element.
+// @unchecked Sendable: adds no stored state to Object; GstElement API used here is thread-safe.
+public class Element: Object, @unchecked Sendable {
+    var element: UnsafeMutablePointer<GstElement> { raw.assumingMemoryBound(to: GstElement.self) }
+    var gstObject: UnsafeMutablePointer<GstObject> { raw.assumingMemoryBound(to: GstObject.self) }
+
+    /// Creates an element from its factory name; throws `elementNotFound` naming the factory.
+    public convenience init(factory: String, name: String? = nil) throws(GStreamerError) {
+        GStreamerRuntime.require()
+        guard let created = gst_element_factory_make(factory, name) else {
+            throw .elementNotFound(factory: factory)
+        }
+        self.init(UnsafeMutableRawPointer(created), .floating)
+    }
+
+    /// The element's instance name (unique within its bin).
+    public var name: String {
+        guard let name = gst_object_get_name(gstObject) else { return "" }
+        defer { g_free(name) }
+        return String(cString: name)
+    }
+
+    override var diagnosticName: String { "element '\(name)' (\(factoryName ?? typeName))" }
+
+    /// The name of the factory that made this element, e.g. "vp8enc".
+    public var factoryName: String? {
+        guard let factory = gst_element_get_factory(element) else { return nil }
+        guard let name = gst_object_get_name(UnsafeMutableRawPointer(factory).assumingMemoryBound(to: GstObject.self)) else { return nil }
+        defer { g_free(name) }
+        return String(cString: name)
+    }
+
+    /// The containing bin, if any.
+    public var parent: Element? {
+        guard let parent = gst_object_get_parent(gstObject) else { return nil }
+        return Object.wrap(UnsafeMutableRawPointer(parent), .owned) as? Element
+    }
+
+    // MARK: Pads
+
+    public func staticPad(_ name: String) -> Pad? {
+        gst_element_get_static_pad(element, name).map { Pad(UnsafeMutableRawPointer($0), .owned) }
+    }
+
+    /// Requests a pad from a template such as "sink_%u" or "video_%u".
+    public func requestPad(_ templateName: String) throws(GStreamerError) -> Pad {
+        guard let pad = gst_element_request_pad_simple(element, templateName) else {
+            throw .padNotFound(element: diagnosticName, pad: templateName)
+        }
+        return Pad(UnsafeMutableRawPointer(pad), .owned)
+    }
+
+    public func releaseRequestPad(_ pad: Pad) {
+        gst_element_release_request_pad(element, pad.pad)
+    }
+
+    /// All pads of the element, in order.
+    public var pads: [Pad] {
+        var result: [Pad] = []
+        GST_OBJECT_LOCK_SWIFT(gstObject) {
+            var node = element.pointee.pads
+            while let current = node {
+                if let data = current.pointee.data { result.append(Pad(data, .borrowed)) }
+                node = current.pointee.next
+            }
+        }
+        return result
+    }
+
+    // MARK: Linking
+
+    /// Links this element's source to `sink`'s sink, optionally through a caps filter.
+    public func link(to sink: Element, filter: Caps? = nil) throws(GStreamerError) {
+        let ok = gst_element_link_filtered(element, sink.element, filter?.pointer) != 0
+        guard ok else {
+            throw .linkFailed(source: diagnosticName, sink: sink.diagnosticName,
+                              reason: filter.map { "no common format with \($0)" } ?? "no compatible pads or formats")
+        }
+    }
+
+    public func unlink(from sink: Element) { gst_element_unlink(element, sink.element) }
+
+    // MARK: State
+
+    /// The element's current state (not waiting for pending transitions).
+    public var currentState: State { State(ecv_element_current_state(element)) }
+
+    /// Changes state without waiting for asynchronous transitions to complete.
+    /// Returns false when GStreamer reports an immediate failure.
+    @discardableResult
+    public func requestState(_ state: State) -> Bool {
+        gst_element_set_state(element, state.native) != GST_STATE_CHANGE_FAILURE
+    }
+
+    /// Brings a newly added element to its parent's state.
+    @discardableResult
+    public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(element) != 0 }
+
+    /// Keeps the element's state fixed while its parent changes state (e.g. a sink added at runtime).
+    public func setLockedState(_ locked: Bool) { gst_element_set_locked_state(element, locked ? 1 : 0) }
+
+    /// Sends end-of-stream into the element (sources and pipelines).
+    @discardableResult
+    public func sendEndOfStream() -> Bool { gst_element_send_event(element, gst_event_new_eos()) != 0 }
+
+    /// The element's clock time right now relative to its base time, or nil without a clock.
+    public var runningTime: Duration? {
+        guard let clock = gst_element_get_clock(element) else { return nil }
+        defer { gst_object_unref(clock) }
+        let now = gst_clock_get_time(clock)
+        let base = gst_element_get_base_time(element)
+        return .nanoseconds(Int64(bitPattern: UInt64(now &- base)))
+    }
+
+    /// Posts an application message on the element's bus (delivered through `Pipeline.messages`).
+    public func postApplicationMessage(_ structure: Structure) throws(GStreamerError) {
+        let native = try structure.makeNative()
+        let message = gst_message_new_application(gstObject, native)
+        gst_element_post_message(element, message)
+    }
+}
+
+/// Runs `body` under a GstObject's lock; the macro GST_OBJECT_LOCK is g_mutex_lock on its field.
+func GST_OBJECT_LOCK_SWIFT(_ object: UnsafeMutablePointer<GstObject>, _ body: () -> Void) {
+    g_mutex_lock(&object.pointee.lock)
+    defer { g_mutex_unlock(&object.pointee.lock) }
+    body()
+}

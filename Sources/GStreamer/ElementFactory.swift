@@ -1,0 +1,50 @@
+internal import CGStreamer
+
+/// What the element registry knows about one element: present or not, its rank and its class.
+public struct ElementFactory: Sendable, Hashable {
+    /// The factory name, e.g. "x264enc".
+    public let name: String
+    /// The registry rank: 256 primary, 128 secondary, 64 marginal, 0 none.
+    public let rank: Int
+    /// The "klass" metadata, e.g. "Codec/Encoder/Video/Hardware".
+    public let klass: String
+    public let longName: String
+    public let pluginName: String?
+
+    /// Looks a factory up in the registry by name (never by spawning gst-inspect).
+    public static func find(_ name: String) -> ElementFactory? {
+        GStreamerRuntime.require()
+        guard let factory = gst_element_factory_find(name) else { return nil }
+        defer { gst_object_unref(UnsafeMutableRawPointer(factory)) }
+        return ElementFactory(factory)
+    }
+
+    /// Every element factory whose klass contains all of `klassParts` (e.g. ["Encoder", "Video"]).
+    public static func all(klassContaining klassParts: [String] = []) -> [ElementFactory] {
+        GStreamerRuntime.require()
+        // GST_ELEMENT_FACTORY_TYPE_ANY is a macro over G_GUINT64_CONSTANT; its documented value:
+        let list = gst_element_factory_list_get_elements(GstElementFactoryListType((1 << 49) - 1), GST_RANK_NONE)
+        defer { gst_plugin_feature_list_free(list) }
+        var result: [ElementFactory] = []
+        var node = list
+        while let current = node {
+            if let data = current.pointee.data {
+                let factory = ElementFactory(OpaquePointer(data))
+                if klassParts.allSatisfy({ factory.klass.contains($0) }) { result.append(factory) }
+            }
+            node = current.pointee.next
+        }
+        return result.sorted { ($0.rank, $1.name) > ($1.rank, $0.name) }
+    }
+
+    init(_ factory: OpaquePointer) {
+        let feature = factory
+        let rawName = gst_object_get_name(UnsafeMutableRawPointer(feature).assumingMemoryBound(to: GstObject.self))
+        name = rawName.map { String(cString: $0) } ?? ""
+        g_free(rawName)
+        rank = Int(gst_plugin_feature_get_rank(feature))
+        klass = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS).map { String(cString: $0) } ?? ""
+        longName = gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_LONGNAME).map { String(cString: $0) } ?? name
+        pluginName = gst_plugin_feature_get_plugin_name(feature).map { String(cString: $0) }
+    }
+}

@@ -1,0 +1,100 @@
+internal import CGStreamer
+internal import CGLibShims
+import Foundation
+import Synchronization
+
+/// Leak checks inside a running process, on GStreamer's `leaks` tracer.
+///
+/// The tracer only exists when `GST_TRACERS` contains `leaks` before GStreamer initialises;
+/// `enableBeforeInitialization()` arranges that for test processes. We use its activity
+/// checkpoints (type and address of every object created or destroyed), never
+/// `get-live-objects`: in GStreamer 1.22 that signal takes over a reference of every live
+/// object it reports, which destroys objects that are still in use.
+public enum LeakTracer {
+    /// Adds `leaks` to `GST_TRACERS` if GStreamer has not been initialised yet.
+    /// Returns false when it is too late (GStreamer already initialised without the tracer).
+    @discardableResult
+    public static func enableBeforeInitialization() -> Bool {
+        if gst_is_initialized() != 0 { return isActive }
+        let current = ProcessInfo.processInfo.environment["GST_TRACERS"] ?? ""
+        if !current.split(separator: ";").contains(where: { $0.hasPrefix("leaks") }) {
+            setenv("GST_TRACERS", current.isEmpty ? "leaks" : current + ";leaks", 1)
+        }
+        return true
+    }
+
+    /// True when the leaks tracer is running in this process.
+    public static var isActive: Bool { withTracer { _ in true } ?? false }
+
+    /// Starts recording which GstObjects and GstMiniObjects are created from now on.
+    /// Only one tracking may run at a time (the tracer's checkpoints are process-wide);
+    /// returns nil when the tracer is not active.
+    public static func startTracking() -> Tracking? {
+        guard withTracer({ tracer in
+            _ = try? tracer.emit("activity-start-tracking", arguments: [])
+            _ = checkpoint(tracer) // drop whatever an earlier tracking left
+            return true
+        }) == true else { return nil }
+        return Tracking()
+    }
+
+    /// Objects created since tracking began, by address, until they are destroyed.
+    public final class Tracking: Sendable {
+        private let alive = Mutex<[String: (type: String, count: Int)]>([:])
+
+        /// The objects created since `startTracking()` that are still alive, counted by type.
+        /// It can miss a leak when a destroyed pre-existing object's address is reused, never
+        /// report a live object that was freed.
+        public func survivors() -> [String: Int] {
+            let events = withTracer { checkpoint($0) } ?? (created: [], removed: [])
+            return alive.withLock { alive in
+                for (type, address) in events.created {
+                    alive[address, default: (type, 0)].count += 1
+                    alive[address]?.type = type
+                }
+                for (_, address) in events.removed {
+                    guard let entry = alive[address] else { continue }
+                    alive[address] = entry.count > 1 ? (entry.type, entry.count - 1) : nil
+                }
+                return alive.values.reduce(into: [:]) { $0[$1.type, default: 0] += $1.count }
+            }
+        }
+
+        deinit {
+            _ = LeakTracer.withTracer { tracer in _ = try? tracer.emit("activity-stop-tracking", arguments: []) }
+        }
+    }
+
+    private static func checkpoint(_ tracer: Object) -> (created: [(String, String)], removed: [(String, String)]) {
+        (try? tracer.emitRaw("activity-get-checkpoint", arguments: []) { result in
+            guard let boxed = g_value_get_boxed(result) else { return (created: [], removed: []) }
+            let structure = UnsafePointer(boxed.assumingMemoryBound(to: GstStructure.self))
+            return (created: entries(structure, "objects-created-list"), removed: entries(structure, "objects-removed-list"))
+        }) ?? (created: [], removed: [])
+    }
+
+    private static func entries(_ checkpoint: UnsafePointer<GstStructure>, _ field: String) -> [(String, String)] {
+        guard let list = gst_structure_get_value(checkpoint, field) else { return [] }
+        return (0..<gst_value_list_get_size(list)).compactMap { index in
+            guard let entry = gst_value_get_structure(gst_value_list_get_value(list, index)),
+                  let type = gst_structure_get_string(entry, "type-name"),
+                  let address = gst_structure_get_string(entry, "address") else { return nil }
+            return (String(cString: type), String(cString: address))
+        }
+    }
+
+    fileprivate static func withTracer<R>(_ body: (Object) -> R) -> R? {
+        GStreamerRuntime.require()
+        guard let tracers = gst_tracing_get_active_tracers() else { return nil }
+        defer { g_list_free_full(tracers) { gst_object_unref($0) } }
+        var node: UnsafeMutablePointer<GList>? = tracers
+        while let current = node {
+            if let data = current.pointee.data,
+               String(cString: g_type_name(ecv_object_type(data))) == "GstLeaksTracer" {
+                return body(Object(data, .borrowed))
+            }
+            node = current.pointee.next
+        }
+        return nil
+    }
+}

@@ -1,0 +1,56 @@
+internal import CGStreamer
+internal import CGLibShims
+
+/// A pad: an element's input or output.
+// @unchecked Sendable: adds no stored state to Object; GstPad API used here is thread-safe.
+public final class Pad: Object, @unchecked Sendable {
+    public enum Direction: Sendable { case unknown, source, sink }
+
+    var pad: UnsafeMutablePointer<GstPad> { raw.assumingMemoryBound(to: GstPad.self) }
+
+    public var name: String {
+        guard let name = gst_object_get_name(raw.assumingMemoryBound(to: GstObject.self)) else { return "" }
+        defer { g_free(name) }
+        return String(cString: name)
+    }
+
+    override var diagnosticName: String { "pad '\(name)'" + (parentElement.map { " of \($0.diagnosticName)" } ?? "") }
+
+    public var direction: Direction {
+        switch gst_pad_get_direction(pad) {
+        case GST_PAD_SRC: .source
+        case GST_PAD_SINK: .sink
+        default: .unknown
+        }
+    }
+
+    /// The element owning this pad.
+    public var parentElement: Element? {
+        guard let parent = gst_pad_get_parent_element(pad) else { return nil }
+        return Object.wrap(UnsafeMutableRawPointer(parent), .owned) as? Element
+    }
+
+    /// The caps negotiated on the pad, once data flows.
+    public var currentCaps: Caps? { gst_pad_get_current_caps(pad).map { Caps(owning: $0) } }
+
+    /// What the pad could accept or produce now.
+    public var allowedCaps: Caps? { gst_pad_query_caps(pad, nil).map { Caps(owning: $0) } }
+
+    public var peer: Pad? { gst_pad_get_peer(pad).map { Pad(UnsafeMutableRawPointer($0), .owned) } }
+    public var isLinked: Bool { gst_pad_is_linked(pad) != 0 }
+
+    /// Links this (source) pad to `sink`, naming both and GStreamer's reason on failure.
+    public func link(to sink: Pad) throws(GStreamerError) {
+        let result = gst_pad_link(pad, sink.pad)
+        guard result == GST_PAD_LINK_OK else {
+            throw .linkFailed(source: diagnosticName, sink: sink.diagnosticName, reason: String(cString: gst_pad_link_get_name(result)))
+        }
+    }
+
+    @discardableResult
+    public func unlink(from sink: Pad) -> Bool { gst_pad_unlink(pad, sink.pad) != 0 }
+
+    /// Sends end-of-stream downstream from this pad.
+    @discardableResult
+    public func sendEndOfStream() -> Bool { gst_pad_send_event(pad, gst_event_new_eos()) != 0 }
+}

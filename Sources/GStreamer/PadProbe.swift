@@ -1,0 +1,92 @@
+internal import CGStreamer
+internal import CGLibShims
+import Synchronization
+
+/// What a buffer probe sees of a buffer: timing and size, without touching the data.
+public struct BufferInfo: Sendable {
+    public var pts: UInt64?
+    public var dts: UInt64?
+    public var duration: UInt64?
+    public var size: Int
+    public var isKeyFrame: Bool
+}
+
+/// What a probe tells GStreamer to do with the buffer.
+public enum ProbeDecision: Sendable {
+    case pass, drop, remove
+}
+
+/// An installed pad probe; removed on `cancel()` or when the token goes.
+public final class PadProbe: Sendable {
+    // @unchecked Sendable: GWeakRef is thread-safe; the allocation is owned here and freed in deinit.
+    private struct WeakPad: @unchecked Sendable { let ref: UnsafeMutablePointer<GWeakRef> }
+    private let pad: WeakPad
+    private let probeID: Mutex<gulong>
+
+    init(pad: UnsafeMutableRawPointer, id: gulong) {
+        let ref = UnsafeMutablePointer<GWeakRef>.allocate(capacity: 1)
+        ref.initialize(to: GWeakRef())
+        g_weak_ref_init(ref, pad)
+        self.pad = WeakPad(ref: ref)
+        probeID = Mutex(id)
+    }
+
+    public func cancel() {
+        let id = probeID.withLock { id in defer { id = 0 }; return id }
+        guard id != 0, let pad = g_weak_ref_get(pad.ref) else { return }
+        gst_pad_remove_probe(pad.assumingMemoryBound(to: GstPad.self), id)
+        g_object_unref(pad)
+    }
+
+    deinit {
+        cancel()
+        g_weak_ref_clear(pad.ref)
+        pad.ref.deallocate()
+    }
+}
+
+private final class ProbeBox {
+    let handler: @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision
+    let readsData: Bool
+    init(handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision, readsData: Bool) {
+        self.handler = handler
+        self.readsData = readsData
+    }
+}
+
+extension Pad {
+    /// Calls `handler` on the streaming thread for every buffer that crosses the pad.
+    /// With `readingData`, the buffer's bytes are mapped read-only for the call.
+    public func addBufferProbe(readingData: Bool = false,
+                               _ handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision) -> PadProbe {
+        let box = Unmanaged.passRetained(ProbeBox(handler: handler, readsData: readingData)).toOpaque()
+        let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
+            guard let info, let data, let buffer = ecv_probe_info_buffer(info) else { return GST_PAD_PROBE_OK }
+            let box = Unmanaged<ProbeBox>.fromOpaque(data).takeUnretainedValue()
+            let bufferInfo = BufferInfo(
+                pts: Sample.clockTime(buffer.pointee.pts), dts: Sample.clockTime(buffer.pointee.dts),
+                duration: Sample.clockTime(buffer.pointee.duration), size: Int(gst_buffer_get_size(buffer)),
+                isKeyFrame: ecv_buffer_is_delta_unit(buffer) == 0)
+            let decision: ProbeDecision
+            if box.readsData {
+                var map = GstMapInfo()
+                if gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 {
+                    decision = box.handler(bufferInfo, UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
+                    gst_buffer_unmap(buffer, &map)
+                } else {
+                    decision = box.handler(bufferInfo, nil)
+                }
+            } else {
+                decision = box.handler(bufferInfo, nil)
+            }
+            switch decision {
+            case .pass: return GST_PAD_PROBE_OK
+            case .drop: return GST_PAD_PROBE_DROP
+            case .remove: return GST_PAD_PROBE_REMOVE
+            }
+        }, box) { data in
+            Unmanaged<ProbeBox>.fromOpaque(data!).release()
+        }
+        return PadProbe(pad: raw, id: id)
+    }
+}

@@ -1,0 +1,106 @@
+internal import CGStreamer
+
+/// One media sample (a buffer with its caps) handed out by an appsink.
+// @unchecked Sendable: holds one reference to an immutable GstSample; buffers in a pulled sample
+// are read-only (only mapped with GST_MAP_READ here).
+public final class Sample: @unchecked Sendable {
+    let sample: OpaquePointer
+
+    init(owning sample: OpaquePointer) { self.sample = sample }
+    deinit { gst_sample_unref(sample) }
+
+    private var buffer: UnsafeMutablePointer<GstBuffer>? { gst_sample_get_buffer(sample) }
+
+    /// The caps describing this sample's format.
+    public var caps: Caps? { gst_sample_get_caps(sample).map { Caps(borrowing: $0) } }
+
+    /// Presentation timestamp in nanoseconds, nil when unset.
+    public var pts: UInt64? { buffer.flatMap { Self.clockTime($0.pointee.pts) } }
+    public var dts: UInt64? { buffer.flatMap { Self.clockTime($0.pointee.dts) } }
+    public var duration: UInt64? { buffer.flatMap { Self.clockTime($0.pointee.duration) } }
+
+    /// True for a buffer that does not depend on others (a key frame for video).
+    public var isKeyFrame: Bool {
+        guard let buffer else { return false }
+        return buffer.pointee.mini_object.flags & GST_BUFFER_FLAG_DELTA_UNIT.rawValue == 0
+    }
+
+    public var size: Int { buffer.map { Int(gst_buffer_get_size($0)) } ?? 0 }
+
+    /// Reads the sample's bytes without copying; the pointer is valid only inside `body`.
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard let buffer else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        defer { gst_buffer_unmap(buffer, &map) }
+        return try body(UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
+    }
+
+    /// A copy of the sample's bytes.
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    /// The raw-video layout, read from the caps (never guessed from the size).
+    public var videoInfo: VideoInfo? {
+        guard let caps = gst_sample_get_caps(sample) else { return nil }
+        var info = GstVideoInfo()
+        guard gst_video_info_from_caps(&info, caps) != 0 else { return nil }
+        return VideoInfo(info)
+    }
+
+    /// A self-contained copy of a raw video sample.
+    public func videoFrame() -> VideoFrame? {
+        guard let info = videoInfo else { return nil }
+        return VideoFrame(info: info, pts: pts, data: bytes)
+    }
+
+    static func clockTime(_ value: GstClockTime) -> UInt64? {
+        value == GstClockTime(UInt64.max) ? nil : UInt64(value)
+    }
+}
+
+/// Width, height, pixel format and plane layout of raw video.
+public struct VideoInfo: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var format: String
+    public var framerate: (numerator: Int, denominator: Int)
+    public var strides: [Int]
+    public var offsets: [Int]
+    public var size: Int
+
+    init(_ info: GstVideoInfo) {
+        width = Int(info.width)
+        height = Int(info.height)
+        format = info.finfo.map { String(cString: $0.pointee.name) } ?? "unknown"
+        framerate = (Int(info.fps_n), Int(info.fps_d))
+        let planes = Int(info.finfo?.pointee.n_planes ?? 1)
+        strides = withUnsafeBytes(of: info.stride) { raw in (0..<planes).map { Int(raw.load(fromByteOffset: $0 * MemoryLayout<gint>.stride, as: gint.self)) } }
+        offsets = withUnsafeBytes(of: info.offset) { raw in (0..<planes).map { Int(raw.load(fromByteOffset: $0 * MemoryLayout<gsize>.stride, as: gsize.self)) } }
+        size = Int(info.size)
+    }
+
+    public static func == (lhs: VideoInfo, rhs: VideoInfo) -> Bool {
+        lhs.width == rhs.width && lhs.height == rhs.height && lhs.format == rhs.format
+            && lhs.framerate == rhs.framerate && lhs.strides == rhs.strides && lhs.offsets == rhs.offsets && lhs.size == rhs.size
+    }
+}
+
+/// A copied raw video frame: what a headless renderer receives.
+public struct VideoFrame: Sendable {
+    public var info: VideoInfo
+    /// Presentation timestamp in nanoseconds.
+    public var pts: UInt64?
+    public var data: [UInt8]
+
+    public var width: Int { info.width }
+    public var height: Int { info.height }
+    public var format: String { info.format }
+
+    public init(info: VideoInfo, pts: UInt64?, data: [UInt8]) {
+        self.info = info
+        self.pts = pts
+        self.data = data
+    }
+}

@@ -1,0 +1,106 @@
+import Testing
+import GStreamer
+
+@Suite struct PipelineTests {
+    init() { _ = TestRuntime.ready }
+
+    @Test func vp8EncodeReachesEndOfStreamWithEveryBuffer() async throws {
+        let pipeline = try Pipeline(launch: "videotestsrc num-buffers=60 ! video/x-raw,width=320,height=240,framerate=30/1 ! vp8enc deadline=1 ! fakesink name=sink")
+        let counter = Counter()
+        let pad = try #require(pipeline.element(named: "sink")?.staticPad("sink"))
+        let probe = pad.addBufferProbe { info, _ in
+            if info.size > 0 { counter.increment() }
+            return .pass
+        }
+        try await pipeline.play()
+        try await pipeline.waitForEndOfStream(timeout: .seconds(30))
+        probe.cancel()
+        pipeline.stop()
+        #expect(counter.count == 60)
+    }
+
+    @Test func badLaunchStringNamesTheElement() {
+        #expect {
+            _ = try Pipeline(launch: "videotestsrc ! nosuchelement42 ! fakesink")
+        } throws: { error in
+            guard case GStreamerError.parseFailed(_, let message) = error else { return false }
+            return message.contains("nosuchelement42")
+        }
+    }
+
+    @Test func unknownFactoryThrowsNamingIt() {
+        #expect(throws: GStreamerError.elementNotFound(factory: "nosuchencoder")) {
+            _ = try Element(factory: "nosuchencoder")
+        }
+    }
+
+    @Test func stateChangeErrorSurfacesAsThrownError() async throws {
+        let pipeline = try Pipeline(launch: "filesrc location=/nonexistent/ecv-missing.mkv ! fakesink")
+        await #expect {
+            try await pipeline.play(timeout: .seconds(5))
+        } throws: { error in
+            guard case GStreamerError.stateChangeFailed(_, let target, let reason) = error else { return false }
+            return target == "PLAYING" && reason.contains("ecv-missing.mkv")
+        }
+        pipeline.stop()
+    }
+
+    @Test func busDeliversTypedMessagesInOrder() async throws {
+        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=5 ! fakesink")
+        let messages = pipeline.messages()
+        try await pipeline.play()
+        var sawPlaying = false
+        var sawEndOfStream = false
+        for await message in messages {
+            switch message {
+            case .stateChanged(_, _, .playing, _, true): sawPlaying = true
+            case .endOfStream: sawEndOfStream = true
+            default: break
+            }
+            if sawEndOfStream { break }
+        }
+        pipeline.stop()
+        #expect(sawPlaying)
+        #expect(sawEndOfStream)
+    }
+
+    @Test func builtPipelineLinksWithCapsFilter() async throws {
+        let pipeline = Pipeline()
+        let source = try Element(factory: "videotestsrc")
+        try source.set("num-buffers", 10)
+        let sink = try Element(factory: "fakesink")
+        try pipeline.add([source, sink])
+        try source.link(to: sink, filter: Caps("video/x-raw,width=160,height=120"))
+        try await pipeline.play()
+        try await pipeline.waitForEndOfStream()
+        let caps = try #require(sink.staticPad("sink")?.currentCaps)
+        #expect(caps.structures.first?.int("width") == 160)
+        pipeline.stop()
+        #expect(throws: GStreamerError.self) {
+            try source.link(to: sink, filter: Caps("audio/x-raw"))
+        }
+    }
+
+    @Test func elementFactoryReportsPresenceRankAndClass() throws {
+        let vp8 = try #require(ElementFactory.find("vp8enc"))
+        #expect(vp8.klass.contains("Encoder"))
+        #expect(vp8.rank >= 0)
+        #expect(ElementFactory.find("nosuchencoder") == nil)
+        let encoders = ElementFactory.all(klassContaining: ["Encoder", "Video"])
+        #expect(encoders.contains { $0.name == "x264enc" })
+    }
+
+    @Test func capsAndStructuresRoundTrip() throws {
+        let caps = try Caps("video/x-raw,format=I420,width=640,height=480,framerate=30/1")
+        #expect(caps.isFixed)
+        let structure = try #require(caps.structures.first)
+        #expect(structure.name == "video/x-raw")
+        #expect(structure.string("format") == "I420")
+        #expect(structure.fraction("framerate")! == (30, 1))
+        #expect(throws: GStreamerError.invalidCaps("not caps at all ((")) { _ = try Caps("not caps at all ((") }
+        let built = Structure(name: "stats", fields: [("bytes", 12), ("kind", "video")])
+        let reparsed = try Structure(parsing: built.description)
+        #expect(reparsed.int("bytes") == 12)
+        #expect(reparsed.string("kind") == "video")
+    }
+}
