@@ -11,6 +11,7 @@ public enum BusMessage: Sendable, CustomStringConvertible {
     case latency(source: String)
     case qos(source: String, live: Bool, runningTime: UInt64, processed: UInt64, dropped: UInt64)
     case asyncDone(source: String)
+    case segmentDone(source: String)
     case streamStart(source: String)
     case other(type: String, source: String)
 
@@ -38,6 +39,7 @@ public enum BusMessage: Sendable, CustomStringConvertible {
         case .latency(let source): "latency \(source)"
         case .qos(let source, _, _, let processed, let dropped): "qos \(source) processed=\(processed) dropped=\(dropped)"
         case .asyncDone(let source): "async-done \(source)"
+        case .segmentDone(let source): "segment-done \(source)"
         case .streamStart(let source): "stream-start \(source)"
         case .other(let type, let source): "\(type) \(source)"
         }
@@ -86,6 +88,8 @@ public enum BusMessage: Sendable, CustomStringConvertible {
             self = .qos(source: source, live: live != 0, runningTime: UInt64(runningTime), processed: UInt64(processed), dropped: UInt64(dropped))
         case GST_MESSAGE_ASYNC_DONE:
             self = .asyncDone(source: source)
+        case GST_MESSAGE_SEGMENT_DONE:
+            self = .segmentDone(source: source)
         case GST_MESSAGE_STREAM_START:
             self = .streamStart(source: source)
         default:

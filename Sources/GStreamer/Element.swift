@@ -100,7 +100,28 @@ public class Element: Object, @unchecked Sendable {
         }
     }
 
+    /// Links named pads (static, or request pads by name or template such as "sink_0"); a nil
+    /// name lets GStreamer pick a compatible pad, requesting one when needed.
+    public func link(pad sourcePad: String?, to sink: Element, pad sinkPad: String?, filter: Caps? = nil) throws(GStreamerError) {
+        guard gst_element_link_pads_filtered(element, sourcePad, sink.element, sinkPad, filter?.pointer) != 0 else {
+            throw .linkFailed(source: diagnosticName + (sourcePad.map { " pad \($0)" } ?? ""),
+                              sink: sink.diagnosticName + (sinkPad.map { " pad \($0)" } ?? ""),
+                              reason: filter.map { "no common format with \($0)" } ?? "no compatible pads or formats")
+        }
+    }
+
     public func unlink(from sink: Element) { gst_element_unlink(element, sink.element) }
+
+    /// Seeks to `position` (nanoseconds). A segment seek makes the pipeline post SEGMENT_DONE
+    /// instead of EOS at the end, which is how files loop without a gap.
+    @discardableResult
+    public func seek(to position: UInt64 = 0, flushing: Bool, segment: Bool) -> Bool {
+        var flags = GST_SEEK_FLAG_ACCURATE.rawValue
+        if flushing { flags |= GST_SEEK_FLAG_FLUSH.rawValue }
+        if segment { flags |= GST_SEEK_FLAG_SEGMENT.rawValue }
+        return gst_element_seek(element, 1.0, GST_FORMAT_TIME, GstSeekFlags(flags),
+                                GST_SEEK_TYPE_SET, gint64(position), GST_SEEK_TYPE_NONE, -1) != 0
+    }
 
     // MARK: State
 

@@ -22,8 +22,9 @@ public struct ElementFactory: Sendable, Hashable {
     /// Every element factory whose klass contains all of `klassParts` (e.g. ["Encoder", "Video"]).
     public static func all(klassContaining klassParts: [String] = []) -> [ElementFactory] {
         GStreamerRuntime.require()
-        // GST_ELEMENT_FACTORY_TYPE_ANY is a macro over G_GUINT64_CONSTANT; its documented value:
-        let list = gst_element_factory_list_get_elements(GstElementFactoryListType((1 << 49) - 1), GST_RANK_NONE)
+        // Every element factory in the registry; gst_element_factory_list_get_elements would skip
+        // plain filters (videoconvert, queue) that match none of its type classes.
+        let list = gst_registry_get_feature_list(gst_registry_get(), gst_element_factory_get_type())
         defer { gst_plugin_feature_list_free(list) }
         var result: [ElementFactory] = []
         var node = list

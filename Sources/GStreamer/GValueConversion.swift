@@ -54,6 +54,9 @@ enum GValueConversion {
             if type == ecv_type_bytes(), let bytes = g_value_get_boxed(value) {
                 return .bytes(copyBytes(OpaquePointer(bytes)))
             }
+            if type == g_error_get_type(), let error = g_value_get_boxed(value) {
+                return .string(error.assumingMemoryBound(to: GError.self).pointee.message.map { String(cString: $0) })
+            }
             if type == ecv_type_strv(), let strv = g_value_get_boxed(value) {
                 return .array(stringArray(strv.assumingMemoryBound(to: UnsafeMutablePointer<CChar>?.self)).map { .string($0) })
             }

@@ -1,0 +1,84 @@
+import GStreamer
+import MediaPipeline
+
+/// Compiled nodes and links turned into live elements inside a bin.
+///
+/// Elements are created, configured and added first, then linked in graph order; links from
+/// *sometimes* pads (decodebin) are completed when the pad appears. The object keeps the
+/// elements by node id and the pad-added handlers alive for as long as the graph runs.
+public final class MaterializedGraph: Sendable {
+    public let elements: [String: Element]
+    /// Node ids in creation order (sources first), for ordered teardown.
+    public let order: [String]
+    private let dynamicLinks: [SignalConnection]
+
+    /// Builds `nodes` and `links` into `bin`. On failure nothing stays in the bin.
+    public init(nodes: [PipelineNode], links: [PipelineLink], into bin: Bin) throws(MediaRuntimeError) {
+        var created: [String: Element] = [:]
+        var added: [Element] = []
+        var connections: [SignalConnection] = []
+        do throws(GStreamerError) {
+            for node in nodes {
+                let element = try Element(factory: node.factory, name: node.id)
+                for property in node.properties { try element.apply(property) }
+                try bin.add(element)
+                added.append(element)
+                created[node.id] = element
+            }
+            for link in links {
+                guard let source = created[link.from.node], let sink = created[link.to.node] else {
+                    throw .linkFailed(source: link.from.description, sink: link.to.description, reason: "node not in the graph")
+                }
+                let filter = try link.caps.map { (text: String) throws(GStreamerError) in try Caps(text) }
+                if let kind = link.dynamicSourcePad {
+                    connections.append(try Self.linkWhenPadAppears(source: source, kind: kind, sink: sink, sinkPad: link.to.pad, filter: filter))
+                } else {
+                    try source.link(pad: link.from.pad, to: sink, pad: link.to.pad, filter: filter)
+                }
+            }
+        } catch {
+            for connection in connections { connection.cancel() }
+            for element in added.reversed() {
+                element.requestState(.null)
+                bin.remove(element)
+            }
+            throw .gstreamer(error)
+        }
+        elements = created
+        order = nodes.map(\.id)
+        dynamicLinks = connections
+    }
+
+    /// Links the first pad of `kind` that `source` adds later (decodebin's sometimes pads).
+    private static func linkWhenPadAppears(source: Element, kind: MediaKind, sink: Element, sinkPad: String?,
+                                           filter: Caps?) throws(GStreamerError) -> SignalConnection {
+        try source.connect("pad-added") { arguments in
+            guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
+            let media = pad.currentCaps?.mediaType ?? pad.allowedCaps?.mediaType ?? ""
+            guard media.hasPrefix(kind.rawValue), !(sink.staticPad(sinkPad ?? "sink")?.isLinked ?? false) else { return }
+            try? source.link(pad: pad.name, to: sink, pad: sinkPad, filter: filter)
+        }
+    }
+
+    public func element(_ id: String) throws(MediaRuntimeError) -> Element {
+        guard let element = elements[id] else { throw .missingNode(id) }
+        return element
+    }
+
+    /// Sets every element to NULL and removes it from `bin` (sources first, so nothing pushes
+    /// into an element that is already gone).
+    public func remove(from bin: Bin) {
+        for connection in dynamicLinks { connection.cancel() }
+        for id in order {
+            guard let element = elements[id] else { continue }
+            element.requestState(.null)
+            bin.remove(element)
+        }
+    }
+
+    /// Brings every element to the bin's state (for graphs added to a running pipeline),
+    /// sinks first so data never meets a stopped element.
+    public func syncStateWithParent() {
+        for id in order.reversed() { elements[id]?.syncStateWithParent() }
+    }
+}

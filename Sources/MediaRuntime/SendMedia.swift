@@ -1,0 +1,119 @@
+import GStreamer
+import MediaPipeline
+import Synchronization
+
+/// A compiled send graph running inside a pipeline, with the controls a call needs while it runs:
+/// video bitrate, audio/video mute, camera switch. None of them renegotiates or rebuilds anything.
+public final class SendMedia: Sendable {
+    public let graph: PipelineGraph
+    public let elements: MaterializedGraph
+    private let fileLooper: FileLooper?
+
+    private struct Controls {
+        var videoMuted = false
+        var audioMuted = false
+        var camera: String
+        var videoBitrateKbps: Int?
+    }
+    private let controls: Mutex<Controls>
+
+    /// Materialises `graph` into `pipeline`. Outputs (payloader src pads) are left for the caller
+    /// to link to `webrtcbin` or a sink.
+    public init(graph compiled: PipelineGraph, into pipeline: Pipeline) throws(MediaRuntimeError) {
+        let graph = compiled.adaptedToAudioOutput()
+        self.graph = graph
+        elements = try MaterializedGraph(nodes: graph.nodes, links: graph.links, into: pipeline)
+        fileLooper = graph.fileLoops.isEmpty ? nil : FileLooper(loops: graph.fileLoops, elements: elements, pipeline: pipeline)
+        controls = Mutex(Controls(camera: graph.cameraSwitch?.initial ?? "front",
+                                  videoBitrateKbps: graph.videoBitrate?.initialKbps))
+    }
+
+    /// The element and pad name that carry the RTP stream of `kind`.
+    public func output(_ kind: MediaKind) -> (element: Element, pad: String)? {
+        guard let output = graph.output(kind), let element = elements.elements[output.node] else { return nil }
+        return (element, output.pad)
+    }
+
+    /// Starts looping file sources; call once the pipeline is PLAYING.
+    public func startFileLoops() { fileLooper?.start() }
+
+    // MARK: Bitrate
+
+    public var videoBitrateKbps: Int? { controls.withLock { $0.videoBitrateKbps } }
+
+    /// Changes the video encoder's target bitrate while it runs, in the encoder's own unit.
+    public func setVideoBitrate(kbps: Int) throws(MediaRuntimeError) {
+        guard let control = graph.videoBitrate else {
+            throw .unavailable(control: "video bitrate", reason: "the call has no video")
+        }
+        guard kbps > 0 else { throw .unavailable(control: "video bitrate \(kbps) kbit/s", reason: "it must be positive") }
+        let encoder = try elements.element(control.node)
+        do throws(GStreamerError) {
+            try encoder.apply(NodeProperty(control.property, control.value(forKbps: kbps)))
+        } catch {
+            throw .gstreamer(error)
+        }
+        controls.withLock { $0.videoBitrateKbps = kbps }
+    }
+
+    // MARK: Mute
+
+    public var isVideoMuted: Bool { controls.withLock { $0.videoMuted } }
+    public var isAudioMuted: Bool { controls.withLock { $0.audioMuted } }
+
+    /// Sends black frames instead of the picture (timing continues), or the picture again.
+    public func setVideoMuted(_ muted: Bool) throws(MediaRuntimeError) {
+        guard let mute = graph.videoMute else { throw .unavailable(control: "video mute", reason: "the call has no video") }
+        try apply(mute, muted: muted)
+        controls.withLock { $0.videoMuted = muted }
+    }
+
+    /// Sends silence instead of the microphone (timing continues), or the microphone again.
+    public func setAudioMuted(_ muted: Bool) throws(MediaRuntimeError) {
+        guard let mute = graph.audioMute else { throw .unavailable(control: "audio mute", reason: "the call has no audio") }
+        try apply(mute, muted: muted)
+        controls.withLock { $0.audioMuted = muted }
+    }
+
+    private func apply(_ mute: MuteControl, muted: Bool) throws(MediaRuntimeError) {
+        let element = try elements.element(mute.node)
+        do throws(GStreamerError) {
+            for property in muted ? mute.muted : mute.unmuted { try element.apply(property) }
+        } catch {
+            throw .gstreamer(error)
+        }
+    }
+
+    // MARK: Camera
+
+    /// The registered camera names ("front", "back"); empty with a single source.
+    public var cameras: [String] { graph.cameraSwitch.map { $0.pads.keys.sorted() } ?? [] }
+    public var activeCamera: String { controls.withLock { $0.camera } }
+
+    /// Makes `camera` the source that is encoded, by switching the selector's active pad.
+    public func switchCamera(to camera: String) throws(MediaRuntimeError) {
+        guard let cameraSwitch = graph.cameraSwitch else {
+            throw .unavailable(control: "camera switch", reason: "only one video source was registered")
+        }
+        guard let padName = cameraSwitch.pads[camera] else { throw .unknownCamera(camera, available: cameras) }
+        let selector = try elements.element(cameraSwitch.selector)
+        guard let pad = selector.staticPad(padName) else { throw .missingNode("\(cameraSwitch.selector).\(padName)") }
+        do throws(GStreamerError) {
+            try selector.set("active-pad", pad)
+        } catch {
+            throw .gstreamer(error)
+        }
+        controls.withLock { $0.camera = camera }
+    }
+
+    /// Switches to the other camera and returns its name.
+    @discardableResult
+    public func toggleCamera() throws(MediaRuntimeError) -> String {
+        let current = activeCamera
+        guard let next = cameras.first(where: { $0 != current }) else {
+            throw .unavailable(control: "camera switch", reason: "only one video source was registered")
+        }
+        try switchCamera(to: next)
+        return next
+    }
+}

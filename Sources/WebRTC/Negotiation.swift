@@ -1,0 +1,181 @@
+import GStreamer
+
+/// Per-session negotiation bookkeeping.
+struct NegotiationState {
+    var inProgress = false
+    var pending = false
+    var remoteDescriptionSet = false
+    /// Remote candidates that arrived before the remote description; applied right after it.
+    var queuedCandidates: [(mlineIndex: Int, candidate: String)] = []
+    var localMids: [Int: String] = [:]
+    var remoteICEUfrag: String?
+    var localOfferSessionID: String?
+}
+
+extension PeerConnection {
+    /// Creates, applies and sends an offer, unless a negotiation is already running (then it is
+    /// repeated once that one completes).
+    func negotiate() async {
+        guard let session else { return }
+        guard !negotiation.inProgress, signalingState == "stable" else {
+            negotiation.pending = true
+            return
+        }
+        negotiation.inProgress = true
+        emit(.stateChanged(peerState == .new ? .connecting : peerState))
+        do throws(GStreamerError) {
+            let offer = try await session.webrtc.createOffer()
+            guard session === self.session else { return }
+            guard offer.sdp.contains("\nm=") else {
+                // webrtcbin 1.22 can answer an early negotiation-needed before the sink pads have
+                // caps; it signals again once they do, so wait for that.
+                negotiation.inProgress = false
+                return
+            }
+            try await session.webrtc.setLocalDescription(offer)
+            negotiation.localMids = SDPInspection.mids(offer.sdp)
+            negotiation.localOfferSessionID = SDPInspection.sessionID(offer.sdp)
+            send(.offer(sdp: offer.sdp))
+            emit(.sentOffer(offer.sdp))
+        } catch {
+            negotiation.inProgress = false
+            emit(.error("offer failed: \(error)"))
+        }
+    }
+
+    /// Handles a message from the remote peer.
+    public func receive(_ message: SignalingMessage) async {
+        guard !isClosed else { return }
+        switch message {
+        case .offer(let sdp): await receiveOffer(sdp)
+        case .answer(let sdp): await receiveAnswer(sdp)
+        case .candidate(let mline, _, let candidate): addRemoteCandidate(mlineIndex: mline, candidate: candidate)
+        case .bye: emit(.stateChanged(.closed)); close()
+        }
+    }
+
+    private func receiveOffer(_ sdp: String) async {
+        emit(.receivedOffer(sdp))
+        if negotiation.inProgress, let ours = negotiation.localOfferSessionID {
+            // Glare: both sides offered. The offer with the larger session id wins on both sides;
+            // the loser rebuilds (webrtcbin 1.22 cannot roll back) and answers.
+            let theirs = SDPInspection.sessionID(sdp) ?? ""
+            if SDPInspection.sessionIDOrder(ours, theirs) {
+                emit(.error("glare: ignoring the remote offer, ours wins"))
+                return
+            }
+            becomeAnswerer()
+            do throws(PeerError) { try replaceSession() } catch {
+                emit(.error("glare: cannot rebuild: \(error)"))
+                return
+            }
+        } else if negotiation.remoteDescriptionSet, let ufrag = negotiation.remoteICEUfrag,
+                  SDPInspection.iceUfrag(sdp) != ufrag {
+            // A new remote webrtcbin (it was rebuilt): ICE cannot restart, so rebuild too.
+            do throws(PeerError) { try replaceSession() } catch {
+                emit(.error("cannot rebuild for the remote's new session: \(error)"))
+                return
+            }
+        }
+        guard let session else { return }
+        do throws(GStreamerError) {
+            try await session.webrtc.setRemoteDescription(SessionDescription(kind: .offer, sdp: sdp))
+            noteRemoteDescription(sdp)
+            let answer = try await session.webrtc.createAnswer()
+            try await session.webrtc.setLocalDescription(answer)
+            negotiation.localMids = SDPInspection.mids(answer.sdp)
+            send(.answer(sdp: answer.sdp))
+            emit(.sentAnswer(answer.sdp))
+            if let problem = SDPInspection.rejectedMedia(offer: sdp, answer: answer.sdp) { emit(.error(problem)) }
+        } catch {
+            emit(.error("cannot answer the remote offer: \(error)"))
+        }
+    }
+
+    private func receiveAnswer(_ sdp: String) async {
+        emit(.receivedAnswer(sdp))
+        guard let session, signalingState == "have-local-offer" || negotiation.inProgress else {
+            emit(.error("unexpected answer in signaling state \(signalingState); ignored"))
+            return
+        }
+        do throws(GStreamerError) {
+            try await session.webrtc.setRemoteDescription(SessionDescription(kind: .answer, sdp: sdp))
+            noteRemoteDescription(sdp)
+        } catch {
+            emit(.error("cannot apply the remote answer: \(error)"))
+        }
+        negotiation.inProgress = false
+        if negotiation.pending {
+            negotiation.pending = false
+            await negotiate()
+        }
+    }
+
+    private func noteRemoteDescription(_ sdp: String) {
+        negotiation.remoteDescriptionSet = true
+        negotiation.remoteICEUfrag = SDPInspection.iceUfrag(sdp)
+        let queued = negotiation.queuedCandidates
+        negotiation.queuedCandidates = []
+        for candidate in queued { addRemoteCandidate(mlineIndex: candidate.mlineIndex, candidate: candidate.candidate) }
+    }
+
+    private func addRemoteCandidate(mlineIndex: Int, candidate: String) {
+        guard !candidate.isEmpty else { return } // end-of-candidates: nothing to add in 1.22
+        guard negotiation.remoteDescriptionSet, let session else {
+            negotiation.queuedCandidates.append((mlineIndex, candidate))
+            return
+        }
+        guard mlineIndex >= 0 else {
+            emit(.error("remote candidate with invalid m-line index \(mlineIndex) ignored"))
+            return
+        }
+        do throws(GStreamerError) {
+            try session.webrtc.addICECandidate(mlineIndex: UInt(mlineIndex), candidate: candidate)
+        } catch {
+            emit(.error("remote candidate rejected: \(error)"))
+        }
+    }
+}
+
+/// Small read-only looks into SDP text that negotiation needs.
+enum SDPInspection {
+    /// m-line index → `a=mid` value.
+    static func mids(_ sdp: String) -> [Int: String] {
+        var result: [Int: String] = [:]
+        var index = -1
+        for line in sdp.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") { index += 1 }
+            if line.hasPrefix("a=mid:"), index >= 0 { result[index] = String(line.dropFirst(6)) }
+        }
+        return result
+    }
+
+    static func iceUfrag(_ sdp: String) -> String? {
+        sdp.split(whereSeparator: \.isNewline).first { $0.hasPrefix("a=ice-ufrag:") }.map { String($0.dropFirst(12)) }
+    }
+
+    /// The session id of the `o=` line.
+    static func sessionID(_ sdp: String) -> String? {
+        guard let origin = sdp.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("o=") }) else { return nil }
+        let fields = origin.split(separator: " ")
+        return fields.count > 1 ? String(fields[1]) : nil
+    }
+
+    /// True when `ours` beats `theirs` (numeric when both are numbers, else lexicographic).
+    static func sessionIDOrder(_ ours: String, _ theirs: String) -> Bool {
+        if let a = UInt64(ours), let b = UInt64(theirs) { return a > b }
+        return ours > theirs
+    }
+
+    /// A message naming media the answer rejected (port 0), e.g. an unsupported codec.
+    static func rejectedMedia(offer: String, answer: String) -> String? {
+        let offered = mediaLines(offer), answered = mediaLines(answer)
+        let rejected = zip(offered, answered).filter { $0.1.hasPrefix("m=audio 0") || $0.1.hasPrefix("m=video 0") }
+        guard !rejected.isEmpty else { return nil }
+        return "media rejected in the answer: " + rejected.map { String($0.0.prefix(60)) }.joined(separator: "; ")
+    }
+
+    private static func mediaLines(_ sdp: String) -> [Substring] {
+        sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("m=") }
+    }
+}

@@ -1,0 +1,71 @@
+import MediaPipeline
+
+/// One entry of `pc_config.iceServers`: STUN or TURN URLs with optional credentials.
+public struct ICEServer: Sendable, Hashable, Codable {
+    public var urls: [String]
+    public var username: String?
+    public var credential: String?
+
+    public init(urls: [String], username: String? = nil, credential: String? = nil) {
+        self.urls = urls
+        self.username = username
+        self.credential = credential
+    }
+}
+
+/// Which candidates ICE may use: every kind, or relayed (TURN) only.
+public enum ICETransportPolicy: String, Sendable, Hashable {
+    case all, relay
+}
+
+/// How a peer connection is set up: ICE servers and policies, media, and how long to wait.
+public struct PeerConfiguration: Sendable {
+    public var iceServers: [ICEServer]
+    public var iceTransportPolicy: ICETransportPolicy
+    /// The jitter buffer latency of received streams, in milliseconds (webrtcbin `latency`).
+    public var jitterBufferLatencyMs: Int
+    /// No media or data for this long while connected reports `.disconnected`.
+    public var disconnectedAfter: Duration
+    /// Still nothing after this long reports `.failed`.
+    public var failedAfter: Duration
+    public var media: MediaConfiguration
+
+    public init(iceServers: [ICEServer] = [], iceTransportPolicy: ICETransportPolicy = .all,
+                jitterBufferLatencyMs: Int = 200, disconnectedAfter: Duration = .seconds(3),
+                failedAfter: Duration = .seconds(10), media: MediaConfiguration = MediaConfiguration()) {
+        self.iceServers = iceServers
+        self.iceTransportPolicy = iceTransportPolicy
+        self.jitterBufferLatencyMs = jitterBufferLatencyMs
+        self.disconnectedAfter = disconnectedAfter
+        self.failedAfter = failedAfter
+        self.media = media
+    }
+}
+
+/// What a peer sends and what it does with what it receives.
+public struct MediaConfiguration: Sendable {
+    public var parameters: ConnectParameters
+    public var video: VideoInputs
+    public var audio: AudioSourceSpec
+    /// What to do with each incoming stream, by kind.
+    public var receiveVideo: ReceiveSinkSpec
+    public var receiveAudio: ReceiveSinkSpec
+    /// Whether to send media at all (a receive-only peer still offers/answers recvonly media).
+    public var sendsMedia: Bool
+    public var catalog: (any ElementCatalog)?
+    public var presets: PresetLibrary
+
+    public init(parameters: ConnectParameters = ConnectParameters(), video: VideoInputs = .single(.testPattern()),
+                audio: AudioSourceSpec = .testTone(), receiveVideo: ReceiveSinkSpec = .discard,
+                receiveAudio: ReceiveSinkSpec = .discard, sendsMedia: Bool = true,
+                catalog: (any ElementCatalog)? = nil, presets: PresetLibrary = .builtIn) {
+        self.parameters = parameters
+        self.video = video
+        self.audio = audio
+        self.receiveVideo = receiveVideo
+        self.receiveAudio = receiveAudio
+        self.sendsMedia = sendsMedia
+        self.catalog = catalog
+        self.presets = presets
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import GStreamer
+import MediaPipeline
+import MediaRuntime
+
+/// A WebRTC peer connection over `webrtcbin`: real ICE (libnice), DTLS-SRTP and SCTP.
+///
+/// Signaling is injected: outgoing messages go to `sendSignaling`, incoming ones are handed to
+/// `receive(_:)`. webrtcbin's callbacks arrive on its own threads and are queued into one ordered
+/// inbox processed by this actor, so negotiation steps never interleave.
+public actor PeerConnection {
+    public enum Role: String, Sendable { case offerer, answerer }
+
+    public nonisolated let configuration: PeerConfiguration
+    public private(set) var role: Role
+    private let sendSignaling: @Sendable (SignalingMessage) -> Void
+    private let broadcaster = Broadcaster<PeerEvent>()
+    let channels = ChannelRegistry()
+    private let compiler: PipelineCompiler
+
+    private var pipeline: Pipeline?
+    /// The running send graph: mute, camera switch and bitrate controls live here.
+    public private(set) var media: SendMedia?
+    private var outputTees: [MediaKind: Element] = [:]
+    private var receiveOnlyCaps: [MediaKind: String] = [:]
+    var session: PeerSession?
+    private var sessionCount = 0
+    private var started = false
+    private var closed = false
+
+    var negotiation = NegotiationState()
+    private var states = ObservedStates()
+    private var watchdog: Task<Void, Never>?
+    private var inboxTask: Task<Void, Never>?
+    private nonisolated let inbox: AsyncStream<(Int, PeerSession.Input)>.Continuation
+    private let inboxStream: AsyncStream<(Int, PeerSession.Input)>
+
+    public init(configuration: PeerConfiguration, role: Role,
+                sendSignaling: @escaping @Sendable (SignalingMessage) -> Void) {
+        self.configuration = configuration
+        self.role = role
+        self.sendSignaling = sendSignaling
+        let media = configuration.media
+        compiler = PipelineCompiler(catalog: media.catalog ?? LiveCatalog.shared, presets: media.presets)
+        (inboxStream, inbox) = AsyncStream.makeStream(of: (Int, PeerSession.Input).self)
+    }
+
+    /// Every event from now on (each call is an independent subscriber).
+    public nonisolated func events() -> AsyncStream<PeerEvent> { broadcaster.subscribe() }
+
+    public var peerState: PeerState { states.unified }
+    public var signalingState: String { states.signaling }
+    public var iceConnectionState: String { states.ice }
+    public var iceGatheringState: String { states.gathering }
+    public var connectionState: String { states.connection }
+
+    // MARK: Start
+
+    /// Builds the pipeline (send graph, webrtcbin, configured data channels) and starts it.
+    /// The offerer then creates and sends its offer; the answerer waits for one.
+    public func start(dataChannels: [DataChannelConfig] = []) async throws(PeerError) {
+        guard !closed else { throw .closed }
+        guard pipeline == nil else { return }
+        let pipeline = Pipeline(name: "peer")
+        self.pipeline = pipeline
+        try buildSendSide(into: pipeline)
+        for config in dataChannels where config.enabled { channels.registerLocal(config) }
+        inboxTask = Task { [weak self, inboxStream] in
+            for await (number, input) in inboxStream { await self?.handle(input, from: number) }
+        }
+        try makeSession()
+        do throws(GStreamerError) {
+            try await pipeline.play(timeout: .seconds(15))
+        } catch {
+            throw .setup("the pipeline did not start: \(error)")
+        }
+        media?.startFileLoops()
+        started = true
+        startWatchdog()
+        if role == .offerer { await negotiate() }
+    }
+
+    private func buildSendSide(into pipeline: Pipeline) throws(PeerError) {
+        let media = configuration.media
+        guard media.sendsMedia else {
+            receiveOnlyCaps = Self.receiveOnlyCaps(for: media.parameters)
+            return
+        }
+        let graph: PipelineGraph
+        do throws(PipelineCompileError) {
+            graph = try compiler.compileSend(parameters: media.parameters, video: media.video, audio: media.audio)
+        } catch {
+            throw .media(error.description)
+        }
+        do {
+            let send = try SendMedia(graph: graph, into: pipeline)
+            self.media = send
+            for output in graph.outputs {
+                guard let source = send.output(output.kind) else { continue }
+                let tee = try Element(factory: "tee", name: "out_\(output.kind.rawValue)")
+                try tee.set("allow-not-linked", true)
+                try pipeline.add(tee)
+                try source.element.link(pad: source.pad, to: tee, pad: nil)
+                outputTees[output.kind] = tee
+            }
+        } catch let error as MediaRuntimeError {
+            throw .media(error.description)
+        } catch {
+            throw .media("\(error)")
+        }
+    }
+
+    /// Codec preferences for a peer that only receives: the codecs the parameters name.
+    static func receiveOnlyCaps(for parameters: ConnectParameters) -> [MediaKind: String] {
+        var caps: [MediaKind: String] = [MediaKind.audio: "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000"]
+        if parameters.videoCallEnabled {
+            caps[.video] = "application/x-rtp,media=video,encoding-name=\(parameters.videoCodec.uppercased()),payload=96,clock-rate=90000"
+        }
+        return caps
+    }
+
+    private func makeSession() throws(PeerError) {
+        guard let pipeline else { throw .closed }
+        sessionCount += 1
+        let inbox = self.inbox
+        let session = try PeerSession(
+            number: sessionCount, configuration: configuration, pipeline: pipeline, send: media, outputTees: outputTees,
+            receiveOnlyCaps: receiveOnlyCaps, channels: channels, compiler: compiler,
+            deliver: { number, input in inbox.yield((number, input)) })
+        self.session = session
+        negotiation = NegotiationState()
+        // Data channels need webrtcbin in READY or later, and must exist before the first offer.
+        session.webrtc.requestState(.ready)
+        for config in channels.localConfigs where role == .offerer || config.negotiated {
+            createChannel(config, on: session)
+        }
+        if started { session.webrtc.syncStateWithParent() }
+    }
+
+    // MARK: Data channels
+
+    /// A data channel with `config`. The offerer (or both sides, for negotiated channels) creates
+    /// it; the answerer binds the handle when the remote side opens a channel with this label.
+    /// Sending before it opens queues the message.
+    public func openDataChannel(_ config: DataChannelConfig) -> DataChannelHandle {
+        channels.registerLocal(config)
+        let (handle, _) = channels.handle(for: config.label)
+        if let session, role == .offerer || config.negotiated { createChannel(config, on: session) }
+        return handle
+    }
+
+    private func createChannel(_ config: DataChannelConfig, on session: PeerSession) {
+        let (handle, _) = channels.handle(for: config.label)
+        do throws(GStreamerError) {
+            let channel = try session.webrtc.createDataChannel(label: config.label, options: config.webrtcOptions)
+            try handle.bind(channel)
+        } catch {
+            broadcaster.yield(.error("cannot create data channel '\(config.label)': \(error)"))
+        }
+    }
+
+    // MARK: Inbox
+
+    private func handle(_ input: PeerSession.Input, from number: Int) async {
+        guard number == session?.number, !closed else { return }
+        switch input {
+        case .negotiationNeeded:
+            broadcaster.yield(.negotiationNeeded)
+            guard started, role == .offerer else { return }
+            await negotiate()
+        case .localCandidate(let mline, let candidate):
+            sendSignaling(.candidate(mlineIndex: mline, mid: negotiation.localMids[mline], candidate: candidate))
+        case .statesChanged:
+            updateStates()
+        case .remoteStream(let stream):
+            noteActivity()
+            broadcaster.yield(.remoteStream(stream))
+        case .remoteDataChannel(let handle):
+            broadcaster.yield(.remoteDataChannel(handle))
+        case .failure(let message):
+            broadcaster.yield(.error(message))
+        }
+    }
+
+    func emit(_ event: PeerEvent) { broadcaster.yield(event) }
+    func send(_ message: SignalingMessage) { sendSignaling(message) }
+
+    // MARK: States
+
+    private func updateStates() {
+        guard let webrtc = session?.webrtc else { return }
+        let changes = states.read(from: webrtc)
+        for change in changes { broadcaster.yield(change) }
+        publishUnifiedState()
+    }
+
+    func publishUnifiedState() {
+        if let unified = states.updateUnified() { broadcaster.yield(.stateChanged(unified)) }
+    }
+
+    private func noteActivity() { states.lastActivity = .now }
+
+    private func startWatchdog() {
+        let disconnectedAfter = configuration.disconnectedAfter, failedAfter = configuration.failedAfter
+        watchdog = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(500))
+                guard let self else { return }
+                await self.checkLiveness(disconnectedAfter: disconnectedAfter, failedAfter: failedAfter)
+            }
+        }
+    }
+
+    /// webrtcbin 1.22 rarely notices a vanished peer, so we watch received bytes ourselves:
+    /// silence while connected reports disconnected, then failed.
+    private func checkLiveness(disconnectedAfter: Duration, failedAfter: Duration) async {
+        guard states.connection == "connected", let session else { return }
+        guard let raw = try? await session.webrtc.stats() else { return }
+        let received = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
+            + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
+                .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
+        if received != states.lastBytesReceived {
+            states.lastBytesReceived = received
+            states.lastActivity = .now
+        }
+        let silence = ContinuousClock.now - states.lastActivity
+        states.stall = silence >= failedAfter ? .failed : silence >= disconnectedAfter ? .disconnected : nil
+        publishUnifiedState()
+    }
+
+    // MARK: Stats
+
+    /// A typed stats sample with media kinds mapped from our own pads.
+    public func stats() async throws(PeerError) -> PeerStats {
+        guard let session else { throw .closed }
+        do throws(GStreamerError) {
+            let raw = try await session.webrtc.stats()
+            return PeerStats(raw: raw, kinds: session.ssrcKinds, timestamp: ProcessInfo.processInfo.systemUptime)
+        } catch {
+            throw .setup("stats: \(error)")
+        }
+    }
+
+    // MARK: Rebuild and close
+
+    /// Replaces webrtcbin with a new one and negotiates again over the same signaling, keeping the
+    /// pipeline, the send graph and the data channel handles. The offerer sends a new offer; the
+    /// answerer waits for one (an offer with new ICE credentials also rebuilds it by itself).
+    public func rebuild() async throws(PeerError) {
+        guard !closed, pipeline != nil else { throw .closed }
+        try replaceSession()
+        if role == .offerer { await negotiate() }
+    }
+
+    func replaceSession() throws(PeerError) {
+        for handle in channels.all { handle.unbind(closing: true) }
+        session?.tearDown()
+        session = nil
+        states = ObservedStates()
+        try makeSession()
+        broadcaster.yield(.rebuilt(sessionCount - 1))
+        publishUnifiedState()
+    }
+
+    func becomeAnswerer() { role = .answerer }
+
+    /// Closes every data channel first (GStreamer 1.22 deadlocks otherwise), then stops the
+    /// pipeline and releases everything. Idempotent; events end with `.stateChanged(.closed)`.
+    public func close() {
+        guard !closed else { return }
+        closed = true
+        watchdog?.cancel()
+        for handle in channels.all { handle.finish() }
+        session?.tearDown()
+        session = nil
+        pipeline?.stop()
+        pipeline = nil
+        media = nil
+        outputTees = [:]
+        inbox.finish()
+        inboxTask?.cancel()
+        states.closed = true
+        publishUnifiedState()
+        broadcaster.finish()
+    }
+
+    public var isClosed: Bool { closed }
+
+    /// The pipeline as Graphviz text, for diagnostics.
+    public var dot: String { pipeline?.dotDescription ?? "" }
+}

@@ -1,0 +1,45 @@
+import GStreamer
+import MediaPipeline
+
+/// The single view of a connection the layers above act on.
+public enum PeerState: String, Sendable {
+    case new, connecting, connected, disconnected, failed, closed
+}
+
+/// Everything a peer connection reports, in the order it happened.
+public enum PeerEvent: Sendable {
+    case signalingStateChanged(String)
+    case iceGatheringStateChanged(String)
+    case iceConnectionStateChanged(String)
+    /// webrtcbin's own peer-connection state.
+    case connectionStateChanged(String)
+    /// The summary state (`PeerState`), including our own liveness watchdog.
+    case stateChanged(PeerState)
+    case sentOffer(String)
+    case sentAnswer(String)
+    case receivedOffer(String)
+    case receivedAnswer(String)
+    case negotiationNeeded
+    /// A remote stream arrived and was attached as configured.
+    case remoteStream(RemoteStream)
+    /// A data channel opened by the remote side (channels we create are returned directly).
+    case remoteDataChannel(DataChannelHandle)
+    /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.
+    case rebuilt(Int)
+    /// A failure that does not close the connection by itself (e.g. a bad remote candidate).
+    case error(String)
+}
+
+/// An incoming media stream and where it went.
+public struct RemoteStream: Sendable {
+    public var kind: MediaKind
+    public var encodingName: String
+    public var caps: String
+    /// The RTP SSRC, when the caps carried it.
+    public var ssrc: UInt?
+    public var sink: ReceiveSinkSpec
+    /// The appsink delivering decoded frames or samples, for renderer and samples sinks.
+    public var appSink: AppSink?
+    /// The tee a recorder can attach to, for passthrough sinks.
+    public var recorderTee: Element?
+}

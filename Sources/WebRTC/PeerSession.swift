@@ -1,0 +1,192 @@
+import GStreamer
+import MediaPipeline
+import MediaRuntime
+import Synchronization
+
+/// One `webrtcbin` incarnation inside the peer's pipeline.
+///
+/// A peer connection is rebuilt by replacing its session (webrtcbin has no ICE restart); the
+/// pipeline, the send graph and the data channel handles stay. Incoming streams and remote data
+/// channels are attached right in webrtcbin's signal handlers, because a src pad that is not
+/// linked when the first packet arrives stops its stream for good.
+final class PeerSession: Sendable {
+    enum Input: Sendable {
+        case negotiationNeeded
+        case localCandidate(mlineIndex: Int, candidate: String)
+        case statesChanged
+        case remoteStream(RemoteStream)
+        case remoteDataChannel(DataChannelHandle)
+        case failure(String)
+    }
+
+    let number: Int
+    let webrtc: WebRTCBin
+    private let pipeline: Pipeline
+    private let teePads: Mutex<[(tee: Element, pad: Pad)]>
+    private let receivers = Locked<[ReceiveMedia]>([])
+    private let connections: Mutex<[SignalConnection]>
+
+    /// Creates the webrtcbin, wires its signals to `deliver`, links the send outputs and adds it to
+    /// the pipeline (still in NULL: the caller brings it up).
+    init(number: Int, configuration: PeerConfiguration, pipeline: Pipeline, send: SendMedia?, outputTees: [MediaKind: Element],
+         receiveOnlyCaps: [MediaKind: String], channels: ChannelRegistry, compiler: PipelineCompiler,
+         deliver: @escaping @Sendable (Int, Input) -> Void) throws(PeerError) {
+        self.number = number
+        self.pipeline = pipeline
+        let webrtc: WebRTCBin
+        do throws(GStreamerError) {
+            webrtc = try WebRTCBin(name: "webrtc\(number)")
+            try webrtc.set("bundle-policy", "max-bundle")
+            try webrtc.set("latency", UInt(max(0, configuration.jitterBufferLatencyMs)))
+            try webrtc.set("ice-transport-policy", configuration.iceTransportPolicy.rawValue)
+            try Self.configureICE(webrtc, servers: configuration.iceServers)
+        } catch {
+            throw .setup(error.description)
+        }
+        self.webrtc = webrtc
+        teePads = Mutex([])
+        connections = Mutex([])
+        let media = configuration.media
+        var handlers: [SignalConnection] = []
+        do throws(GStreamerError) {
+            handlers.append(try webrtc.connect("on-negotiation-needed") { _ in deliver(number, .negotiationNeeded) })
+            handlers.append(try webrtc.connect("on-ice-candidate") { arguments in
+                guard let mline = arguments[1].intValue ?? arguments[1].uintValue.map { Int($0) },
+                      let candidate = arguments[2].stringValue else { return }
+                deliver(number, .localCandidate(mlineIndex: mline, candidate: candidate))
+            })
+            for property in ["signaling-state", "ice-connection-state", "ice-gathering-state", "connection-state"] {
+                handlers.append(try webrtc.connect("notify::\(property)") { _ in deliver(number, .statesChanged) })
+            }
+            handlers.append(try webrtc.connect("on-data-channel") { arguments in
+                guard case .object(let channel as DataChannel) = arguments[1] else { return }
+                let (handle, _) = channels.handle(for: channel.label)
+                do throws(GStreamerError) {
+                    try handle.bind(channel)
+                    deliver(number, .remoteDataChannel(handle))
+                } catch {
+                    deliver(number, .failure("cannot attach remote data channel '\(channel.label)': \(error)"))
+                }
+            })
+            let receivers = self.receivers
+            handlers.append(try webrtc.connect("pad-added") { arguments in
+                guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
+                do throws(PeerError) {
+                    let (stream, receiver) = try Self.attachIncoming(pad: pad, session: number, media: media, compiler: compiler,
+                                                                     pipeline: pipeline, send: send)
+                    receivers.withLock { $0.append(receiver) }
+                    deliver(number, .remoteStream(stream))
+                } catch {
+                    deliver(number, .failure(error.description))
+                }
+            })
+            try pipeline.add(webrtc)
+            for (kind, tee) in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }) {
+                let teePad = try tee.requestPad("src_%u")
+                let sinkPad = try webrtc.requestPad("sink_%u")
+                try teePad.link(to: sinkPad)
+                teePads.withLock { $0.append((tee, teePad)) }
+                _ = kind
+            }
+            for (kind, caps) in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }) {
+                _ = kind
+                try webrtc.addTransceiver(direction: .recvonly, caps: Caps(caps))
+            }
+        } catch {
+            for handler in handlers { handler.cancel() }
+            throw .setup(error.description)
+        }
+        connections.withLock { $0 = handlers }
+    }
+
+    private static func configureICE(_ webrtc: WebRTCBin, servers: [ICEServer]) throws(GStreamerError) {
+        var stunSet = false
+        for server in servers {
+            for url in server.urls {
+                if url.hasPrefix("stun:") || url.hasPrefix("stuns:") {
+                    guard !stunSet else { continue }
+                    let host = url.drop { $0 != ":" }.dropFirst()
+                    try webrtc.set("stun-server", "stun://" + host)
+                    stunSet = true
+                } else if url.hasPrefix("turn:") || url.hasPrefix("turns:") {
+                    try webrtc.addTurnServer(turnURL(url, username: server.username, credential: server.credential))
+                }
+            }
+        }
+    }
+
+    /// `turn:host:port?transport=udp` + credentials → `turn://user:pass@host:port?transport=udp`.
+    static func turnURL(_ url: String, username: String?, credential: String?) -> String {
+        let scheme = url.hasPrefix("turns:") ? "turns" : "turn"
+        let rest = url.drop { $0 != ":" }.dropFirst()
+        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? text }
+        let userInfo = username.map { escape($0) + ":" + escape(credential ?? "") + "@" } ?? ""
+        return "\(scheme)://\(userInfo)\(rest)"
+    }
+
+    /// Compiles and attaches the receive fragment for a new webrtcbin src pad.
+    private static func attachIncoming(pad: Pad, session: Int, media: MediaConfiguration, compiler: PipelineCompiler,
+                                       pipeline: Pipeline, send: SendMedia?) throws(PeerError) -> (RemoteStream, ReceiveMedia) {
+        guard let caps = pad.currentCaps ?? pad.allowedCaps, let structure = caps.structures.first,
+              let kind = structure.string("media").flatMap(MediaKind.init(rawValue:)),
+              let encoding = structure.string("encoding-name") else {
+            throw .media("incoming stream with unusable caps on \(pad.name)")
+        }
+        let sink = kind == .video ? media.receiveVideo : media.receiveAudio
+        let fragment: PipelineFragment
+        do throws(PipelineCompileError) {
+            fragment = try compiler.compileReceive(kind: kind, encodingName: encoding, sink: sink, parameters: media.parameters,
+                                                   idPrefix: "rx\(session)_\(kind.rawValue)_\(pad.name.filter { $0.isNumber })")
+        } catch {
+            throw .media("cannot receive \(encoding) \(kind.rawValue): \(error)")
+        }
+        let receiver: ReceiveMedia
+        do throws(MediaRuntimeError) {
+            receiver = try ReceiveMedia(fragment: fragment, into: pipeline, from: pad, send: send)
+        } catch {
+            throw .media("cannot attach incoming \(kind.rawValue): \(error)")
+        }
+        let stream = RemoteStream(kind: kind, encodingName: encoding, caps: caps.description, ssrc: structure.uint("ssrc"),
+                                  sink: sink, appSink: receiver.appSink, recorderTee: receiver.recorderTee)
+        return (stream, receiver)
+    }
+
+    /// SSRC → kind for every stream this session sends or receives, read from pad caps.
+    var ssrcKinds: [UInt: MediaKind] {
+        var kinds: [UInt: MediaKind] = [:]
+        let links: [(tee: Element, pad: Pad)] = teePads.withLock { $0 }
+        for pad in links.map(\.pad) {
+            if let structure = pad.currentCaps?.structures.first, let ssrc = structure.uint("ssrc"),
+               let kind = structure.string("media").flatMap(MediaKind.init(rawValue:)) {
+                kinds[ssrc] = kind
+            }
+        }
+        let incoming: [ReceiveMedia] = receivers.withLock { $0 }
+        for receiver in incoming {
+            let entry = receiver.elements.elements[receiver.fragment.entry.node]
+            if let structure = entry?.staticPad(receiver.fragment.entry.pad ?? "sink")?.currentCaps?.structures.first,
+               let ssrc = structure.uint("ssrc") {
+                kinds[ssrc] = receiver.fragment.kind
+            }
+        }
+        return kinds
+    }
+
+    /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin
+    /// (so the tees keep the encoders running), incoming branches and webrtcbin removed.
+    func tearDown() {
+        let handlers: [SignalConnection] = connections.withLock { state in defer { state = [] }; return state }
+        for handler in handlers { handler.cancel() }
+        let links: [(tee: Element, pad: Pad)] = teePads.withLock { state in defer { state = [] }; return state }
+        for link in links {
+            if let peer = link.pad.peer { link.pad.unlink(from: peer) }
+            link.tee.releaseRequestPad(link.pad)
+        }
+        let incoming: [ReceiveMedia] = receivers.withLock { state in defer { state = [] }; return state }
+        for receiver in incoming { receiver.elements.remove(from: pipeline) }
+        webrtc.requestState(.null)
+        pipeline.remove(webrtc)
+    }
+}
+
+import Foundation
