@@ -143,9 +143,10 @@ public actor PeerConnection {
     /// it; the answerer binds the handle when the remote side opens a channel with this label.
     /// Sending before it opens queues the message.
     public func openDataChannel(_ config: DataChannelConfig) -> DataChannelHandle {
+        let alreadyOpened = channels.localConfigs.contains { $0.label == config.label }
         channels.registerLocal(config)
         let (handle, _) = channels.handle(for: config.label)
-        if let session, role == .offerer || config.negotiated { createChannel(config, on: session) }
+        if !alreadyOpened, let session, role == .offerer || config.negotiated { createChannel(config, on: session) }
         return handle
     }
 

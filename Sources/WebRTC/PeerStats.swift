@@ -45,6 +45,8 @@ public struct PeerStats: Sendable {
     public var inbound: [Inbound]
     public var candidatePair: CandidatePair?
     public var dataChannelsOpened: Int?
+    /// The MIME types of the negotiated codecs in use, e.g. ["audio/OPUS", "video/VP8"].
+    public var codecMimeTypes: Set<String>
     /// The raw structure, for fields we do not type.
     public var raw: Structure
 
@@ -110,6 +112,7 @@ public struct PeerStats: Sendable {
                 remotePort: remote?.int("port") ?? remote?.uint("port").map { Int($0) },
                 remoteType: remote?.string("candidate-type"), transport: local?.string("protocol"))
         }
+        codecMimeTypes = Set(entries.filter { $0.name == "codec" }.compactMap { $0.string("mime-type") })
         dataChannelsOpened = entries.first { $0.name == "peer-connection" }.flatMap { $0.int("data-channels-opened") ?? $0.uint("data-channels-opened").map { Int($0) } }
     }
 }

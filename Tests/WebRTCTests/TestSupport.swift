@@ -87,3 +87,102 @@ final class FrameCollector: Sendable {
         }
     }
 }
+
+/// Attaches collectors to a peer's incoming streams as they arrive.
+final class RemoteMedia: Sendable {
+    let video = FrameCollector()
+    let audio = SampleCollector()
+    private let task: Task<Void, Never>
+
+    init(_ peer: PeerConnection) {
+        let events = peer.events()
+        let video = self.video, audio = self.audio
+        task = Task {
+            for await event in events {
+                guard case .remoteStream(let stream) = event, let sink = stream.appSink else { continue }
+                if stream.kind == .video { video.attach(sink) } else { audio.attach(sink) }
+            }
+        }
+    }
+    deinit { task.cancel() }
+}
+
+/// Counts audio buffers and keeps the RMS of the latest one (S16LE samples).
+final class SampleCollector: Sendable {
+    private let state = Locked<(count: Int, rms: Double)>((0, 0))
+    var count: Int { state.value.count }
+    var lastRMS: Double { state.value.rms }
+
+    func attach(_ sink: AppSink) {
+        sink.setSampleHandler { [state] sample in
+            let rms = sample.withUnsafeBytes { bytes -> Double in
+                let samples = bytes.bindMemory(to: Int16.self)
+                guard !samples.isEmpty else { return 0 }
+                let sum = samples.reduce(0.0) { $0 + Double($1) * Double($1) }
+                return (sum / Double(samples.count)).squareRoot()
+            }
+            state.withLock { $0.count += 1; $0.rms = rms }
+        }
+    }
+}
+
+/// Mean red, green and blue of an RGBA frame (0…255), sampling every 7th pixel.
+func meanColor(_ frame: VideoFrame) -> (red: Double, green: Double, blue: Double) {
+    var sums = (0.0, 0.0, 0.0), count = 0.0
+    let stride = frame.info.strides.first ?? frame.width * 4
+    for y in Swift.stride(from: 0, to: frame.height, by: 7) {
+        for x in Swift.stride(from: 0, to: frame.width, by: 7) {
+            let offset = y * stride + x * 4
+            guard offset + 2 < frame.data.count else { continue }
+            sums.0 += Double(frame.data[offset]); sums.1 += Double(frame.data[offset + 1]); sums.2 += Double(frame.data[offset + 2])
+            count += 1
+        }
+    }
+    return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
+}
+
+/// Counts buffers leaving the sender's element with `role`.
+func countBuffers(leaving role: NodeRole, of peer: PeerConnection) async throws -> (PadProbe, Counter) {
+    let media = try #require(await peer.media)
+    let node = try #require(media.graph.nodes(withRole: role).first)
+    let pad = try #require(media.elements.elements[node.id]?.staticPad("src"))
+    let counter = Counter()
+    let probe = pad.addBufferProbe { _, _ in counter.increment(); return .pass }
+    return (probe, counter)
+}
+
+final class Counter: Sendable {
+    private let value = Locked(0)
+    func increment() { value.withLock { $0 += 1 } }
+    func reset() { value.value = 0 }
+    var count: Int { value.value }
+}
+
+/// Polls `condition` every 100 ms until it holds or `timeout` passes.
+func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw TestFailure("not true within \(timeout): \(what)")
+}
+
+func processThreadCount() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
+    return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
+}
+
+func openFileDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
+
+/// Small test media: 320×240 video, renderers and sample sinks on the receiving side.
+func testMedia(codec: String = "VP8", video: VideoInputs = .single(.testPattern()), bitrate: Int = 0,
+               videoEnabled: Bool = true, audio: AudioSourceSpec = .testTone()) -> MediaConfiguration {
+    MediaConfiguration(parameters: ConnectParameters(videoCallEnabled: videoEnabled, videoWidth: 320, videoHeight: 240,
+                                                     videoMaxBitrate: bitrate, videoCodec: codec, noAudioProcessing: true),
+                       video: video, audio: audio,
+                       receiveVideo: .renderer(name: "remote_video"), receiveAudio: .audioSamples(name: "remote_audio"))
+}

@@ -1,0 +1,99 @@
+import Testing
+import MediaPipeline
+import GStreamer
+@testable import WebRTC
+
+@Suite(.serialized) struct DataChannelTests {
+    private func collect(_ handle: DataChannelHandle, count: Int) -> Task<[String], Never> {
+        let events = handle.events()
+        return Task {
+            var texts: [String] = []
+            for await event in events {
+                if case .text(let text) = event { texts.append(text) }
+                if texts.count == count { break }
+            }
+            return texts
+        }
+    }
+
+    private func channels(_ pair: PeerPair, config: DataChannelConfig) async throws -> (DataChannelHandle, DataChannelHandle) {
+        let offerSide = await pair.offerer.openDataChannel(config)
+        let answerSide = await pair.answerer.openDataChannel(config)
+        return (offerSide, answerSide)
+    }
+
+    @Test func defaultChannelCarriesMessagesBothWaysInOrder() async throws {
+        let media = testMedia(videoEnabled: false)
+        let pair = PeerPair(offerer: media, answerer: media)
+        let config = try #require(ConnectParameters().textChannelConfig)
+        try await pair.start(dataChannels: [config])
+        let (offerSide, answerSide) = try await channels(pair, config: config)
+        let atAnswerer = collect(answerSide, count: 3), atOfferer = collect(offerSide, count: 2)
+        // Sent before the channel is open: queued and delivered in order once it opens.
+        #expect(!offerSide.isOpen)
+        try offerSide.send("HOLD|rtc-1")
+        try offerSide.send("PICKUP|rtc-1")
+        try await eventually(.seconds(15), "channel open on both sides") { offerSide.isOpen && answerSide.isOpen }
+        try offerSide.send("FLASH_ON")
+        try answerSide.send("STATUS|AUDIO|MUTED|rtc-1")
+        try answerSide.send("STATUS|AUDIO|UNMUTED|rtc-1")
+        #expect(await atAnswerer.value == ["HOLD|rtc-1", "PICKUP|rtc-1", "FLASH_ON"])
+        #expect(await atOfferer.value == ["STATUS|AUDIO|MUTED|rtc-1", "STATUS|AUDIO|UNMUTED|rtc-1"])
+        #expect(offerSide.ordered)
+        await pair.close()
+        #expect(throws: DataChannelError.closed(label: config.label)) { try offerSide.send("late") }
+    }
+
+    @Test func negotiatedChannelWithIDWorksBothWays() async throws {
+        let media = testMedia(videoEnabled: false)
+        let pair = PeerPair(offerer: media, answerer: media)
+        let config = DataChannelConfig(enabled: true, label: "commands", id: 7, negotiated: true, protocol: "ecv")
+        try await pair.start(dataChannels: [config])
+        let (offerSide, answerSide) = try await channels(pair, config: config)
+        try await eventually(.seconds(15), "negotiated channel open") { offerSide.isOpen && answerSide.isOpen }
+        #expect(offerSide.id == 7 && answerSide.id == 7)
+        let atAnswerer = collect(answerSide, count: 1), atOfferer = collect(offerSide, count: 1)
+        try offerSide.send("ping")
+        try answerSide.send("pong")
+        #expect(await atAnswerer.value == ["ping"])
+        #expect(await atOfferer.value == ["pong"])
+        await pair.close()
+    }
+
+    @Test func thousandMessagesArriveWithoutLossInOrder() async throws {
+        let media = testMedia(videoEnabled: false)
+        let pair = PeerPair(offerer: media, answerer: media)
+        let config = DataChannelConfig(enabled: true, label: "bulk")
+        try await pair.start(dataChannels: [config])
+        let (offerSide, answerSide) = try await channels(pair, config: config)
+        try await eventually(.seconds(15), "channel open") { offerSide.isOpen && answerSide.isOpen }
+        let received = collect(answerSide, count: 1000)
+        for index in 0..<1000 { try offerSide.send("message-\(index)") }
+        let texts = try await withTimeout(.seconds(30), "1000 messages") { await received.value }
+        #expect(texts == (0..<1000).map { "message-\($0)" })
+        await pair.close()
+    }
+
+    @Test func binaryMessagesAndRemoteOpenedChannels() async throws {
+        let media = testMedia(videoEnabled: false)
+        let pair = PeerPair(offerer: media, answerer: media)
+        let remoteChannels = Locked<[DataChannelHandle]>([])
+        let watcher = Task {
+            for await case .remoteDataChannel(let handle) in pair.answerer.events() { remoteChannels.withLock { $0.append(handle) } }
+        }
+        try await pair.start(dataChannels: [DataChannelConfig(enabled: true, label: "files")])
+        try await eventually(.seconds(15), "remote channel announced") { !remoteChannels.value.isEmpty }
+        let remote = try #require(remoteChannels.value.first)
+        #expect(remote.label == "files")
+        let bytes = Task { () -> [UInt8] in
+            for await case .binary(let data) in remote.events() { return data }
+            return []
+        }
+        let local = await pair.offerer.openDataChannel(DataChannelConfig(enabled: true, label: "files"))
+        try await eventually(.seconds(10), "open") { local.isOpen }
+        try local.send(data: [0, 1, 2, 255])
+        #expect(await bytes.value == [0, 1, 2, 255])
+        watcher.cancel()
+        await pair.close()
+    }
+}

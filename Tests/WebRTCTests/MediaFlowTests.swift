@@ -1,0 +1,69 @@
+import Testing
+import GStreamer
+import MediaPipeline
+@testable import WebRTC
+
+/// Media flows both ways through real webrtcbin peers on loopback, for every codec.
+@Suite(.serialized) struct MediaFlowTests {
+    @Test(arguments: ["VP8", "VP9", "H264"])
+    func videoAndAudioFlowBothWays(codec: String) async throws {
+        let pair = PeerPair(offerer: testMedia(codec: codec), answerer: testMedia(codec: codec))
+        let atOfferer = RemoteMedia(pair.offerer), atAnswerer = RemoteMedia(pair.answerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        try await eventually(.seconds(10), "first frames both ways") { atOfferer.video.count > 0 && atAnswerer.video.count > 0 }
+        let (offererProbe, offererSent) = try await countBuffers(leaving: .videoEncoder, of: pair.offerer)
+        let (answererProbe, answererSent) = try await countBuffers(leaving: .videoEncoder, of: pair.answerer)
+        let receivedBefore = (atOfferer.video.count, atAnswerer.video.count)
+        try await Task.sleep(for: .seconds(3))
+        let sent = (offererSent.count, answererSent.count)
+        try await Task.sleep(for: .milliseconds(400)) // frames still in flight at the end of the window
+        let received = (atAnswerer.video.count - receivedBefore.1, atOfferer.video.count - receivedBefore.0)
+        offererProbe.cancel(); answererProbe.cancel()
+        #expect(sent.0 >= 60 && sent.1 >= 60, "senders encoded \(sent)")
+        #expect(Double(received.0) >= 0.9 * Double(sent.0), "\(codec): answerer got \(received.0) of \(sent.0)")
+        #expect(Double(received.1) >= 0.9 * Double(sent.1), "\(codec): offerer got \(received.1) of \(sent.1)")
+        #expect(atOfferer.audio.count > 50 && atAnswerer.audio.count > 50)
+        let frame = try #require(atAnswerer.video.last)
+        #expect(frame.width == 320 && frame.height == 240 && frame.format == "RGBA")
+        let stats = try await pair.offerer.stats()
+        #expect(stats.codecMimeTypes == ["video/\(codec)", "audio/OPUS"])
+        await pair.close()
+    }
+
+    @Test func audioOnlyCallFlowsBothWays() async throws {
+        let media = testMedia(videoEnabled: false)
+        let pair = PeerPair(offerer: media, answerer: media)
+        let atOfferer = RemoteMedia(pair.offerer), atAnswerer = RemoteMedia(pair.answerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.answerer)
+        try await eventually(.seconds(10), "first audio both ways") { atOfferer.audio.count > 0 && atAnswerer.audio.count > 0 }
+        let (probe, sent) = try await countBuffers(leaving: .audioEncoder, of: pair.offerer)
+        let before = atAnswerer.audio.count
+        try await Task.sleep(for: .seconds(2))
+        let encoded = sent.count
+        try await Task.sleep(for: .milliseconds(400))
+        probe.cancel()
+        let decoded = atAnswerer.audio.count - before
+        #expect(encoded >= 80, "20 ms Opus frames in 2 s")
+        #expect(Double(decoded) >= 0.9 * Double(encoded), "answerer decoded \(decoded) of \(encoded)")
+        #expect(atOfferer.video.count == 0)
+        #expect(atAnswerer.audio.lastRMS > 100, "the test tone is audible")
+        let stats = try await pair.answerer.stats()
+        #expect(stats.outbound(.video) == nil && stats.inbound(.video) == nil)
+        await pair.close()
+    }
+
+    @Test func answererKeepsItsCodecWhenTheOfferHasIt() async throws {
+        let pair = PeerPair(offerer: testMedia(codec: "H264"), answerer: testMedia(codec: "H264"))
+        let answers = Locked<[String]>([])
+        let task = Task { for await case .sentAnswer(let sdp) in pair.answerer.events() { answers.withLock { $0.append(sdp) } } }
+        try await pair.start()
+        try await waitFor(.connected, on: pair.answerer)
+        let answer = try #require(answers.value.first)
+        #expect(answer.contains("H264/90000"))
+        #expect(!answer.contains("VP8/90000"))
+        task.cancel()
+        await pair.close()
+    }
+}

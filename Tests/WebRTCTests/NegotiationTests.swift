@@ -1,0 +1,93 @@
+import Testing
+import GStreamer
+import MediaPipeline
+@testable import WebRTC
+
+@Suite(.serialized) struct NegotiationTests {
+    /// The offerer's candidates reach the answerer before its offer does; they are queued and
+    /// applied once the remote description is set.
+    @Test func candidatesBeforeTheRemoteDescriptionStillConnect() async throws {
+        _ = TestRuntime.ready
+        let held = Locked<[SignalingMessage]>([])
+        let offerGathered = Locked(false)
+        let answererBox = Locked<PeerConnection?>(nil)
+        let offererBox = Locked<PeerConnection?>(nil)
+        let offerer = PeerConnection(configuration: PeerConfiguration(media: testMedia()), role: .offerer) { message in
+            held.withLock { $0.append(message) }
+        }
+        let answerer = PeerConnection(configuration: PeerConfiguration(media: testMedia()), role: .answerer) { message in
+            Task { await offererBox.value?.receive(message) }
+        }
+        answererBox.value = answerer
+        offererBox.value = offerer
+        let watcher = Task {
+            for await case .iceGatheringStateChanged("complete") in offerer.events() { offerGathered.value = true; return }
+        }
+        try await answerer.start()
+        try await offerer.start()
+        try await eventually(.seconds(10), "offerer gathered its candidates") { offerGathered.value }
+        let messages = held.value
+        let candidates = messages.filter { if case .candidate = $0 { true } else { false } }
+        let offer = try #require(messages.first { if case .offer = $0 { true } else { false } })
+        #expect(!candidates.isEmpty)
+        for candidate in candidates { await answerer.receive(candidate) }
+        await answerer.receive(offer)
+        try await waitFor(.connected, on: answerer)
+        try await waitFor(.connected, on: offerer)
+        watcher.cancel()
+        await offerer.close()
+        await answerer.close()
+    }
+
+    @Test func vanishedRemoteIsReportedWithinBoundedTime() async throws {
+        let pair = PeerPair(offerer: testMedia(), answerer: testMedia()) { configuration in
+            configuration.disconnectedAfter = .seconds(2)
+            configuration.failedAfter = .seconds(5)
+        }
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        // The remote disappears without a word: no bye, no more signaling.
+        pair.signaling.setFilter { _, _ in false }
+        await pair.answerer.close()
+        let started = ContinuousClock.now
+        try await waitFor(.disconnected, on: pair.offerer, timeout: .seconds(8))
+        try await waitFor(.failed, on: pair.offerer, timeout: .seconds(10))
+        #expect(ContinuousClock.now - started < .seconds(9))
+        await pair.offerer.close()
+    }
+
+    @Test func rebuildingThePeerReconnectsMedia() async throws {
+        let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
+        let atAnswerer = RemoteMedia(pair.answerer), atOfferer = RemoteMedia(pair.offerer)
+        let config = DataChannelConfig(enabled: true, label: "textchannel")
+        try await pair.start(dataChannels: [config])
+        let channel = await pair.answerer.openDataChannel(config)
+        try await waitFor(.connected, on: pair.offerer)
+        try await eventually(.seconds(10), "frames before rebuild") { atAnswerer.video.count > 10 && channel.isOpen }
+        let rebuilt = Task { for await case .rebuilt(let count) in pair.answerer.events() { return count }; return 0 }
+        try await pair.offerer.rebuild()
+        #expect(await rebuilt.value == 1, "the answerer rebuilt itself for the new offer")
+        try await waitFor(.connected, on: pair.offerer)
+        let before = (atAnswerer.video.count, atOfferer.video.count)
+        try await eventually(.seconds(15), "frames after rebuild, both ways") {
+            atAnswerer.video.count > before.0 + 30 && atOfferer.video.count > before.1 + 30
+        }
+        // The same data channel handle carries on over the new webrtcbin.
+        let received = Task { for await case .text(let text) in channel.events() { return text }; return "" }
+        let offerSide = await pair.offerer.openDataChannel(config)
+        try await eventually(.seconds(10), "channel reopened") { offerSide.isOpen }
+        try offerSide.send("after-rebuild")
+        #expect(await received.value == "after-rebuild")
+        await pair.close()
+    }
+
+    @Test func malformedRemoteOfferIsAnErrorNotACrash() async throws {
+        let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
+        let errors = Task { for await case .error(let message) in pair.answerer.events() { return message }; return "" }
+        try await pair.answerer.start()
+        await pair.answerer.receive(.offer(sdp: "this is not SDP"))
+        #expect(await errors.value.contains("SDP"))
+        #expect(await pair.answerer.peerState != .connected)
+        await pair.close()
+    }
+}

@@ -1,0 +1,109 @@
+import Testing
+import GStreamer
+import MediaPipeline
+@testable import WebRTC
+
+@Suite(.serialized) struct StatsAndControlsTests {
+    @Test func statsShowBytesBothWaysWithCorrectKindsAndRTT() async throws {
+        let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        try await eventually(.seconds(15), "RTT from RTCP receiver reports") {
+            (try? await pair.offerer.stats().roundTripTime) != nil
+        }
+        let stats = try await pair.offerer.stats()
+        for kind in MediaKind.allCases {
+            #expect((stats.outbound(kind)?.bytesSent ?? 0) > 0, "\(kind) sent")
+            #expect((stats.inbound(kind)?.bytesReceived ?? 0) > 0, "\(kind) received")
+        }
+        // GStreamer 1.22 labels the audio streams "video"; our SSRC map must not.
+        #expect(Set(stats.outbound.compactMap(\.kind)) == [.audio, .video])
+        #expect(stats.inbound.allSatisfy { $0.packetsLost.map { $0 >= 0 } ?? true })
+        #expect(stats.candidatePair?.localAddress != nil)
+        try await Task.sleep(for: .seconds(1))
+        let later = try await pair.offerer.stats()
+        let rates = later.bitrates(since: stats)
+        #expect((rates.sent[.video] ?? 0) > 10_000 && (rates.received[.audio] ?? 0) > 5_000, "\(rates)")
+        await pair.close()
+    }
+
+    @Test func muteSendsBlackAndSilenceAndUnmuteRestores() async throws {
+        let pair = PeerPair(offerer: testMedia(video: .single(.testPattern(pattern: "white"))), answerer: testMedia())
+        let atAnswerer = RemoteMedia(pair.answerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        try await eventually(.seconds(10), "white frames and tone") {
+            guard let frame = atAnswerer.video.last else { return false }
+            return meanColor(frame).red > 200 && atAnswerer.audio.lastRMS > 100
+        }
+        let media = try #require(await pair.offerer.media)
+        try media.setVideoMuted(true)
+        try media.setAudioMuted(true)
+        try await eventually(.seconds(10), "black frames and silence") {
+            guard let frame = atAnswerer.video.last else { return false }
+            let color = meanColor(frame)
+            return color.red < 25 && color.green < 25 && color.blue < 25 && atAnswerer.audio.lastRMS < 5
+        }
+        let framesWhileMuted = atAnswerer.video.count
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(atAnswerer.video.count > framesWhileMuted + 5, "timing continues: frames keep coming while muted")
+        try media.setVideoMuted(false)
+        try media.setAudioMuted(false)
+        try await eventually(.seconds(10), "picture and tone again") {
+            guard let frame = atAnswerer.video.last else { return false }
+            return meanColor(frame).red > 200 && atAnswerer.audio.lastRMS > 100
+        }
+        await pair.close()
+    }
+
+    @Test func cameraSwitchChangesWhatTheFarSideSees() async throws {
+        let cameras = VideoInputs.cameras(front: .testPattern(pattern: "red"), back: .testPattern(pattern: "blue"))
+        let pair = PeerPair(offerer: testMedia(video: cameras), answerer: testMedia())
+        let atAnswerer = RemoteMedia(pair.answerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        @Sendable func dominant() -> String? {
+            guard let frame = atAnswerer.video.last else { return nil }
+            let color = meanColor(frame)
+            return color.red > 150 && color.blue < 100 ? "red" : color.blue > 150 && color.red < 100 ? "blue" : nil
+        }
+        try await eventually(.seconds(10), "front camera (red) at the far side") { dominant() == "red" }
+        let media = try #require(await pair.offerer.media)
+        #expect(media.cameras == ["back", "front"])
+        #expect(try media.toggleCamera() == "back")
+        try await eventually(.seconds(10), "back camera (blue) at the far side") { dominant() == "blue" }
+        try media.switchCamera(to: "front")
+        try await eventually(.seconds(10), "front again") { dominant() == "red" }
+        #expect(throws: MediaRuntimeErrorMatcher.self) { try media.switchCamera(to: "side") }
+        await pair.close()
+    }
+
+    @Test func loweringTheBitrateLowersMeasuredBytesPerSecond() async throws {
+        // Scrolling colour bars: enough detail to fill 1200 kbit/s, compressible enough to go
+        // below 250 (pure noise sits at VP8's quantizer floor whatever the target).
+        let scrolling = try Preset.parse(name: "scrolling-bars", text: "# kind: video-source\nvideotestsrc is-live=true pattern=smpte horizontal-speed=4\n")
+        var sender = testMedia(video: .single(.preset(name: "scrolling-bars")), bitrate: 1200)
+        sender.presets = PresetLibrary.builtIn.overriding(with: [scrolling])
+        let pair = PeerPair(offerer: sender, answerer: testMedia())
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        func videoRate(over seconds: Double) async throws -> Double {
+            let first = try await pair.offerer.stats()
+            try await Task.sleep(for: .seconds(seconds))
+            return try await pair.offerer.stats().bitrates(since: first).sent[.video] ?? 0
+        }
+        try await Task.sleep(for: .seconds(1))
+        let high = try await videoRate(over: 3)
+        let media = try #require(await pair.offerer.media)
+        try media.setVideoBitrate(kbps: 250)
+        #expect(media.videoBitrateKbps == 250)
+        try await Task.sleep(for: .seconds(1.5)) // let the rate controller settle
+        let low = try await videoRate(over: 3)
+        #expect(high > 800_000, "at 1200 kbit/s the noisy source used \(Int(high)) bit/s")
+        #expect(low < high * 0.5, "after lowering to 250 kbit/s: \(Int(low)) bit/s (was \(Int(high)))")
+        await pair.close()
+    }
+}
+
+/// Matches any MediaRuntimeError (the module is not imported here by name).
+typealias MediaRuntimeErrorMatcher = any Error
