@@ -51,9 +51,20 @@ let package = Package(
                 swiftSettings: strict),
         .executableTarget(name: "ecv", dependencies: ["ECV", "ECVService", "ECVAgent", "MediaPipeline", "MediaRuntime", "GStreamer"],
                           swiftSettings: strict),
+        // Benchmarks (programs, not tests: `make bench`)
+        .target(name: "BenchmarkSupport", dependencies: ["GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),
+        .executableTarget(name: "bench-encode", dependencies: ["BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime"],
+                          path: "Benchmarks/EncodeLatency", swiftSettings: strict),
+        .executableTarget(name: "bench-call", dependencies: ["BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
+                                                             "ECV", "ECVService", "ECVAgent"],
+                          path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
         // Tests
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strict),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], resources: [], swiftSettings: strict),
+        .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
+        .testTarget(name: "MediaRuntimeTests", dependencies: ["MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
+        .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer"], swiftSettings: strict),
     ]
 )

@@ -1,0 +1,211 @@
+import ECVProtocol
+import Synchronization
+
+/// The reference service's ACD: queues, agents, routing, offers, transfers, queue figures.
+///
+/// A single-owner state machine behind a `Mutex`, not an actor: the service calls it from libsoup
+/// handlers on the GLib main loop, which must answer synchronously and in arrival order; an actor
+/// would force an async hop per request and let concurrent requests reorder. The engine does no
+/// I/O and never suspends, so a lock held for a few microseconds is all it needs, and tests drive
+/// it without `await`.
+///
+/// Time comes from the injected clock. Every call first fires whatever fell due (offer timeouts,
+/// wrap-up ends, queue entry, forgetting ended calls) at its own time, so results do not depend on
+/// how late anyone looks; the server additionally calls `tick()` at `nextDeadline`.
+///
+/// Events go to `onEvent` in exactly the order the state changed, never while a lock is held, so
+/// the handler may call back into the engine (its events are then delivered after the current
+/// ones, possibly by the thread already delivering).
+public final class ACDEngine: Sendable {
+    private let state: Mutex<ACDState>
+    private let delivery = Mutex(Delivery())
+    private let clock: any ACDClock
+    private let onEvent: @Sendable (ACDEvent) -> Void
+
+    private struct Delivery {
+        var pending: [ACDEvent] = []
+        var draining = false
+    }
+
+    public init(configuration: ACDConfiguration = ACDConfiguration(), clock: any ACDClock = SystemACDClock(),
+                onEvent: @escaping @Sendable (ACDEvent) -> Void) throws(ACDError) {
+        let validated = try configuration.validated()
+        self.state = Mutex(ACDState(configuration: validated, now: clock.now()))
+        self.clock = clock
+        self.onEvent = onEvent
+    }
+
+    // MARK: Caller side
+
+    /// `POST /api/GetRtcId`: a new rtcId, dialable for `issuedRtcIdLifetime`.
+    public func issueRtcId() -> String {
+        mutate { state in state.issueRtcId() }
+    }
+
+    /// `POST /api/DialEx`.
+    public func dial(_ request: DialExRequest) throws(ACDError) -> DialExResponse {
+        try mutateThrowing { state throws(ACDError) in try state.dial(request) }
+    }
+
+    /// `POST /api/Hangup`: the caller ends the call in any phase (idempotent once ended).
+    public func hangUp(rtcId: String) throws(ACDError) {
+        try mutateThrowing { state throws(ACDError) in try state.callerHangUp(rtcId: rtcId) }
+    }
+
+    /// The answer to both polling endpoints (the legacy one drops the queue figures).
+    public func queueInfo(rtcId: String) -> QueueInfoResponse {
+        mutate { state in state.queueInfo(rtcId: rtcId) }
+    }
+
+    /// What a queue socket for `rtcId` is sent when it opens. A terminal last message means: send,
+    /// then close with 1000 (or 4404 after `error`).
+    public func queueSocketGreeting(rtcId: String) -> [QueueSocketMessage] {
+        mutate { state in state.queueSocketGreeting(rtcId: rtcId) }
+    }
+
+    // MARK: Agent side
+
+    /// `POST /agent/api/Login`. The agent starts not ready, on no queue.
+    public func login(name: String) throws(ACDError) -> AgentLoginResponse {
+        try mutateThrowing { state throws(ACDError) in try state.login(name: name) }
+    }
+
+    public func agentId(forToken token: String) -> String? {
+        state.withLock { $0.agentIdsByToken[token] }
+    }
+
+    /// Logout, or the agent socket closed: the agent and its token are forgotten.
+    public func removeAgent(_ agentId: String) throws(ACDError) {
+        try mutateThrowing { state throws(ACDError) in try state.removeAgent(agentId) }
+    }
+
+    public func perform(_ command: AgentCommand, agentId: String) throws(ACDError) {
+        try mutateThrowing { state throws(ACDError) in try state.perform(command, agentId: agentId) }
+    }
+
+    /// Runs an agent-socket request and returns the answer to send back on that socket: `ack` when
+    /// the request had a `requestId`, `error` on failure, nil otherwise.
+    public func handle(_ request: AgentRequest, from agentId: String) -> AgentEvent? {
+        do {
+            try perform(request.command, agentId: agentId)
+            return request.requestId.map { .ack(requestId: $0) }
+        } catch {
+            return .error(requestId: request.requestId, code: error.code, message: error.description)
+        }
+    }
+
+    /// The `agent_state` an agent socket is sent when it opens.
+    public func agentGreeting(agentId: String) throws(ACDError) -> AgentEvent {
+        try mutateThrowing { state throws(ACDError) in try state.agentGreeting(agentId: agentId) }
+    }
+
+    // MARK: Time, introspection, control
+
+    /// Fires everything that fell due.
+    public func tick() {
+        mutate { _ in }
+    }
+
+    /// When the next timed transition is due on the engine's clock; nil when nothing is scheduled.
+    public var nextDeadline: Double? {
+        state.withLock { $0.nextDeadline()?.time }
+    }
+
+    public func snapshot() -> ACDSnapshot {
+        mutate { state in state.snapshot() }
+    }
+
+    /// `GET /api/Queues`.
+    public func queueSummaries() -> QueuesResponse {
+        mutate { state in state.queueSummaries() }
+    }
+
+    public var configuration: ACDConfiguration {
+        state.withLock { $0.configuration }
+    }
+
+    /// Changes settings at run time (scripted scenarios: longer entry delay, shorter offer timeout,
+    /// transfers off…). Running timers keep their deadlines; queues still in use cannot be removed;
+    /// the identifier style is fixed at creation.
+    public func reconfigure(_ change: (inout ACDConfiguration) -> Void) throws(ACDError) {
+        try mutateThrowing { state throws(ACDError) in
+            var proposed = state.configuration
+            change(&proposed)
+            proposed.identifiers = state.configuration.identifiers
+            let validated = try proposed.validated()
+            let inUse = Set(state.interactions.values.map(\.queue))
+                .union(state.agents.values.flatMap(\.queues))
+            if let removed = inUse.subtracting(validated.queues).sorted().first {
+                throw .invalidConfiguration("queue \"\(removed)\" is in use and cannot be removed")
+            }
+            state.configuration = validated
+            state.route()
+        }
+    }
+
+    /// Ends every call with SERVICE_SHUTDOWN and refuses new dials.
+    public func shutDown() {
+        mutate { state in state.shutDown() }
+    }
+
+    // MARK: Plumbing
+
+    private func mutate<T: Sendable>(_ body: (inout ACDState) -> T) -> T {
+        let now = clock.now()
+        let result = state.withLock { state in
+            state.advance(to: now)
+            let result = body(&state)
+            enqueue(&state)
+            return result
+        }
+        drain()
+        return result
+    }
+
+    private func mutateThrowing<T: Sendable>(_ body: (inout ACDState) throws(ACDError) -> T) throws(ACDError) -> T {
+        let now = clock.now()
+        let result: Result<T, ACDError> = state.withLock { state in
+            state.advance(to: now)
+            let result: Result<T, ACDError>
+            do throws(ACDError) {
+                result = .success(try body(&state))
+            } catch {
+                result = .failure(error)
+            }
+            enqueue(&state)
+            return result
+        }
+        drain()
+        return try result.get()
+    }
+
+    /// Moves the operation's events to the delivery queue while the state lock is still held, so
+    /// delivery order is state order even across threads.
+    private func enqueue(_ state: inout ACDState) {
+        guard !state.outbox.isEmpty else { return }
+        let events = state.outbox
+        state.outbox.removeAll()
+        delivery.withLock { $0.pending.append(contentsOf: events) }
+    }
+
+    /// Delivers queued events outside every lock. Whoever finds nobody delivering becomes the
+    /// deliverer until the queue is empty.
+    private func drain() {
+        let claimed = delivery.withLock { delivery -> Bool in
+            guard !delivery.draining, !delivery.pending.isEmpty else { return false }
+            delivery.draining = true
+            return true
+        }
+        guard claimed else { return }
+        while true {
+            let batch = delivery.withLock { delivery -> [ACDEvent] in
+                let batch = delivery.pending
+                delivery.pending.removeAll()
+                if batch.isEmpty { delivery.draining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            for event in batch { onEvent(event) }
+        }
+    }
+}
