@@ -287,6 +287,13 @@ public actor PeerConnection {
 
     public var isClosed: Bool { closed }
 
+    /// The pipeline the call runs in, for components that add their own branches (recorders).
+    public var mediaPipeline: Pipeline? { pipeline }
+
+    /// The tee carrying an outgoing stream's RTP packets (after our encoder and payloader), where a
+    /// recorder taps local media without re-encoding. It outlives rebuilds.
+    public func outgoingRTPTee(_ kind: MediaKind) -> Element? { outputTees[kind] }
+
     /// The pipeline as Graphviz text, for diagnostics.
     public var dot: String { pipeline?.dotDescription ?? "" }
 }

@@ -24,6 +24,8 @@ final class PeerSession: Sendable {
     private let pipeline: Pipeline
     private let teePads: Mutex<[(tee: Element, pad: Pad)]>
     private let receivers = Locked<[ReceiveMedia]>([])
+    /// The RTP tees in front of each incoming branch, where recorders tap incoming streams.
+    private let incomingTees = Locked<[Element]>([])
     private let connections: Mutex<[SignalConnection]>
 
     /// Creates the webrtcbin, wires its signals to `deliver`, links the send outputs and adds it to
@@ -68,13 +70,14 @@ final class PeerSession: Sendable {
                     deliver(number, .failure("cannot attach remote data channel '\(channel.label)': \(error)"))
                 }
             })
-            let receivers = self.receivers
+            let receivers = self.receivers, incomingTees = self.incomingTees
             handlers.append(try webrtc.connect("pad-added") { arguments in
                 guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
                 do throws(PeerError) {
-                    let (stream, receiver) = try Self.attachIncoming(pad: pad, session: number, media: media, compiler: compiler,
-                                                                     pipeline: pipeline, send: send)
+                    let (stream, receiver, tee) = try Self.attachIncoming(pad: pad, session: number, media: media, compiler: compiler,
+                                                                          pipeline: pipeline, send: send)
                     receivers.withLock { $0.append(receiver) }
+                    incomingTees.withLock { $0.append(tee) }
                     deliver(number, .remoteStream(stream))
                 } catch {
                     deliver(number, .failure(error.description))
@@ -124,31 +127,48 @@ final class PeerSession: Sendable {
         return "\(scheme)://\(userInfo)\(rest)"
     }
 
-    /// Compiles and attaches the receive fragment for a new webrtcbin src pad.
+    /// Compiles and attaches the receive fragment for a new webrtcbin src pad, behind an RTP tee
+    /// (which never refuses data, so a recorder can come and go without disturbing playback).
     private static func attachIncoming(pad: Pad, session: Int, media: MediaConfiguration, compiler: PipelineCompiler,
-                                       pipeline: Pipeline, send: SendMedia?) throws(PeerError) -> (RemoteStream, ReceiveMedia) {
+                                       pipeline: Pipeline, send: SendMedia?) throws(PeerError) -> (RemoteStream, ReceiveMedia, Element) {
         guard let caps = pad.currentCaps ?? pad.allowedCaps, let structure = caps.structures.first,
               let kind = structure.string("media").flatMap(MediaKind.init(rawValue:)),
               let encoding = structure.string("encoding-name") else {
             throw .media("incoming stream with unusable caps on \(pad.name)")
         }
         let sink = kind == .video ? media.receiveVideo : media.receiveAudio
+        let prefix = "rx\(session)_\(kind.rawValue)_\(pad.name.filter { $0.isNumber })"
         let fragment: PipelineFragment
         do throws(PipelineCompileError) {
             fragment = try compiler.compileReceive(kind: kind, encodingName: encoding, sink: sink, parameters: media.parameters,
-                                                   idPrefix: "rx\(session)_\(kind.rawValue)_\(pad.name.filter { $0.isNumber })")
+                                                   idPrefix: prefix)
         } catch {
             throw .media("cannot receive \(encoding) \(kind.rawValue): \(error)")
         }
+        let tee: Element
+        let teeOutput: Pad
+        do throws(GStreamerError) {
+            tee = try Element(factory: "tee", name: prefix + "_rtp")
+            try tee.set("allow-not-linked", true)
+            try pipeline.add(tee)
+            tee.syncStateWithParent()
+            guard let teeInput = tee.staticPad("sink") else { throw .padNotFound(element: prefix + "_rtp", pad: "sink") }
+            teeOutput = try tee.requestPad("src_%u")
+            try pad.link(to: teeInput)
+        } catch {
+            throw .media("cannot tap incoming \(kind.rawValue): \(error)")
+        }
         let receiver: ReceiveMedia
         do throws(MediaRuntimeError) {
-            receiver = try ReceiveMedia(fragment: fragment, into: pipeline, from: pad, send: send)
+            receiver = try ReceiveMedia(fragment: fragment, into: pipeline, from: teeOutput, send: send)
         } catch {
+            tee.requestState(.null)
+            pipeline.remove(tee)
             throw .media("cannot attach incoming \(kind.rawValue): \(error)")
         }
         let stream = RemoteStream(kind: kind, encodingName: encoding, caps: caps.description, ssrc: structure.uint("ssrc"),
-                                  sink: sink, appSink: receiver.appSink, recorderTee: receiver.recorderTee)
-        return (stream, receiver)
+                                  sink: sink, appSink: receiver.appSink, recorderTee: receiver.recorderTee, rtpTee: tee)
+        return (stream, receiver, tee)
     }
 
     /// SSRC → kind for every stream this session sends or receives, read from pad caps.
@@ -181,6 +201,11 @@ final class PeerSession: Sendable {
         for link in links {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }
             link.tee.releaseRequestPad(link.pad)
+        }
+        let tees: [Element] = incomingTees.withLock { state in defer { state = [] }; return state }
+        for tee in tees {
+            tee.requestState(.null)
+            pipeline.remove(tee)
         }
         let incoming: [ReceiveMedia] = receivers.withLock { state in defer { state = [] }; return state }
         for receiver in incoming { receiver.elements.remove(from: pipeline) }

@@ -1,0 +1,253 @@
+internal import CSoup
+internal import GStreamer
+import Foundation
+import Synchronization
+
+/// The main-loop side of `HTTPServer`: the `SoupServer`, its handlers, paused requests and
+/// accepted WebSockets.
+///
+/// The SoupServer's handlers retain this object (through their user data) until `stop` removes
+/// them, so callbacks never outlive it; `stop` is the one place everything is released.
+// @unchecked Sendable: the route tables and bound address are Mutex-protected; every other
+// member is used only on the main-loop thread (asserted at each entry point).
+final class ServerCore: @unchecked Sendable {
+    let tls: TLSIdentity?
+    private let maxIncomingWebSocketPayloadSize: Int
+    private let routes = Mutex<[ServerRoute]>([])
+    private let webSocketRoutes = Mutex<[WebSocketRoute]>([])
+    private let bound = Mutex<(host: String, port: UInt16?)>(("127.0.0.1", nil))
+
+    private var server: OwnedGObject?
+    private var serverSignals: SignalHandlerSet?
+    private var registeredPaths: Set<String> = []
+    private var paused: [UnsafeMutableRawPointer: PausedRequest] = [:]
+    private var webSockets: [ObjectIdentifier: WebSocketCore] = [:]
+    private var stopped = false
+
+    /// A request whose async handler is still running; holds a reference to the message.
+    private struct PausedRequest {
+        let message: OwnedGObject
+        let task: Task<Void, Never>
+    }
+
+    init(tls: TLSIdentity?, maxIncomingWebSocketPayloadSize: Int) {
+        self.tls = tls
+        self.maxIncomingWebSocketPayloadSize = maxIncomingWebSocketPayloadSize
+    }
+
+    var boundPort: UInt16? { bound.withLock { $0.port } }
+    var boundHost: String { bound.withLock { $0.host } }
+
+    private var soupServer: UnsafeMutablePointer<SoupServer>? { server?.typed(SoupServer.self) }
+
+    // MARK: Routes (any thread)
+
+    func addRoute(_ route: ServerRoute) {
+        routes.withLock { routes in
+            routes.removeAll { $0.prefix == route.prefix && $0.method == route.method }
+            routes.append(route)
+        }
+    }
+
+    func addWebSocketRoute(_ route: WebSocketRoute) {
+        webSocketRoutes.withLock { routes in
+            routes.removeAll { $0.path == route.path }
+            routes.append(route)
+        }
+        MainLoop.shared.perform { [self] in if server != nil { registerWebSocket(route) } }
+    }
+
+    // MARK: Lifecycle (main loop)
+
+    func listen(host: String, port: UInt16) -> Result<UInt16, HTTPServerError> {
+        requireMainLoop()
+        if stopped { return .failure(.stopped) }
+        if server != nil, let port = boundPort { return .failure(.alreadyListening(port: port)) }
+        guard let address = g_inet_socket_address_new_from_string(host, guint(port)) else {
+            return .failure(.invalidAddress(host))
+        }
+        defer { g_object_unref(address) }
+        let server = OwnedGObject(adopting: g_object_new_with_properties(soup_server_get_type(), 0, nil, nil))
+        self.server = server
+        let soup = server.typed(SoupServer.self)
+        if let tls { soup_server_set_tls_certificate(soup, tls.certificate.typed(GTlsCertificate.self)) }
+        soup_server_add_handler(soup, nil, { _, message, path, _, data in
+            guard let message, let core = context(data, as: ServerCore.self) else { return }
+            core.handle(message, path: path.map { String(cString: $0) } ?? "/")
+        }, retainAsyncContext(self), { data in _ = releaseAsyncContext(data, as: ServerCore.self) })
+        registeredPaths.insert("/")
+        for route in webSocketRoutes.withLock({ $0 }) { registerWebSocket(route) }
+        let signals = SignalHandlerSet(on: server)
+        let aborted: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, message, data in
+            guard let message else { return }
+            context(data, as: ServerCore.self)?.requestAborted(UnsafeMutableRawPointer(message))
+        }
+        signals.connect("request-aborted", unsafeBitCast(aborted, to: GCallback.self), context: self)
+        serverSignals = signals
+
+        var error: UnsafeMutablePointer<GError>?
+        let options = tls == nil ? SoupServerListenOptions(rawValue: 0) : SOUP_SERVER_LISTEN_HTTPS
+        guard soup_server_listen(soup, UnsafeMutableRawPointer(address).assumingMemoryBound(to: GSocketAddress.self), options, &error) != 0 else {
+            let message = error.map { GLibError(taking: $0).message } ?? "unknown error"
+            teardown()
+            return .failure(.listenFailed(host: host, port: port, message: message))
+        }
+        let actualPort = listeningPort(soup) ?? port
+        bound.withLock { $0 = (host, actualPort) }
+        return .success(actualPort)
+    }
+
+    func stop() {
+        requireMainLoop()
+        stopped = true
+        teardown()
+    }
+
+    private func teardown() {
+        bound.withLock { $0.port = nil }
+        guard let server else { return }
+        let soup = server.typed(SoupServer.self)
+        soup_server_disconnect(soup)
+        serverSignals?.disconnectAll()
+        serverSignals = nil
+        for path in registeredPaths { soup_server_remove_handler(soup, path) } // releases our contexts
+        registeredPaths = []
+        let waiting = paused
+        paused = [:]
+        for request in waiting.values { request.task.cancel() }
+        let sockets = webSockets
+        webSockets = [:]
+        for socket in sockets.values { socket.abort() }
+        self.server = nil
+    }
+
+    private func listeningPort(_ soup: UnsafeMutablePointer<SoupServer>) -> UInt16? {
+        guard let uris = soup_server_get_uris(soup) else { return nil }
+        defer { g_slist_free_full(uris) { g_uri_unref(OpaquePointer($0)) } }
+        guard let first = uris.pointee.data else { return nil }
+        return UInt16(exactly: g_uri_get_port(OpaquePointer(first)))
+    }
+
+    // MARK: HTTP requests (main loop)
+
+    private func handle(_ message: OpaquePointer, path: String) {
+        requireMainLoop()
+        let request = readRequest(message, path: path, includeBody: true)
+        switch RouteMatch(routes: routes.withLock { $0 }, method: request.method, path: request.path) {
+        case .notFound:
+            write(.notFound, to: message)
+        case .methodNotAllowed(let allowed):
+            write(.text("method \(request.method) not allowed", status: 405, headers: ["Allow": allowed.joined(separator: ", ")]), to: message)
+        case .handler(let route):
+            soup_server_message_pause(message)
+            let key = UnsafeMutableRawPointer(message)
+            let pointer = MainLoopPointer(key)
+            let handler = route.handler
+            let task = Task { [self] in
+                let response: HTTPServerResponse
+                do {
+                    response = try await handler(request)
+                } catch {
+                    response = .text("handler failed: \(error)", status: 500)
+                }
+                MainLoop.shared.perform { self.respond(to: pointer.raw, with: response) }
+            }
+            paused[key] = PausedRequest(message: OwnedGObject(retaining: key), task: task)
+        }
+    }
+
+    private func respond(to key: UnsafeMutableRawPointer, with response: HTTPServerResponse) {
+        requireMainLoop()
+        guard let request = paused.removeValue(forKey: key) else { return } // aborted or stopped meanwhile
+        write(response, to: request.message.opaque)
+        soup_server_message_unpause(request.message.opaque)
+    }
+
+    private func requestAborted(_ key: UnsafeMutableRawPointer) {
+        requireMainLoop()
+        paused.removeValue(forKey: key)?.task.cancel()
+    }
+
+    /// Sets status, headers and body. Framing headers are libsoup's business; a response that
+    /// cannot be sent as given becomes a 500 saying why.
+    private func write(_ response: HTTPServerResponse, to message: OpaquePointer) {
+        var response = response
+        if !(100...999).contains(response.status) {
+            response = .text("handler returned invalid status \(response.status)", status: 500)
+        } else if let problem = response.headers.validationProblem() {
+            response = .text("handler returned an invalid header: \(problem)", status: 500)
+        }
+        soup_server_message_set_status(message, guint(response.status), nil)
+        var headers = response.headers
+        headers.remove("Content-Length")
+        headers.remove("Transfer-Encoding")
+        appendHeaders(headers, to: soup_server_message_get_response_headers(message))
+        if !response.body.isEmpty, let body = soup_server_message_get_response_body(message) {
+            response.body.withUnsafeBytes { soup_message_body_append(body, SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count)) }
+        }
+    }
+
+    private func readRequest(_ message: OpaquePointer, path: String, includeBody: Bool) -> HTTPServerRequest {
+        let method = soup_server_message_get_method(message).map { String(cString: $0) } ?? "GET"
+        let rawQuery = soup_server_message_get_uri(message).flatMap { g_uri_get_query($0) }.map { String(cString: $0) }
+        let query = decodeQuery(rawQuery).map { URLQueryItem(name: $0.name, value: $0.value) }
+        let headers = readHeaders(soup_server_message_get_request_headers(message))
+        var body: [UInt8] = []
+        if includeBody, let requestBody = soup_server_message_get_request_body(message),
+           let flat = soup_message_body_flatten(requestBody) {
+            body = copyBytes(flat)
+            g_bytes_unref(flat)
+        }
+        let remote = soup_server_message_get_remote_host(message).map { String(cString: $0) }
+        return HTTPServerRequest(method: method, path: path, query: query, headers: headers, body: body, remoteAddress: remote)
+    }
+
+    // MARK: WebSockets (main loop)
+
+    /// Context for one WebSocket path's libsoup callback.
+    private final class WebSocketEndpoint {
+        let core: ServerCore
+        let route: WebSocketRoute
+        init(core: ServerCore, route: WebSocketRoute) {
+            self.core = core
+            self.route = route
+        }
+    }
+
+    private func registerWebSocket(_ route: WebSocketRoute) {
+        requireMainLoop()
+        guard let soup = soupServer else { return }
+        if registeredPaths.contains(route.path) { soup_server_remove_handler(soup, route.path) }
+        registeredPaths.insert(route.path)
+        var protocolList: [UnsafeMutablePointer<CChar>?] = route.protocols.map { strdup($0) } + [nil]
+        defer { protocolList.forEach { free($0) } }
+        protocolList.withUnsafeMutableBufferPointer { list in
+            soup_server_add_websocket_handler(soup, route.path, route.origin, route.protocols.isEmpty ? nil : list.baseAddress,
+                                              { _, message, path, connection, data in
+                guard let message, let connection, let endpoint = context(data, as: WebSocketEndpoint.self) else { return }
+                endpoint.core.accept(connection, message: message, path: path.map { String(cString: $0) } ?? "/", route: endpoint.route)
+            }, retainAsyncContext(WebSocketEndpoint(core: self, route: route)), { data in
+                _ = releaseAsyncContext(data, as: WebSocketEndpoint.self)
+            })
+        }
+    }
+
+    private func accept(_ connection: OpaquePointer, message: OpaquePointer, path: String, route: WebSocketRoute) {
+        requireMainLoop()
+        guard !stopped else { return }
+        let request = readRequest(message, path: path, includeBody: false)
+        let scheme = tls == nil ? "ws" : "wss"
+        let host = request.headers["Host"] ?? "\(boundHost):\(boundPort ?? 0)"
+        let socket = WebSocketCore.wrap(UnsafeMutableRawPointer(connection), url: "\(scheme)://\(host)\(path)", side: .server,
+                                        maxIncomingPayloadSize: maxIncomingWebSocketPayloadSize,
+                                        keepaliveInterval: route.keepaliveInterval)
+        let core = socket.core
+        if core.currentState != .closed {
+            let id = ObjectIdentifier(core)
+            webSockets[id] = core
+            core.onClosed = { [weak self] in self?.webSockets.removeValue(forKey: id) }
+        }
+        let handler = route.handler
+        Task { handler(socket, request) }
+    }
+}

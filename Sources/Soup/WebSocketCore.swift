@@ -1,0 +1,170 @@
+internal import CSoup
+internal import GStreamer
+import Synchronization
+
+/// The main-loop side of a WebSocket: owns the `SoupWebsocketConnection` and its signal handlers,
+/// feeds `events`, and mirrors the state so senders on other threads can fail fast.
+///
+/// The handlers keep this object alive (GLib retains their context) until "closed" arrives, so
+/// a connection that is closing still delivers its last events after the public wrapper is gone.
+// @unchecked Sendable: `connection`, `handlers`, `closedReported` and `onClosed` are used only on
+// the main-loop thread; `state` is a Mutex and the continuation is thread-safe.
+final class WebSocketCore: @unchecked Sendable {
+    let connection: OwnedGObject
+    let url: String
+    private let handlers: SignalHandlerSet
+    private let continuation: AsyncStream<WebSocketEvent>.Continuation
+    private let state = Mutex(WebSocketState.open)
+    private var closedReported = false
+    /// Called on the main loop once the connection closed (a server stops tracking it).
+    var onClosed: (() -> Void)?
+
+    private var socket: OpaquePointer { connection.opaque }
+
+    /// Wraps `connection` (retained) and returns the public object. Main-loop thread only.
+    static func wrap(_ connection: UnsafeMutableRawPointer, url: String, side: WebSocketConnection.Side,
+                     maxIncomingPayloadSize: Int, keepaliveInterval: Duration?,
+                     onClosed: (() -> Void)? = nil) -> WebSocketConnection {
+        requireMainLoop()
+        let (events, continuation) = AsyncStream<WebSocketEvent>.makeStream(bufferingPolicy: .unbounded)
+        let core = WebSocketCore(connection: OwnedGObject(retaining: connection), url: url, continuation: continuation)
+        core.onClosed = onClosed
+        soup_websocket_connection_set_max_incoming_payload_size(core.socket, guint64(max(0, maxIncomingPayloadSize)))
+        if let keepaliveInterval { core.applyKeepalive(keepaliveInterval) }
+        let subprotocol = soup_websocket_connection_get_protocol(core.socket).map { String(cString: $0) }
+        if soup_websocket_connection_get_state(core.socket) != SOUP_WEBSOCKET_STATE_OPEN { core.connectionClosed() }
+        return WebSocketConnection(core: core, events: events, url: url, side: side, subprotocol: subprotocol)
+    }
+
+    private init(connection: OwnedGObject, url: String, continuation: AsyncStream<WebSocketEvent>.Continuation) {
+        self.connection = connection
+        self.url = url
+        self.continuation = continuation
+        handlers = SignalHandlerSet(on: connection)
+
+        let message: @convention(c) (OpaquePointer?, gint, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, type, bytes, data in
+            guard let core = context(data, as: WebSocketCore.self), let bytes else { return }
+            let payload = copyBytes(bytes)
+            if type == gint(SOUP_WEBSOCKET_DATA_TEXT.rawValue) {
+                core.continuation.yield(.text(String(decoding: payload, as: UTF8.self)))
+            } else {
+                core.continuation.yield(.binary(payload))
+            }
+        }
+        let error: @convention(c) (OpaquePointer?, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> Void = { _, error, data in
+            guard let core = context(data, as: WebSocketCore.self), let error else { return }
+            core.continuation.yield(.error(GLibError(borrowing: error).message))
+        }
+        let closing: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+            context(data, as: WebSocketCore.self)?.state.withLock { if $0 == .open { $0 = .closing } }
+        }
+        let closed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
+            context(data, as: WebSocketCore.self)?.connectionClosed()
+        }
+        handlers.connect("message", unsafeBitCast(message, to: GCallback.self), context: self)
+        handlers.connect("error", unsafeBitCast(error, to: GCallback.self), context: self)
+        handlers.connect("closing", unsafeBitCast(closing, to: GCallback.self), context: self)
+        handlers.connect("closed", unsafeBitCast(closed, to: GCallback.self), context: self)
+    }
+
+    var currentState: WebSocketState { state.withLock { $0 } }
+
+    // MARK: Any thread
+
+    func send(binary: Bool, _ payload: [UInt8]) throws(WebSocketError) {
+        let current = currentState
+        guard current == .open else { throw .notOpen(url: url, state: current) }
+        MainLoop.shared.perform { [self] in
+            // The peer may have closed since the check above; the stream reports that.
+            guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+            let bytes = makeGBytes(payload)
+            soup_websocket_connection_send_message(socket, binary ? SOUP_WEBSOCKET_DATA_BINARY : SOUP_WEBSOCKET_DATA_TEXT, bytes)
+            g_bytes_unref(bytes)
+        }
+    }
+
+    func close(code: UInt16, reason: String) {
+        let wasOpen = state.withLock { state in
+            defer { if state == .open { state = .closing } }
+            return state == .open
+        }
+        guard wasOpen else { return }
+        MainLoop.shared.perform { [self] in
+            guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+            soup_websocket_connection_close(socket, gushort(code), reason.isEmpty ? nil : reason)
+        }
+    }
+
+    func setKeepaliveInterval(_ interval: Duration) {
+        MainLoop.shared.perform { [self] in applyKeepalive(interval) }
+    }
+
+    func keepaliveInterval() async -> Duration {
+        await MainLoop.shared.run { [self] in .seconds(Int(soup_websocket_connection_get_keepalive_interval(socket))) }
+    }
+
+    /// The public wrapper went away: nobody can send or close any more, so close politely.
+    func ownerReleased() {
+        close(code: 1001, reason: "")
+    }
+
+    // MARK: Main-loop thread
+
+    private func applyKeepalive(_ interval: Duration) {
+        requireMainLoop()
+        soup_websocket_connection_set_keepalive_interval(socket, guint(interval.secondsRoundedUp))
+    }
+
+    /// Drops the TCP connection without a closing handshake (server shutdown). The peer sees the
+    /// stream end (1006); locally libsoup reads EOF and emits "closed".
+    func abort() {
+        requireMainLoop()
+        guard !closedReported else { return }
+        state.withLock { if $0 == .open { $0 = .closing } }
+        if let underlying = underlyingSocket(of: soup_websocket_connection_get_io_stream(socket).map { UnsafeMutableRawPointer($0) }) {
+            g_socket_shutdown(underlying, 1, 1, nil)
+        } else {
+            connectionClosed() // no socket to shut down: report it closed ourselves
+        }
+    }
+
+    private func connectionClosed() {
+        requireMainLoop()
+        guard !closedReported else { return }
+        closedReported = true
+        state.withLock { $0 = .closed }
+        let code = soup_websocket_connection_get_close_code(socket)
+        let reason = soup_websocket_connection_get_close_data(socket).map { String(cString: $0) } ?? ""
+        continuation.yield(.closed(code: code == 0 ? 1006 : UInt16(code), reason: reason))
+        continuation.finish()
+        let notify = onClosed
+        onClosed = nil
+        handlers.disconnectAll() // GLib releases the contexts that kept this object alive
+        notify?()
+    }
+}
+
+/// The `GSocket` under a WebSocket's stream: a `GSocketConnection` directly, or through a TLS
+/// connection's "base-io-stream" (GIO) or libsoup's own wrapper's "base-iostream".
+private func underlyingSocket(of stream: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<GSocket>? {
+    var current = stream
+    for _ in 0..<4 {
+        guard let object = current else { return nil }
+        let instance = object.assumingMemoryBound(to: GTypeInstance.self)
+        if g_type_check_instance_is_a(instance, g_socket_connection_get_type()) != 0 {
+            return g_socket_connection_get_socket(object.assumingMemoryBound(to: GSocketConnection.self))
+        }
+        let gobject = object.assumingMemoryBound(to: GObject.self)
+        let cls = instance.pointee.g_class.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GObjectClass.self) }
+        guard let cls else { return nil }
+        let candidates: [String] = ["base-io-stream", "base-iostream"]
+        let property = candidates.first { g_object_class_find_property(cls, $0) != nil }
+        guard let property else { return nil }
+        var value = GValue()
+        g_value_init(&value, g_io_stream_get_type())
+        g_object_get_property(gobject, property, &value)
+        current = g_value_get_object(&value) // still referenced by its owner after unset
+        g_value_unset(&value)
+    }
+    return nil
+}

@@ -1,0 +1,183 @@
+import Foundation
+import Soup
+import Synchronization
+import Testing
+
+/// Certificates made with the openssl CLI for this test run: a self-signed server certificate, and
+/// a private CA with a server certificate it signed. Fingerprints come from openssl too, so the
+/// binding's own DER hashing is checked against an independent tool.
+struct TLSMaterial: Sendable {
+    let selfSigned: TLSIdentity
+    let selfSignedFingerprint: CertificateFingerprint
+    let caSigned: TLSIdentity
+    let caSignedFingerprint: CertificateFingerprint
+    /// The private CA's certificate; GIO re-reads CA files per handshake, so tests write it to a
+    /// file they own for as long as they need it.
+    let authorityPEM: String
+
+    static let shared: Result<TLSMaterial, any Error> = Result { try TLSMaterial() }
+
+    private init() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let openssl = "/usr/bin/openssl"
+        let ecKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+        try run(openssl, ["req", "-x509"] + ecKey + ["-keyout", "self.key", "-out", "self.pem", "-days", "2",
+                          "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], in: directory)
+        try run(openssl, ["req", "-x509"] + ecKey + ["-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+                          "-subj", "/CN=ECVKit Test CA"], in: directory)
+        try run(openssl, ["req"] + ecKey + ["-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=127.0.0.1"], in: directory)
+        try "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"
+            .write(to: directory.appendingPathComponent("leaf.ext"), atomically: true, encoding: .utf8)
+        try run(openssl, ["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+                          "-out", "leaf.pem", "-days", "2", "-extfile", "leaf.ext"], in: directory)
+        func fingerprint(_ file: String) throws -> CertificateFingerprint {
+            try CertificateFingerprint(hex: run(openssl, ["x509", "-in", file, "-noout", "-fingerprint", "-sha256"], in: directory))
+        }
+        let path = { (name: String) in directory.appendingPathComponent(name).path }
+        selfSigned = try TLSIdentity(certificateFile: path("self.pem"), privateKeyFile: path("self.key"))
+        selfSignedFingerprint = try fingerprint("self.pem")
+        caSigned = try TLSIdentity(certificatePEM: String(contentsOfFile: path("leaf.pem"), encoding: .utf8),
+                                   privateKeyPEM: String(contentsOfFile: path("leaf.key"), encoding: .utf8))
+        caSignedFingerprint = try fingerprint("leaf.pem")
+        authorityPEM = try String(contentsOfFile: path("ca.pem"), encoding: .utf8)
+    }
+}
+
+/// Counts requests that reached a route: a rejected certificate must mean zero.
+final class HitCounter: Sendable {
+    private let hits = Mutex(0)
+    var count: Int { hits.withLock { $0 } }
+    func install(on server: HTTPServer) {
+        server.route("POST", "/api") { [self] request in
+            hits.withLock { $0 += 1 }
+            return .text("secret for \(request.text ?? "")")
+        }
+    }
+}
+
+extension SoupTests {
+    @Suite("TLS and certificate pinning") struct TLSTests {
+        let material: TLSMaterial
+
+        init() throws { material = try TLSMaterial.shared.get() }
+
+        private func post(_ client: HTTPClient, _ base: String) async throws(HTTPError) -> HTTPResponse {
+            try await client.send(HTTPRequest(method: "POST", url: "\(base)/api", body: Array("token".utf8)))
+        }
+
+        @Test func fingerprintsMatchOpenSSL() throws {
+            #expect(material.selfSigned.fingerprint == material.selfSignedFingerprint)
+            #expect(material.caSigned.fingerprint == material.caSignedFingerprint)
+            #expect(try CertificateFingerprint(hex: material.selfSignedFingerprint.hex) == material.selfSignedFingerprint)
+            #expect(throws: CertificateError.self) { try CertificateFingerprint(hex: "AB:CD") }
+            #expect(throws: CertificateError.self) { try CertificateFingerprint(hex: String(repeating: "zz", count: 32)) }
+            #expect(throws: CertificateError.self) { try TLSIdentity(certificateFile: "/nonexistent.pem", privateKeyFile: "/nonexistent.key") }
+            #expect(throws: CertificateError.self) { try TrustedAuthorities(pemFile: "/nonexistent-ca.pem") }
+            #expect(throws: CertificateError.self) { try TrustedAuthorities(pemFile: "/etc/hostname") }
+        }
+
+        @Test func selfSignedServerIsRejectedWithoutAPin() async throws {
+            let hits = HitCounter()
+            try await withServer(tls: material.selfSigned, { hits.install(on: $0) }) { _, base in
+                #expect(base.hasPrefix("https://"))
+                do throws(HTTPError) {
+                    _ = try await post(HTTPClient(), base)
+                    Issue.record("untrusted certificate accepted")
+                } catch {
+                    guard case .tlsFailure(let url, let message) = error else { Issue.record("wrong error \(error)"); return }
+                    #expect(url == "\(base)/api")
+                    #expect(message.contains("not a trusted CA"))
+                }
+            }
+            #expect(hits.count == 0)
+        }
+
+        @Test func pinnedSelfSignedServerIsAccepted() async throws {
+            let hits = HitCounter()
+            try await withServer(tls: material.selfSigned, { hits.install(on: $0) }) { _, base in
+                let client = HTTPClient(pinnedCertificates: [material.selfSignedFingerprint])
+                let response = try await post(client, base)
+                #expect(response.text == "secret for token")
+            }
+            #expect(hits.count == 1)
+        }
+
+        @Test func wrongPinIsRejectedBeforeTheRequestIsSent() async throws {
+            let hits = HitCounter()
+            try await withServer(tls: material.selfSigned, { hits.install(on: $0) }) { _, base in
+                // Even "accept invalid certificates" does not override a pin.
+                let client = HTTPClient(pinnedCertificates: [material.caSignedFingerprint], acceptInvalidCertificates: true)
+                do throws(HTTPError) {
+                    _ = try await post(client, base)
+                    Issue.record("unpinned certificate accepted")
+                } catch {
+                    #expect(error == .certificateNotPinned(url: "\(base)/api", fingerprint: material.selfSignedFingerprint.hex))
+                }
+            }
+            #expect(hits.count == 0)
+        }
+
+        @Test func acceptInvalidCertificatesAcceptsSelfSigned() async throws {
+            try await withServer(tls: material.selfSigned, { HitCounter().install(on: $0) }) { _, base in
+                let response = try await post(HTTPClient(acceptInvalidCertificates: true), base)
+                #expect(response.status == 200)
+            }
+        }
+
+        @Test func caTrustedServerStillHasToMatchThePin() async throws {
+            let directory = try temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let caFile = directory.appendingPathComponent("ca.pem")
+            try material.authorityPEM.write(to: caFile, atomically: true, encoding: .utf8)
+            let authorities = try TrustedAuthorities(pemFile: caFile.path)
+            let hits = HitCounter()
+            try await withServer(tls: material.caSigned, { hits.install(on: $0) }) { _, base in
+                // Valid chain, no pin: accepted by ordinary CA validation.
+                let trusting = HTTPClient(trustedAuthorities: authorities)
+                let trusted = try await post(trusting, base)
+                #expect(trusted.status == 200)
+                // Valid chain, right pin.
+                let pinned = HTTPClient(pinnedCertificates: [material.caSignedFingerprint], trustedAuthorities: authorities)
+                let pinnedResponse = try await post(pinned, base)
+                #expect(pinnedResponse.status == 200)
+                // Valid chain, wrong pin: libsoup never asks (the chain is fine), so the pin is
+                // checked when the handshake completes and the request must not go out.
+                let mispinned = HTTPClient(pinnedCertificates: [material.selfSignedFingerprint], trustedAuthorities: authorities)
+                do throws(HTTPError) {
+                    _ = try await post(mispinned, base)
+                    Issue.record("CA-valid but unpinned certificate accepted")
+                } catch {
+                    #expect(error == .certificateNotPinned(url: "\(base)/api", fingerprint: material.caSignedFingerprint.hex))
+                }
+            }
+            #expect(hits.count == 2)
+        }
+
+        @Test func secureWebSocketHonoursPins() async throws {
+            let accepted = AcceptedSockets()
+            let (client, serverSide) = try await withServer(tls: material.selfSigned, { accepted.install(on: $0) }) { _, base in
+                let url = base.replacingOccurrences(of: "https://", with: "wss://") + "/ws"
+                let client = try await WebSocketClient.connect(
+                    url: url, options: .init(pinnedCertificates: [material.selfSignedFingerprint]))
+                let (server, _) = try await accepted.next()
+                try client.send(text: "over TLS")
+                #expect(try await collect(server.events, count: 1) == [.text("over TLS")])
+                do throws(HTTPError) {
+                    _ = try await WebSocketClient.connect(url: url, options: .init(pinnedCertificates: [material.caSignedFingerprint]))
+                    Issue.record("WebSocket accepted an unpinned certificate")
+                } catch {
+                    #expect(error == .certificateNotPinned(url: url, fingerprint: material.selfSignedFingerprint.hex))
+                }
+                return (client, server)
+            }
+            // The server stopped with the TLS socket still open (its side still referenced, so not
+            // closed politely): the client sees the stream end without a close frame.
+            let ended = try await collect(client.events)
+            #expect(ended.last == .closed(code: 1006, reason: ""), "\(ended)")
+            #expect(ended.filter { if case .closed = $0 { true } else { false } }.count == 1)
+            let serverEnded = try await collect(serverSide.events)
+            #expect(serverEnded.last == .closed(code: 1006, reason: ""), "\(serverEnded)")
+        }
+    }
+}
