@@ -58,6 +58,9 @@ let package = Package(
         .executableTarget(name: "bench-call", dependencies: ["BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
                                                              "ECV", "ECVService", "ECVAgent"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
+        // Test helpers: a child process the recording tests SIGKILL mid-recording.
+        .executableTarget(name: "ecv-recording-probe", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+                          path: "Tests/Support/RecordingProbe", swiftSettings: strict),
         // Tests
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strict),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer"], swiftSettings: strict),
@@ -65,6 +68,10 @@ let package = Package(
         .testTarget(name: "MediaRuntimeTests", dependencies: ["MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
+        .testTarget(name: "ECVTests", dependencies: ["ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
+                                                    "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "ECVAgentTests", dependencies: ["ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
+                                                         "MediaRuntime", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer"], swiftSettings: strict),
     ]
 )

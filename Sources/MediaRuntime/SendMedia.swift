@@ -34,6 +34,11 @@ public final class SendMedia: Sendable {
         return (element, output.pad)
     }
 
+    /// The appsink named `name` (a local preview), if the graph has one.
+    public func appSink(named name: String) -> AppSink? {
+        elements.elements[name].flatMap { try? AppSink($0) }
+    }
+
     /// Starts looping file sources; call once the pipeline is PLAYING.
     public func startFileLoops() { fileLooper?.start() }
 

@@ -151,18 +151,21 @@ public final class DataChannelHandle: Sendable {
         broadcaster.finish()
     }
 
+    /// Marks the channel open once (webrtcbin's on-open and our own state check can both report
+    /// it), flushing queued messages in order before anything sent later.
     private func opened() {
-        let failure: DataChannelError? = state.withLock { state in
-            guard !state.isOpen, let channel = state.channel else { return nil }
+        let outcome: (opened: Bool, failure: DataChannelError?) = state.withLock { state in
+            guard !state.isOpen, let channel = state.channel else { return (false, nil) }
             state.isOpen = true
             defer { state.pending.removeAll() }
             for message in state.pending {
-                do throws(DataChannelError) { try Self.transmit(message, on: channel, label: label) } catch { return error }
+                do throws(DataChannelError) { try Self.transmit(message, on: channel, label: label) } catch { return (true, error) }
             }
-            return nil
+            return (true, nil)
         }
+        guard outcome.opened else { return }
         broadcaster.yield(.open)
-        if let failure { broadcaster.yield(.error(failure.description)) }
+        if let failure = outcome.failure { broadcaster.yield(.error(failure.description)) }
     }
 
     private func closedByChannel() {

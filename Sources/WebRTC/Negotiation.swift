@@ -4,6 +4,8 @@ import GStreamer
 struct NegotiationState {
     var inProgress = false
     var pending = false
+    /// What we sent when the current offer was made (see `PeerSession.localSignature`).
+    var offeredSignature = ""
     var remoteDescriptionSet = false
     /// Remote candidates that arrived before the remote description; applied right after it.
     var queuedCandidates: [(mlineIndex: Int, candidate: String)] = []
@@ -13,14 +15,22 @@ struct NegotiationState {
 }
 
 extension PeerConnection {
-    /// Creates, applies and sends an offer, unless a negotiation is already running (then it is
-    /// repeated once that one completes).
+    /// Creates, applies and sends an offer. A request while one is running is remembered and
+    /// repeated after the answer only if what we send changed since the offer was made, because
+    /// webrtcbin 1.22 signals negotiation-needed several times while pads get linked and caps arrive.
     func negotiate() async {
         guard let session else { return }
         guard !negotiation.inProgress, signalingState == "stable" else {
             negotiation.pending = true
             return
         }
+        // An offer made before every send pad has caps leaves media out of the SDP.
+        let deadline = ContinuousClock.now + .seconds(3)
+        while !session.sendPadsHaveCaps, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        guard session === self.session, !negotiation.inProgress, signalingState == "stable" else { return }
+        negotiation.offeredSignature = session.localSignature(channels: channels)
         negotiation.inProgress = true
         emit(.stateChanged(peerState == .new ? .connecting : peerState))
         do throws(GStreamerError) {
@@ -107,7 +117,7 @@ extension PeerConnection {
         negotiation.inProgress = false
         if negotiation.pending {
             negotiation.pending = false
-            await negotiate()
+            if session.localSignature(channels: channels) != negotiation.offeredSignature { await negotiate() }
         }
     }
 

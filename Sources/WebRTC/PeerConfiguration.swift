@@ -54,11 +54,15 @@ public struct MediaConfiguration: Sendable {
     public var sendsMedia: Bool
     public var catalog: (any ElementCatalog)?
     public var presets: PresetLibrary
+    /// When set, the outgoing raw video is also delivered to an appsink of this name (RGBA): the
+    /// headless local video renderer. Find it with `SendMedia.appSink(named:)`.
+    public var localPreview: String?
 
     public init(parameters: ConnectParameters = ConnectParameters(), video: VideoInputs = .single(.testPattern()),
                 audio: AudioSourceSpec = .testTone(), receiveVideo: ReceiveSinkSpec = .discard,
                 receiveAudio: ReceiveSinkSpec = .discard, sendsMedia: Bool = true,
-                catalog: (any ElementCatalog)? = nil, presets: PresetLibrary = .builtIn) {
+                catalog: (any ElementCatalog)? = nil, presets: PresetLibrary = .builtIn, localPreview: String? = nil) {
+        self.localPreview = localPreview
         self.parameters = parameters
         self.video = video
         self.audio = audio

@@ -88,7 +88,8 @@ public actor PeerConnection {
         }
         let graph: PipelineGraph
         do throws(PipelineCompileError) {
-            graph = try compiler.compileSend(parameters: media.parameters, video: media.video, audio: media.audio)
+            let compiled = try compiler.compileSend(parameters: media.parameters, video: media.video, audio: media.audio)
+            graph = media.localPreview.map { compiled.addingLocalPreview(named: $0) } ?? compiled
         } catch {
             throw .media(error.description)
         }

@@ -192,6 +192,17 @@ final class PeerSession: Sendable {
         return kinds
     }
 
+    /// True once every send pad carries caps (an offer made before would leave media out).
+    var sendPadsHaveCaps: Bool {
+        teePads.withLock { links in links.allSatisfy { $0.pad.currentCaps != nil } }
+    }
+
+    /// What this side sends, for deciding whether a repeated negotiation request changed anything.
+    func localSignature(channels: ChannelRegistry) -> String {
+        let pads = teePads.withLock { links in links.map { $0.pad.currentCaps?.mediaType ?? "none" } }
+        return (pads + channels.localConfigs.map(\.label)).joined(separator: "|")
+    }
+
     /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin
     /// (so the tees keep the encoders running), incoming branches and webrtcbin removed.
     func tearDown() {

@@ -1,0 +1,103 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// The SDK's entry point: create calls, find them by rtcId, and listen to their events.
+///
+/// Keep one instance per backend configuration. Every call's events are delivered, in order, to
+/// `modules.onCallEvent` handlers on one serial context, and to each call's own `events()` stream.
+public final class ECVSdk: Sendable {
+    public let config: ECVSdkConfiguration
+    public let modules: ECVModules
+    let service: ServiceClient
+    private let calls = Mutex<[String: VideoCall]>([:])
+
+    public init(config: ECVSdkConfiguration) {
+        self.config = config
+        modules = ECVModules()
+        service = ServiceClient(configuration: config)
+    }
+
+    /// A new call with an rtcId from the service (`GotRtcId`). On failure the call still comes back,
+    /// with `lastError` set, after `Error` and `CallEnded` events.
+    public func createVideoCall() async -> VideoCall? {
+        let call = VideoCall(sdk: self, rtcId: "")
+        call.emit(.Init)
+        guard !config.serviceUrl.trimmingCharacters(in: .whitespaces).isEmpty else {
+            call.fail(.SERVICE_URL_REQUIRED, "ECVSdkConfiguration.serviceUrl is empty", endingCall: true)
+            return call
+        }
+        do {
+            let rtcId = try await service.getRtcId()
+            call.assign(rtcId: rtcId)
+            register(call)
+            call.emit(.GotRtcId, detail: rtcId)
+        } catch {
+            call.fail(.GET_RTC_ID_FAILED, "cannot get an rtcId from \(config.serviceUrl): \(error)", endingCall: true)
+        }
+        return call
+    }
+
+    /// A call for an rtcId you already have (e.g. a transferred leg's new rtcId). No request is made.
+    public func createVideoCall(rtcId: String) async -> VideoCall? {
+        let call = VideoCall(sdk: self, rtcId: rtcId)
+        call.emit(.Init)
+        guard !config.serviceUrl.trimmingCharacters(in: .whitespaces).isEmpty else {
+            call.fail(.SERVICE_URL_REQUIRED, "ECVSdkConfiguration.serviceUrl is empty", endingCall: true)
+            return call
+        }
+        register(call)
+        call.emit(.GotRtcId, detail: rtcId)
+        return call
+    }
+
+    /// The live call with this rtcId, if any (calls are forgotten after `CallEnded`).
+    public func getVideoCall(rtcId: String) -> VideoCall? { calls.withLock { $0[rtcId] } }
+
+    /// The calls that have not ended yet.
+    public var activeCalls: [VideoCall] { calls.withLock { Array($0.values) } }
+
+    private func register(_ call: VideoCall) { calls.withLock { $0[call.rtcId] = call } }
+
+    func forget(_ call: VideoCall) {
+        calls.withLock { calls in
+            if calls[call.rtcId] === call { calls.removeValue(forKey: call.rtcId) }
+        }
+    }
+}
+
+/// Where apps hook into the SDK (`sdk.modules.onCallEvent.append { … }`).
+public final class ECVModules: Sendable {
+    public typealias CallEventHandler = @Sendable (VideoCall, VideoCallEvent, VideoCallEvent) -> Void
+
+    private let handlersBox: Locked<[CallEventHandler]>
+    private let delivery: AsyncStream<(VideoCall, VideoCallEvent, VideoCallEvent)>.Continuation
+    private let worker: Task<Void, Never>
+
+    init() {
+        let (stream, continuation) = AsyncStream.makeStream(of: (VideoCall, VideoCallEvent, VideoCallEvent).self)
+        delivery = continuation
+        let handlers = Locked<[CallEventHandler]>([])
+        handlersBox = handlers
+        worker = Task.detached {
+            for await (call, event, last) in stream {
+                for handler in handlers.value { handler(call, event, last) }
+            }
+        }
+    }
+
+    deinit {
+        delivery.finish()
+    }
+
+    /// The handlers called for every event of every call, in order, one at a time. Appending or
+    /// resetting from inside a handler is safe: it takes effect from the next event.
+    public var onCallEvent: [CallEventHandler] {
+        get { handlersBox.value }
+        set { handlersBox.value = newValue }
+    }
+
+    func deliver(_ call: VideoCall, _ event: VideoCallEvent, last: VideoCallEvent) {
+        delivery.yield((call, event, last))
+    }
+}

@@ -1,0 +1,75 @@
+import ECVProtocol
+import WebRTC
+
+/// Where the ECV backend is and how to wait in its queue (the seed's `ECVSdkConfiguration`).
+///
+/// `webrtcUrl` and `signalingUrl` default to `serviceUrl`; the polling delays to 3000 ms. The queue
+/// wait picks, by precedence: queue socket (`useQueueSocket`, v1.75+) > queue-info polling
+/// (`useQueueInfo`) > legacy `WaitForRoomInterval` polling (v1.5).
+public struct ECVSdkConfiguration: Sendable {
+    public var name: String
+    public var serviceUrl: String
+    public var useQueueSocket: Bool
+    public var webrtcUrl: String
+    public var signalingUrl: String
+    /// Legacy polling interval, milliseconds.
+    public var waitForRoomIntervalDelay: Int
+    /// Legacy polling endpoint: a full URL or a path on `serviceUrl`, ending with the query key
+    /// to which the rtcId is appended.
+    public var waitForRoomIntervalEndpoint: String
+    public var useQueueInfo: Bool
+    /// Queue-info polling interval, milliseconds.
+    public var queueInfoIntervalDelay: Int
+    /// Queue-info endpoint path or URL; `?rtcId=` is appended unless it already has a query.
+    public var queueInfoEndpoint: String
+    /// Mute local media while the agent holds the call, restoring the previous state on pickup.
+    public var autoHandleHoldSideEffects: Bool
+
+    /// ICE servers used in addition to those of the join answer (the answer's come first).
+    public var iceServers: [ICEServer]
+    /// SHA-256 fingerprints the service's TLS certificates must match (certificate pinning).
+    public var pinnedCertificates: [String]
+    /// HTTP connect and read timeouts for the REST calls (the `/join` ones are in ConnectParameters).
+    public var httpTimeoutMs: Int
+    /// Consecutive polling failures tolerated before the wait fails (`ERROR_WAITING_FOR_ROOM`).
+    public var pollingFailureLimit: Int
+    /// Whether `signalingUrl` was given explicitly (then it wins over the join answer's `wss_url`).
+    let signalingUrlIsExplicit: Bool
+
+    public init(name: String, serviceUrl: String, useQueueSocket: Bool = true, webrtcUrl: String? = nil,
+                signalingUrl: String? = nil, waitForRoomIntervalDelay: Int = 3000, waitForRoomIntervalEndpoint: String? = nil,
+                useQueueInfo: Bool = false, queueInfoIntervalDelay: Int = 3000,
+                queueInfoEndpoint: String = ECVAPI.waitForRoomQueueInterval, autoHandleHoldSideEffects: Bool = true,
+                iceServers: [ICEServer] = [], pinnedCertificates: [String] = [], httpTimeoutMs: Int = 5000,
+                pollingFailureLimit: Int = 3) {
+        self.name = name
+        self.serviceUrl = serviceUrl
+        self.useQueueSocket = useQueueSocket
+        self.webrtcUrl = webrtcUrl ?? serviceUrl
+        self.signalingUrl = signalingUrl ?? serviceUrl
+        signalingUrlIsExplicit = signalingUrl != nil && signalingUrl != serviceUrl
+        self.waitForRoomIntervalDelay = waitForRoomIntervalDelay
+        self.waitForRoomIntervalEndpoint = waitForRoomIntervalEndpoint
+            ?? ECVAPI.url(base: serviceUrl, path: ECVAPI.waitForRoomInterval + "?" + ECVAPI.rtcIdQueryName + "=")
+        self.useQueueInfo = useQueueInfo
+        self.queueInfoIntervalDelay = queueInfoIntervalDelay
+        self.queueInfoEndpoint = queueInfoEndpoint
+        self.autoHandleHoldSideEffects = autoHandleHoldSideEffects
+        self.iceServers = iceServers
+        self.pinnedCertificates = pinnedCertificates
+        self.httpTimeoutMs = httpTimeoutMs
+        self.pollingFailureLimit = pollingFailureLimit
+    }
+
+    /// An endpoint given as a path is resolved against `base`.
+    static func resolve(_ endpoint: String, base: String) -> String {
+        endpoint.hasPrefix("http://") || endpoint.hasPrefix("https://") ? endpoint : ECVAPI.url(base: base, path: endpoint)
+    }
+
+    var legacyPollingPrefix: String { Self.resolve(waitForRoomIntervalEndpoint, base: serviceUrl) }
+
+    var queueInfoPollingPrefix: String {
+        let resolved = Self.resolve(queueInfoEndpoint, base: serviceUrl)
+        return resolved.contains("?") ? resolved : resolved + "?" + ECVAPI.rtcIdQueryName + "="
+    }
+}

@@ -1,0 +1,56 @@
+/// The seed's error names, plus names for failures the guide does not list (marked "added").
+public enum ErrorName: String, Sendable, CaseIterable {
+    case NO_ERROR
+    /// The configuration has no service URL.
+    case SERVICE_URL_REQUIRED
+    /// The call has no rtcId (getting one failed), so it cannot be started.
+    case CALL_NOT_INITIALIZED
+    /// `start()` was called twice, or the service says the rtcId was dialed before.
+    case CALL_ALREADY_DIALED
+    /// The queue socket closed without a final message, or could not be opened.
+    case QUEUE_SOCKET_CLOSED
+    /// DialEx failed (HTTP error, 4xx/5xx answer, unreachable service).
+    case ERROR_DIALING
+    /// An operation needs a dialed call (hangup, connect) and the call was never dialed.
+    case CALL_NOT_DIALED
+    /// Polling for the agent failed repeatedly, or the service no longer knows the call.
+    case ERROR_WAITING_FOR_ROOM
+    /// The join answer had no ICE servers and none are configured.
+    case NO_ICE_SERVERS_FOUND
+    /// The service refused or failed the hangup; the call is ended locally anyway.
+    case HANGUP_FAILED
+
+    /// Added: the service did not hand out an rtcId.
+    case GET_RTC_ID_FAILED
+    /// Added: `/join` failed, timed out, or the room was full.
+    case JOIN_ROOM_FAILED
+    /// Added: the signaling WebSocket could not connect or failed.
+    case SIGNALING_FAILED
+    /// Added: the peer connection or its media could not be set up or failed for good.
+    case WEBRTC_FAILED
+    /// Added: ConnectParameters or DialCallParameters ask for something impossible (e.g. AV1).
+    case INVALID_PARAMETERS
+    /// Added: a command could not be sent on the text channel.
+    case TEXT_CHANNEL_ERROR
+    /// Added: no flashlight handler is installed (headless Linux has no torch).
+    case FLASHLIGHT_UNAVAILABLE
+    /// Added: switching the camera failed (e.g. only one video source registered).
+    case CAMERA_SWITCH_FAILED
+    /// Added: recording could not start or failed.
+    case RECORDING_FAILED
+    /// Added: the operation needs a live call and this one already ended.
+    case CALL_ENDED
+}
+
+/// The last error of a call (`videoCall.lastError`).
+public final class ErrorObject: Error, Sendable, CustomStringConvertible {
+    public let name: ErrorName
+    public let message: String
+
+    public init(name: ErrorName = ErrorName.NO_ERROR, message: String = "No error.") {
+        self.name = name
+        self.message = message
+    }
+
+    public var description: String { "\(name.rawValue): \(message)" }
+}

@@ -1,0 +1,13 @@
+// The types an app meets through the SDK's API, re-exported so `import ECV` is enough.
+@_exported import struct MediaPipeline.ConnectParameters
+@_exported import struct MediaPipeline.DataChannelConfig
+@_exported import enum MediaPipeline.VideoSourceSpec
+@_exported import enum MediaPipeline.AudioSourceSpec
+@_exported import struct MediaPipeline.VideoInputs
+@_exported import enum MediaPipeline.ReceiveSinkSpec
+@_exported import enum MediaPipeline.MediaKind
+@_exported import struct GStreamer.VideoFrame
+@_exported import struct GStreamer.VideoInfo
+@_exported import struct WebRTC.ICEServer
+@_exported import struct WebRTC.PeerStats
+@_exported import enum WebRTC.PeerState

@@ -1,0 +1,209 @@
+import ECVProtocol
+import Foundation
+import GStreamer
+import Soup
+
+/// Why joining a room or signaling through it failed.
+public enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
+    case join(url: String, reason: String)
+    case roomFull(room: String)
+    case socket(url: String, reason: String)
+    case notJoined
+
+    public var description: String {
+        switch self {
+        case .join(let url, let reason): "joining \(url) failed: \(reason)"
+        case .roomFull(let room): "room \(room) already has two participants"
+        case .socket(let url, let reason): "signaling socket \(url): \(reason)"
+        case .notJoined: "join the room before opening its signaling socket"
+        }
+    }
+}
+
+/// What the signaling socket delivers.
+public enum RoomSignalingEvent: Sendable {
+    case message(ECVProtocol.SignalingMessage)
+    /// The collider reported an error (e.g. a payload it could not relay).
+    case failure(String)
+    case closed(code: UInt16, reason: String)
+}
+
+/// One participant of an AppRTC room (docs/protocol.md §2): join over HTTP, register on the
+/// collider WebSocket, send and receive offer/answer/candidates/bye, leave.
+public final class RoomSignaling: Sendable {
+    public struct Options: Sendable {
+        public var webrtcUrl: String
+        /// The collider's base URL; nil uses the join answer's `wss_url`.
+        public var signalingUrl: String?
+        public var headers: [String: String]
+        public var joinConnectTimeout: Duration
+        public var joinReadTimeout: Duration
+        public var pinnedCertificates: [String]
+
+        public init(webrtcUrl: String, signalingUrl: String? = nil, headers: [String: String] = [:],
+                    joinConnectTimeout: Duration = .seconds(3), joinReadTimeout: Duration = .seconds(3),
+                    pinnedCertificates: [String] = []) {
+            self.webrtcUrl = webrtcUrl
+            self.signalingUrl = signalingUrl
+            self.headers = headers
+            self.joinConnectTimeout = joinConnectTimeout
+            self.joinReadTimeout = joinReadTimeout
+            self.pinnedCertificates = pinnedCertificates
+        }
+    }
+
+    public let room: String
+    public let options: Options
+    private let http: HTTPClient
+    private let joined = Locked<JoinParameters?>(nil)
+    private let socket = Locked<WebSocketConnection?>(nil)
+    private let outbox = Locked<(registered: Bool, pending: [ECVProtocol.SignalingMessage])>((false, []))
+    private let broadcaster = Broadcaster<RoomSignalingEvent>()
+    private let reader = Locked<Task<Void, Never>?>(nil)
+
+    public init(room: String, options: Options) {
+        self.room = room
+        self.options = options
+        let pins = options.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }
+        http = HTTPClient(connectTimeout: options.joinConnectTimeout, readTimeout: options.joinReadTimeout, pinnedCertificates: pins)
+    }
+
+    /// The parameters of the join answer, once joined.
+    public var parameters: JoinParameters? { joined.value }
+
+    /// Everything the socket delivers from now on.
+    public func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
+
+    /// `POST /join/<room>` with the configured headers and timeouts.
+    public func join() async throws(RoomSignalingError) -> JoinParameters {
+        let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room))
+        let response: HTTPResponse
+        do {
+            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: HTTPHeaders(options.headers)))
+        } catch {
+            throw .join(url: url, reason: error.description)
+        }
+        guard response.isSuccess else { throw .join(url: url, reason: "HTTP \(response.status)") }
+        let answer: JoinResponse
+        do { answer = try ECVJSON.decode(JoinResponse.self, from: response.data) } catch {
+            throw .join(url: url, reason: "unexpected answer: \(error)")
+        }
+        switch answer.result {
+        case .success:
+            guard let parameters = answer.params else { throw .join(url: url, reason: "SUCCESS without params") }
+            joined.value = parameters
+            return parameters
+        case .full:
+            throw .roomFull(room: room)
+        default:
+            throw .join(url: url, reason: "result \(answer.result.rawValue)")
+        }
+    }
+
+    /// Opens the collider WebSocket (with the configured headers on the handshake).
+    public func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
+        guard let parameters = joined.value else { throw .notJoined }
+        let url = options.signalingUrl.map { ECVAPI.webSocketBase(ECVAPI.url(base: $0, path: ECVAPI.signalingSocket)) }
+            ?? parameters.wssUrl
+        let connection: WebSocketConnection
+        do {
+            connection = try await WebSocketClient.connect(
+                url: url, headers: HTTPHeaders(options.headers), connectTimeout: connectTimeout,
+                options: .init(pinnedCertificates: options.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }))
+        } catch {
+            throw .socket(url: url, reason: error.description)
+        }
+        socket.value = connection
+        let broadcaster = self.broadcaster
+        reader.value = Task {
+            for await event in connection.events {
+                switch event {
+                case .text(let text):
+                    switch try? ECVJSON.decode(ColliderDelivery.self, from: text) {
+                    case .message(let message)?: broadcaster.yield(.message(message))
+                    case .failure(let reason)?: broadcaster.yield(.failure(reason))
+                    case nil: broadcaster.yield(.failure("undecodable delivery: \(text.prefix(200))"))
+                    }
+                case .closed(let code, let reason):
+                    broadcaster.yield(.closed(code: code, reason: reason))
+                    return
+                case .binary, .error:
+                    continue
+                }
+            }
+        }
+    }
+
+    /// Registers the socket for this room and client; messages sent before are flushed after.
+    public func register() throws(RoomSignalingError) {
+        guard let parameters = joined.value, let connection = socket.value else { throw .notJoined }
+        do {
+            try connection.send(text: ECVJSON.encodeString(ColliderCommand.register(roomId: parameters.roomId, clientId: parameters.clientId)))
+        } catch {
+            throw .socket(url: connection.url, reason: "register: \(error)")
+        }
+        let pending = outbox.withLock { state in
+            state.registered = true
+            defer { state.pending = [] }
+            return state.pending
+        }
+        for message in pending { transmit(message, on: connection) }
+    }
+
+    /// Sends a payload to the other participant (queued until registered).
+    public func send(_ message: ECVProtocol.SignalingMessage) {
+        let connection: WebSocketConnection? = outbox.withLock { state in
+            guard state.registered else { state.pending.append(message); return nil }
+            return socket.value
+        }
+        if let connection { transmit(message, on: connection) }
+    }
+
+    private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection) {
+        do {
+            try connection.send(text: ECVJSON.encodeString(ColliderCommand.send(message)))
+        } catch {
+            Logger.warn("signaling: cannot send \(message.kind.rawValue) in room \(room): \(error)")
+        }
+    }
+
+    /// `POST /leave/<room>/<client>` (best effort).
+    public func leave() async {
+        guard let parameters = joined.value else { return }
+        let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.leavePath(room: room, client: parameters.clientId))
+        _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: HTTPHeaders(options.headers)))
+    }
+
+    /// Closes the socket; the event stream ends.
+    public func close() {
+        try? socket.value?.close(code: 1000, reason: "leaving")
+        reader.value?.cancel()
+        broadcaster.finish()
+    }
+}
+
+extension ECVProtocol.SignalingMessage {
+    /// The peer connection's form of this payload.
+    public var peerMessage: WebRTCSignaling {
+        switch self {
+        case .offer(let sdp): .offer(sdp: sdp)
+        case .answer(let sdp): .answer(sdp: sdp)
+        case .candidate(let candidate): .candidate(mlineIndex: candidate.sdpMLineIndex, mid: candidate.sdpMid, candidate: candidate.candidate)
+        case .bye: .bye
+        }
+    }
+
+    public init(_ message: WebRTCSignaling) {
+        switch message {
+        case .offer(let sdp): self = .offer(sdp: sdp)
+        case .answer(let sdp): self = .answer(sdp: sdp)
+        case .candidate(let mline, let mid, let candidate):
+            self = .candidate(ICECandidate(sdpMLineIndex: mline, sdpMid: mid ?? "", candidate: candidate))
+        case .bye: self = .bye
+        }
+    }
+}
+
+import WebRTC
+/// The WebRTC layer's signaling message (same cases, transport-free).
+public typealias WebRTCSignaling = WebRTC.SignalingMessage

@@ -1,0 +1,92 @@
+import ECVProtocol
+import WebRTC
+
+/// What the caller does with the agent's text-channel commands (docs/protocol.md §4).
+extension WebRtcConnection {
+    func attachTextChannel(_ channel: DataChannelHandle) {
+        live.withLock { $0.textChannel = channel }
+        let events = channel.events()
+        let task = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                switch event {
+                case .open: self.call.emit(.TextChannelConnected, detail: channel.label, objData: channel)
+                case .text(let text): await self.received(text)
+                case .binary(let bytes): Logger.debug("[\(self.call.rtcId)] text channel: \(bytes.count) binary bytes ignored")
+                case .error(let message): Logger.warn("[\(self.call.rtcId)] text channel: \(message)")
+                case .closed: break
+                }
+            }
+        }
+        live.withLock { $0.tasks.append(task) }
+    }
+
+    func received(_ text: String) async {
+        let command = DataChannelCommand(parsing: text)
+        let rtcId = call.rtcId
+        func forThisCall(_ id: String?) -> Bool { id == nil || id == rtcId }
+        switch command {
+        case .hold(let id) where forThisCall(id):
+            controls.withLock { $0.onHold = true }
+            if holdSideEffects { applyMediaState() }
+            call.emit(.StartHold, detail: text)
+        case .pickup(let id) where forThisCall(id):
+            controls.withLock { $0.onHold = false }
+            if holdSideEffects { applyMediaState() }
+            call.emit(.EndHold, detail: text)
+        case .status(let media, let muted, let id) where forThisCall(id):
+            switch (media, muted) {
+            case (.audio, true): call.emit(.RemoteAudioMuted, detail: text)
+            case (.audio, false): call.emit(.RemoteAudioUnmuted, detail: text)
+            case (.video, true): call.emit(.RemoteVideoMuted, detail: text)
+            case (.video, false): call.emit(.RemoteVideoUnmuted, detail: text)
+            }
+        case .flashOn:
+            await flashRequested(on: true, text: text)
+        case .flashOff:
+            await flashRequested(on: false, text: text)
+        case .takePhotoOn:
+            call.emit(.TakePhotoOn, detail: text)
+            if parameters.autoHandleCameraSwitch { await enterPhotoMode() }
+        case .takePhotoOff:
+            call.emit(.TakePhotoOff, detail: text)
+            if parameters.autoHandleCameraSwitch { await leavePhotoMode() }
+        default:
+            call.emit(.TextChannelMessage, detail: text)
+        }
+    }
+
+    /// Hold mutes local media only when both the SDK configuration and the connect parameters allow it.
+    var holdSideEffects: Bool { call.sdk.config.autoHandleHoldSideEffects && parameters.autoHandleHoldSideEffects }
+
+    /// The agent asks for the torch: `FlashOn`/`FlashOff`, then the app's approval, then the reply.
+    private func flashRequested(on: Bool, text: String) async {
+        call.emit(on ? .FlashOn : .FlashOff, detail: text, data: ["requestedBy": "agent"])
+        let request: DataChannelCommand.FlashRequest = on ? .on : .off
+        guard let handler = flashlightHandler else {
+            sendCommand(.flashReply(request: request, approval: .unavailable))
+            return
+        }
+        guard await handler.approve(turningOn: on) else {
+            sendCommand(.flashReply(request: request, approval: .refused))
+            return
+        }
+        let switched = await handler.setTorch(on: on)
+        sendCommand(.flashReply(request: request, approval: switched ? .accepted : .unavailable))
+    }
+
+    /// Photo mode shows the agent the back source; the previous camera comes back afterwards.
+    private func enterPhotoMode() async {
+        guard let media = await peerConnection?.media, media.cameras.contains("back") else { return }
+        let previous = media.activeCamera
+        controls.withLock { $0.cameraBeforePhoto = previous }
+        do { try media.switchCamera(to: "back") } catch { Logger.warn("[\(call.rtcId)] photo mode: \(error)") }
+    }
+
+    private func leavePhotoMode() async {
+        guard let media = await peerConnection?.media,
+              let previous = controls.withLock({ state in defer { state.cameraBeforePhoto = nil }; return state.cameraBeforePhoto })
+        else { return }
+        do { try media.switchCamera(to: previous) } catch { Logger.warn("[\(call.rtcId)] photo mode: \(error)") }
+    }
+}

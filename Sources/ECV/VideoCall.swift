@@ -1,0 +1,365 @@
+import ECVProtocol
+import Foundation
+import GStreamer
+import Soup
+import Synchronization
+
+/// One call: dial, wait in the queue, connect media, hang up. Events describe every step.
+///
+/// A call ends exactly once (`CallEnded` is its last event); its media, sockets and timers are
+/// released before that event, and the SDK forgets it after.
+public final class VideoCall: Sendable {
+    let sdk: ECVSdk
+    private let broadcaster = Broadcaster<VideoCallEvent>()
+    private let agentOutcome = OneShot<Bool, Never>()
+
+    struct State {
+        var rtcId: String
+        var isDialed = false
+        var dialing = false
+        var hangingUp = false
+        var ended = false
+        var finished = false
+        var lastError = ErrorObject()
+        var lastEvent = VideoCallEvent.none
+        var queueInfo: QueueInfo?
+        var isAgentConnected = false
+        var transferPending = false
+        var dialResponse: [String: any Sendable]?
+        var useQueueSocketOverride: Bool?
+        var useQueueInfoOverride: Bool?
+        var waiter: (any QueueWaiter)?
+        var connection: WebRtcConnection?
+    }
+    let state: Mutex<State>
+
+    /// Resolves `true` when an agent connects, `false` if the call ends first.
+    public let agentConnected: Task<Bool, Never>?
+
+    init(sdk: ECVSdk, rtcId: String) {
+        self.sdk = sdk
+        state = Mutex(State(rtcId: rtcId))
+        let outcome = agentOutcome
+        agentConnected = Task { await outcome.value() }
+    }
+
+    // MARK: Properties
+
+    public var rtcId: String { state.withLock { $0.rtcId } }
+    public var lastError: ErrorObject { state.withLock { $0.lastError } }
+    public var queueInfo: QueueInfo? { state.withLock { $0.queueInfo } }
+    /// The raw DialEx answer, once `DialSuccess` happened.
+    public var dialResponse: [String: any Sendable]? { state.withLock { $0.dialResponse } }
+    public var isAgentConnected: Bool { state.withLock { $0.isAgentConnected } }
+    public var webRtcConnection: WebRtcConnection? { state.withLock { $0.connection } }
+    public var isEnded: Bool { state.withLock { $0.ended } }
+
+    /// Set it to true for a transferred leg, which must never be dialed again, then call
+    /// `createQueueSocket()`.
+    public var isDialed: Bool {
+        get { state.withLock { $0.isDialed } }
+        set { state.withLock { $0.isDialed = newValue } }
+    }
+
+    /// Per-call queue mode overrides (nil: the configuration's). Read when the wait begins.
+    public var useQueueSocketOverride: Bool? {
+        get { state.withLock { $0.useQueueSocketOverride } }
+        set { state.withLock { $0.useQueueSocketOverride = newValue } }
+    }
+    public var useQueueInfoOverride: Bool? {
+        get { state.withLock { $0.useQueueInfoOverride } }
+        set { state.withLock { $0.useQueueInfoOverride = newValue } }
+    }
+
+    /// This call's events from now on, as an async sequence.
+    public func events() -> AsyncStream<VideoCallEvent> { broadcaster.subscribe() }
+
+    /// The browser page that joins this call (a development convenience).
+    public func getUrl() -> String? {
+        let rtcId = self.rtcId
+        guard !rtcId.isEmpty else { return nil }
+        return ECVAPI.url(base: sdk.config.webrtcUrl, path: ECVAPI.browserRoomPath(room: rtcId))
+    }
+
+    // MARK: Events
+
+    func emit(_ type: VideoCallEventType, detail: String? = nil, objData: (any Sendable)? = nil, data: [String: String] = [:]) {
+        let event = VideoCallEvent(type: type, detail: detail, objData: objData, data: data)
+        let delivered = state.withLock { state -> Bool in
+            guard !state.finished, !state.ended || type == .CallEnded else { return false }
+            if type == .CallEnded { state.finished = true }
+            let last = state.lastEvent
+            state.lastEvent = event
+            sdk.modules.deliver(self, event, last: last)
+            broadcaster.yield(event)
+            return true
+        }
+        guard delivered else { return }
+        Logger.debug("[\(rtcId)] \(event)")
+        if type == .CallEnded { broadcaster.finish() }
+    }
+
+    /// Records `lastError`, emits `Error` and, when `endingCall`, ends the call with the error's name.
+    func fail(_ name: ErrorName, _ message: String, endingCall: Bool) {
+        let error = ErrorObject(name: name, message: message)
+        state.withLock { $0.lastError = error }
+        Logger.error("[\(rtcId)] \(name.rawValue): \(message)")
+        emit(.Error, detail: message, objData: error, data: ["name": name.rawValue])
+        if endingCall { end(name.rawValue) }
+    }
+
+    func assign(rtcId: String) { state.withLock { $0.rtcId = rtcId } }
+
+    // MARK: Dial
+
+    /// Dials the call (DialEx): `DialSuccess`, `OnQueue`, then waits for an agent in the queue
+    /// mode the configuration and the per-call overrides select.
+    public func start(dialCallParameters: DialCallParameters = DialCallParameters()) async {
+        let refusal: (ErrorName, String)? = state.withLock { state in
+            if state.ended { return (.CALL_ENDED, "the call has ended") }
+            if state.rtcId.isEmpty { return (.CALL_NOT_INITIALIZED, "the call has no rtcId; it cannot be dialed") }
+            if state.isDialed || state.dialing { return (.CALL_ALREADY_DIALED, "call \(state.rtcId) was already dialed") }
+            state.dialing = true
+            return nil
+        }
+        if let (name, message) = refusal { fail(name, message, endingCall: false); return }
+        let request = DialExRequest(rtcId: rtcId, callerName: dialCallParameters.callerName, attributes: dialCallParameters.attributes,
+                                    queue: dialCallParameters.queue, acdAttributes: dialCallParameters.acdAttributes,
+                                    customPayload: dialCallParameters.customPayload)
+        do {
+            let (response, raw) = try await sdk.service.dial(request, headers: dialCallParameters.additionalHeaders)
+            let abandoned = state.withLock { state in
+                state.dialing = false
+                state.isDialed = true
+                state.dialResponse = raw
+                return state.ended || state.hangingUp
+            }
+            if abandoned { return }
+            emit(.DialSuccess, detail: response.interactionId, objData: raw)
+            emit(.OnQueue, detail: response.queue)
+            await beginWaiting()
+        } catch {
+            state.withLock { $0.dialing = false }
+            let name: ErrorName = error.serviceCode == ServiceErrorCode.alreadyDialed.rawValue ? .CALL_ALREADY_DIALED : .ERROR_DIALING
+            fail(name, "DialEx for \(rtcId) failed: \(error)", endingCall: true)
+        }
+    }
+
+    /// Waits on the queue socket only, for a transferred leg (`isDialed = true` first): no DialEx.
+    /// Returns false when the socket cannot be opened (after `Error` `QUEUE_SOCKET_CLOSED`).
+    @discardableResult
+    public func createQueueSocket() async -> Bool {
+        let refusal: (ErrorName, String)? = state.withLock { state in
+            if state.ended { return (.CALL_ENDED, "the call has ended") }
+            if state.rtcId.isEmpty { return (.CALL_NOT_INITIALIZED, "the call has no rtcId") }
+            if !state.isDialed { return (.CALL_NOT_DIALED, "set isDialed (a transferred leg) or start() the call first") }
+            return nil
+        }
+        if let (name, message) = refusal { fail(name, message, endingCall: false); return false }
+        return await openQueueSocket()
+    }
+
+    private func beginWaiting() async {
+        let (socket, info) = state.withLock { state in
+            (state.useQueueSocketOverride ?? sdk.config.useQueueSocket, state.useQueueInfoOverride ?? sdk.config.useQueueInfo)
+        }
+        if socket {
+            await openQueueSocket()
+            return
+        }
+        let config = sdk.config
+        let waiter = PollingWaiter(
+            service: sdk.service, prefix: info ? config.queueInfoPollingPrefix : config.legacyPollingPrefix, rtcId: rtcId,
+            interval: .milliseconds(max(50, info ? config.queueInfoIntervalDelay : config.waitForRoomIntervalDelay)),
+            failureLimit: config.pollingFailureLimit) { [weak self] update in self?.handle(update, queueInfoMode: info) }
+        install(waiter)
+    }
+
+    @discardableResult
+    private func openQueueSocket() async -> Bool {
+        let config = sdk.config
+        let url = ECVAPI.webSocketBase(ECVAPI.url(base: config.serviceUrl, path: ECVAPI.queueSocket)) + "?"
+            + ECVAPI.rtcIdQueryName + "=" + (rtcId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? rtcId)
+        let waiter = QueueSocketWaiter()
+        install(waiter)
+        return await waiter.start(url: url, pins: config.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) },
+                                  connectTimeout: .milliseconds(max(1, config.httpTimeoutMs))) { [weak self] update in
+            self?.handle(update, queueInfoMode: false)
+        }
+    }
+
+    private func install(_ waiter: any QueueWaiter) {
+        let previous = state.withLock { state -> (any QueueWaiter)? in
+            defer { state.waiter = waiter }
+            return state.waiter
+        }
+        previous?.stop()
+    }
+
+    // MARK: Queue updates
+
+    private func handle(_ update: QueueUpdate, queueInfoMode: Bool) {
+        switch update {
+        case .polled(let answer):
+            handlePolled(answer, queueInfoMode: queueInfoMode)
+        case .pushed(let message):
+            handlePushed(message)
+        case .socketClosed(let code, let reason):
+            fail(.QUEUE_SOCKET_CLOSED, "the queue socket closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))",
+                 endingCall: !isAgentConnected)
+        case .failed(let name, let message):
+            fail(name, message, endingCall: !(name == .QUEUE_SOCKET_CLOSED && isAgentConnected))
+        }
+    }
+
+    private func handlePolled(_ answer: QueueInfoResponse, queueInfoMode: Bool) {
+        switch answer.state {
+        case .wait:
+            guard queueInfoMode, !isAgentConnected else { return }
+            let info = QueueInfo(answer)
+            state.withLock { $0.queueInfo = info }
+            emit(.QueueInfoUpdated, objData: info, data: info.eventData)
+        case .agentConnected:
+            if state.withLock({ $0.transferPending }) {
+                state.withLock { $0.transferPending = false }
+                emit(.TransferCancelled)
+            }
+            agentDidConnect(agentName: nil, agentId: nil)
+        case .transferPending:
+            let first = state.withLock { state in defer { state.transferPending = true }; return !state.transferPending }
+            if first { emit(.TransferPending) }
+        case .transferred:
+            transferDidComplete(newRtcId: answer.newRtcId ?? "")
+        case .ended:
+            end(Self.endDetail(answer.reason))
+        case .notFound:
+            fail(.ERROR_WAITING_FOR_ROOM, "the service does not know call \(answer.rtcId)", endingCall: true)
+        }
+    }
+
+    private func handlePushed(_ message: QueueSocketMessage) {
+        switch message {
+        case .waiting:
+            break
+        case .agentConnected(_, let agentId, let agentName):
+            agentDidConnect(agentName: agentName, agentId: agentId)
+        case .transferPending(_, let target):
+            state.withLock { $0.transferPending = true }
+            emit(.TransferPending, data: target.eventData)
+        case .transferCancelled(_, let reason):
+            state.withLock { $0.transferPending = false }
+            emit(.TransferCancelled, detail: reason.rawValue)
+        case .transferCompleted(_, let newRtcId):
+            transferDidComplete(newRtcId: newRtcId)
+        case .callEnded(_, let reason):
+            end(Self.endDetail(reason))
+        case .error(let code, let message):
+            fail(.QUEUE_SOCKET_CLOSED, "queue socket error \(code.rawValue): \(message)", endingCall: !isAgentConnected)
+        }
+    }
+
+    private func agentDidConnect(agentName: String?, agentId: String?) {
+        let first = state.withLock { state in defer { state.isAgentConnected = true }; return !state.isAgentConnected }
+        guard first else { return }
+        var data: [String: String] = [:]
+        if let agentName { data["agentName"] = agentName }
+        if let agentId { data["agentId"] = agentId }
+        emit(.AgentConnected, detail: agentName, data: data)
+        agentOutcome.resolve(.success(true))
+    }
+
+    private func transferDidComplete(newRtcId: String) {
+        emit(.TransferCompleted, detail: newRtcId, data: ["rtcId": newRtcId])
+        end(CallEndReason.transferred)
+    }
+
+    static func endDetail(_ reason: ECVProtocol.CallEndReason?) -> String {
+        switch reason?.rawValue {
+        case "AGENT_HANGUP", "AGENT_LOST", nil: CallEndReason.remoteHangup
+        case "CALLER_HANGUP": CallEndReason.localHangup
+        case let other?: other
+        }
+    }
+
+    // MARK: Connect
+
+    /// The call's WebRTC connection (created once): call `startRoom()` on it after `AgentConnected`.
+    /// nil, after an `Error`, when the call was never dialed or has ended.
+    public func connect(parameters: ConnectParameters = ConnectParameters()) -> WebRtcConnection? {
+        let outcome: Result<WebRtcConnection, ErrorObject> = state.withLock { state in
+            if state.ended { return .failure(ErrorObject(name: .CALL_ENDED, message: "the call has ended")) }
+            if !state.isDialed { return .failure(ErrorObject(name: .CALL_NOT_DIALED, message: "connect() needs a dialed call")) }
+            if let existing = state.connection { return .success(existing) }
+            let connection = WebRtcConnection(call: self, parameters: parameters)
+            state.connection = connection
+            return .success(connection)
+        }
+        switch outcome {
+        case .success(let connection): return connection
+        case .failure(let error): fail(error.name, error.message, endingCall: false); return nil
+        }
+    }
+
+    // MARK: End
+
+    /// Ends the call from this side: `Hangup` now, then the service is told, media is closed and
+    /// `CallEnded` (`LOCAL_HANGUP`) follows.
+    public func hangup() {
+        let (proceed, dialed, dialing) = state.withLock { state -> (Bool, Bool, Bool) in
+            guard !state.ended, !state.hangingUp else { return (false, false, false) }
+            state.hangingUp = true
+            return (true, state.isDialed, state.dialing)
+        }
+        guard proceed else { return }
+        emit(.Hangup)
+        Task {
+            if !dialed && !dialing {
+                fail(.CALL_NOT_DIALED, "hangup before the call was dialed: nothing to hang up on the service", endingCall: false)
+            }
+            await webRtcConnection?.close(sendBye: true)
+            if dialed || dialing {
+                do { try await sdk.service.hangup(rtcId: rtcId, reason: CallEndReason.localHangup) } catch {
+                    fail(.HANGUP_FAILED, "the service refused the hangup of \(rtcId): \(error)", endingCall: false)
+                }
+            }
+            end(CallEndReason.localHangup)
+        }
+    }
+
+    /// Ends the call once: stops the queue wait, closes media and signaling, then `CallEnded`.
+    func end(_ detail: String) {
+        let taken = state.withLock { state -> (waiter: (any QueueWaiter)?, connection: WebRtcConnection?)? in
+            guard !state.ended else { return nil }
+            state.ended = true
+            defer { state.waiter = nil }
+            return (state.waiter, state.connection)
+        }
+        guard let taken else { return }
+        agentOutcome.resolve(.success(false))
+        Task {
+            taken.waiter?.stop()
+            await taken.connection?.close(sendBye: detail != CallEndReason.remoteHangup)
+            state.withLock { $0.connection = nil }
+            emit(.CallEnded, detail: detail)
+            sdk.forget(self)
+        }
+    }
+}
+
+extension QueueInfo {
+    var eventData: [String: String] {
+        var data = ["state": state]
+        if let displayPosition { data["position"] = String(displayPosition) }
+        if let ewtMinutes { data["ewtMinutes"] = String(ewtMinutes) }
+        return data
+    }
+}
+
+extension TransferTarget {
+    var eventData: [String: String] {
+        switch self {
+        case .queue(let name): ["target": name, "targetType": "queue"]
+        case .agent(let id): ["target": id, "targetType": "agent"]
+        }
+    }
+}

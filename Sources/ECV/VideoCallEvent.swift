@@ -1,0 +1,106 @@
+import Foundation
+
+/// Every event a call reports, named as in the seed guides (English and Turkish) plus
+/// `QueueInfoUpdated` (queue position and wait time).
+public enum VideoCallEventType: String, Sendable, CaseIterable {
+    case None
+    case Init
+    case GotRtcId
+    case DialSuccess
+    case Error
+    case OnQueue
+    case AgentConnected
+    case CallEnded
+    case SignalingConnected
+
+    case GotLocalStream
+    case GotRemoteStream
+
+    case JoinedRoom
+    case SignalingRegistered
+    case RtcPeerConnectionCreated
+
+    case GotOffer
+    case SentOffer
+    case GotAnswer
+    case SentAnswer
+
+    case AudioMuted
+    case AudioUnmuted
+    case VideoMuted
+    case VideoUnmuted
+
+    case RemoteAudioMuted
+    case RemoteAudioUnmuted
+    case RemoteVideoMuted
+    case RemoteVideoUnmuted
+
+    case StartHold
+    case EndHold
+
+    case TakePhotoOn
+    case TakePhotoOff
+
+    case WebRtcOnDataChannel
+    case TextChannelConnected
+    case TextChannelMessage
+    case ConnectionTimeoutStart
+    case ConnectionTimeoutEnd
+    case WebRtcConnected
+    case WebRtcRenegotiationNeeded
+
+    case WebRtcDisconnected
+    case WebRtcFailed
+    case Hangup
+
+    case FlashOn
+    case FlashOff
+
+    case TransferPending
+    case TransferCancelled
+    case TransferCompleted
+
+    case QueueInfoUpdated
+}
+
+/// One event of a call.
+///
+/// `objData` carries a related object where the guide says so: the `WebRtcConnection` on
+/// `SignalingConnected`, the join answer on `JoinedRoom`, the `QueueInfo` on `QueueInfoUpdated`,
+/// the signaling message on offers and answers, the `ErrorObject` on `Error`.
+public struct VideoCallEvent: Sendable, CustomStringConvertible {
+    public let type: VideoCallEventType
+    public let detail: String?
+    public let objData: (any Sendable)?
+    public let data: [String: String]
+    public let createdAt: Date
+
+    public init(type: VideoCallEventType, detail: String? = nil, objData: (any Sendable)? = nil,
+                data: [String: String] = [:], createdAt: Date = Date()) {
+        self.type = type
+        self.detail = detail
+        self.objData = objData
+        self.data = data
+        self.createdAt = createdAt
+    }
+
+    /// The event before a call's first one.
+    public static let none = VideoCallEvent(type: .None, createdAt: Date(timeIntervalSince1970: 0))
+
+    public var description: String {
+        var text = "VideoCallEvent(\(type.rawValue)"
+        if let detail { text += ", detail: \(detail.count > 120 ? String(detail.prefix(120)) + "…" : detail)" }
+        if !data.isEmpty { text += ", data: \(data)" }
+        return text + ")"
+    }
+}
+
+/// Why a call ended (`CallEnded.detail`).
+public enum CallEndReason {
+    public static let localHangup = "LOCAL_HANGUP"
+    public static let remoteHangup = "REMOTE_HANGUP"
+    public static let peerDisconnected = "PEER_DISCONNECTED"
+    public static let connectionTimeout = "CONNECTION_TIMEOUT"
+    /// The call moved to a new rtcId (after `TransferCompleted`).
+    public static let transferred = "TRANSFERRED"
+}

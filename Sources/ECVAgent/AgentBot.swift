@@ -1,0 +1,219 @@
+import ECV
+import ECVProtocol
+import Foundation
+import GStreamer
+import Soup
+
+/// A headless agent: logs in, works queues, is offered calls by the service, and handles them.
+///
+/// The service routes; the bot never polls. Everything arrives on the agent socket and is
+/// reported, in order, through `events()`. Several bots can run in one process.
+public final class AgentBot: Sendable {
+    public let configuration: AgentBotConfiguration
+    private let http: HTTPClient
+    private let broadcaster = Broadcaster<AgentBotEvent>()
+
+    private struct State {
+        var agentId: String?
+        var token: String?
+        var socket: WebSocketConnection?
+        var reader: Task<Void, Never>?
+        var nextRequest = 0
+        var pending: [String: OneShot<Void, AgentBotError>] = [:]
+        var calls: [String: AgentCall] = [:]
+        var lastState: AgentStateUpdate?
+    }
+    private let state = Locked(State())
+
+    public init(configuration: AgentBotConfiguration) {
+        self.configuration = configuration
+        http = HTTPClient(connectTimeout: .seconds(5), readTimeout: .seconds(10), userAgent: "ECVKit-Agent")
+    }
+
+    public func events() -> AsyncStream<AgentBotEvent> { broadcaster.subscribe() }
+    public var agentId: String? { state.value.agentId }
+    public var calls: [AgentCall] { Array(state.value.calls.values) }
+    public func call(rtcId: String) -> AgentCall? { state.value.calls[rtcId] }
+    public var lastState: AgentStateUpdate? { state.value.lastState }
+
+    // MARK: Connection
+
+    /// Logs in and opens the agent socket.
+    public func connect() async throws(AgentBotError) {
+        let url = ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentLogin)
+        let login: AgentLoginResponse
+        do {
+            let body = try ECVJSON.encode(AgentLoginRequest(name: configuration.name, secret: configuration.secret))
+            var request = HTTPRequest(method: "POST", url: url, body: body)
+            request.headers["Content-Type"] = "application/json"
+            let response = try await http.send(request)
+            guard response.isSuccess else {
+                let error = try? ECVJSON.decode(ServiceErrorResponse.self, from: response.data)
+                throw AgentBotError.login("HTTP \(response.status) \(error?.message ?? "")")
+            }
+            login = try ECVJSON.decode(AgentLoginResponse.self, from: response.data)
+        } catch let error as AgentBotError {
+            throw error
+        } catch {
+            throw .login("\(url): \(error)")
+        }
+        let socketURL = ECVAPI.webSocketBase(ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentSocket))
+            + "?\(ECVAPI.agentIdQueryName)=\(login.agentId)&\(ECVAPI.tokenQueryName)=\(login.token)"
+        let socket: WebSocketConnection
+        do { socket = try await WebSocketClient.connect(url: socketURL, connectTimeout: .seconds(5)) } catch {
+            throw .socket(error.description)
+        }
+        state.withLock { state in
+            state.agentId = login.agentId
+            state.token = login.token
+            state.socket = socket
+        }
+        let reader = Task { [weak self] in
+            for await event in socket.events {
+                guard let self else { return }
+                switch event {
+                case .text(let text): self.received(text)
+                case .closed(let code, let reason):
+                    self.socketClosed(code: code, reason: reason)
+                    return
+                case .binary, .error: continue
+                }
+            }
+        }
+        state.withLock { $0.reader = reader }
+    }
+
+    /// Becomes ready on `queues` (default: the configured ones), waiting for the service's ack.
+    public func ready(queues: [String]? = nil) async throws(AgentBotError) {
+        try await request(.ready(queues: queues ?? configuration.queues))
+    }
+
+    public func notReady() async throws(AgentBotError) { try await request(.notReady) }
+
+    /// Accepts an offered call; its media starts and a `callStarted` event follows.
+    @discardableResult
+    public func accept(_ offer: CallOffer) async throws(AgentBotError) -> AgentCall {
+        let call = AgentCall(offer: offer, bot: self)
+        state.withLock { $0.calls[offer.rtcId] = call }
+        do {
+            try await request(.accept(rtcId: offer.rtcId))
+        } catch {
+            _ = state.withLock { $0.calls.removeValue(forKey: offer.rtcId) }
+            throw error
+        }
+        broadcaster.yield(.callStarted(call))
+        if configuration.joinsRooms { Task { await call.start() } }
+        return call
+    }
+
+    public func reject(_ offer: CallOffer) async throws(AgentBotError) { try await request(.reject(rtcId: offer.rtcId)) }
+
+    /// Logs out: the service ends this bot's calls (`AGENT_LOST`) and forgets it.
+    public func logout() async {
+        let (token, socket, calls) = state.withLock { state in (state.token, state.socket, Array(state.calls.values)) }
+        for call in calls { await call.closeMedia(sendBye: true) }
+        if let token {
+            var request = HTTPRequest(method: "POST", url: ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentLogout))
+            request.headers["Authorization"] = "Bearer \(token)"
+            _ = try? await http.send(request)
+        }
+        try? socket?.close(code: 1000, reason: "logout")
+        state.withLock { $0.reader?.cancel() }
+        broadcaster.finish()
+    }
+
+    // MARK: Requests
+
+    func request(_ command: AgentCommand) async throws(AgentBotError) {
+        let outcome = OneShot<Void, AgentBotError>()
+        let (socket, id): (WebSocketConnection?, String) = state.withLock { state in
+            state.nextRequest += 1
+            let id = "r\(state.nextRequest)"
+            state.pending[id] = outcome
+            return (state.socket, id)
+        }
+        guard let socket else { throw .notConnected }
+        do {
+            try socket.send(text: ECVJSON.encodeString(AgentRequest(command, requestId: id)))
+        } catch {
+            _ = state.withLock { $0.pending.removeValue(forKey: id) }
+            throw .socket("cannot send \(command.kind.rawValue): \(error)")
+        }
+        let timer = MainLoop.shared.schedule(after: .seconds(10)) {
+            outcome.resolve(.failure(.timeout("the service's answer to \(command.kind.rawValue)")))
+        }
+        defer { timer.cancel() }
+        try await outcome.value()
+    }
+
+    // MARK: Socket events
+
+    private func received(_ text: String) {
+        guard let event = try? ECVJSON.decode(AgentEvent.self, from: text) else {
+            broadcaster.yield(.error("undecodable agent event: \(text.prefix(200))"))
+            return
+        }
+        switch event {
+        case .agentState(let update):
+            state.withLock { $0.lastState = update }
+            broadcaster.yield(.state(update))
+        case .offer(let offer):
+            broadcaster.yield(.offered(offer))
+            if configuration.autoAccept {
+                Task {
+                    if configuration.acceptPolicy(offer) { _ = try? await accept(offer) } else { try? await reject(offer) }
+                }
+            }
+        case .offerWithdrawn(let rtcId, let reason):
+            broadcaster.yield(.offerWithdrawn(rtcId: rtcId, reason: reason.rawValue))
+        case .callConnected:
+            break // the accept's ack already started the call's media
+        case .callEnded(let rtcId, let reason):
+            if let call = state.withLock({ $0.calls.removeValue(forKey: rtcId) }) { call.serviceEnded(reason: reason.rawValue) }
+            broadcaster.yield(.callEnded(rtcId: rtcId, reason: reason.rawValue))
+        case .transferPending(let rtcId, let target):
+            call(rtcId: rtcId)?.emit(.transferPending(target: target.description))
+        case .transferCancelled(let rtcId, let reason):
+            call(rtcId: rtcId)?.emit(.transferCancelled(reason: reason.rawValue))
+        case .transferCompleted(let rtcId, let newRtcId):
+            if let call = state.withLock({ $0.calls.removeValue(forKey: rtcId) }) {
+                call.emit(.transferCompleted(newRtcId: newRtcId))
+                call.serviceEnded(reason: "TRANSFERRED")
+            }
+        case .ack(let requestId):
+            state.withLock { $0.pending.removeValue(forKey: requestId) }?.resolve(.success(()))
+        case .error(let requestId, let code, let message):
+            if let requestId, let pending = state.withLock({ $0.pending.removeValue(forKey: requestId) }) {
+                pending.resolve(.failure(.rejected(code: code.rawValue, message: message)))
+            } else {
+                broadcaster.yield(.error("\(code.rawValue): \(message)"))
+            }
+        }
+    }
+
+    private func socketClosed(code: UInt16, reason: String) {
+        let (pending, calls) = state.withLock { state in
+            defer { state.pending = [:]; state.calls = [:]; state.socket = nil }
+            return (Array(state.pending.values), Array(state.calls.values))
+        }
+        for outcome in pending { outcome.resolve(.failure(.socket("closed (\(code) \(reason))"))) }
+        for call in calls { call.serviceEnded(reason: "AGENT_LOST") }
+        broadcaster.yield(.disconnected(code: code, reason: reason))
+        broadcaster.finish()
+    }
+
+    func forget(_ call: AgentCall) {
+        state.withLock { state in
+            if state.calls[call.rtcId] === call { state.calls.removeValue(forKey: call.rtcId) }
+        }
+    }
+}
+
+extension TransferTarget {
+    public var description: String {
+        switch self {
+        case .queue(let name): "queue \(name)"
+        case .agent(let id): "agent \(id)"
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import ECV
+import ECVProtocol
+import MediaPipeline
+import WebRTC
+
+/// How a headless agent bot connects and what it sends and does with a caller's media.
+public struct AgentBotConfiguration: Sendable {
+    /// The service's base URL (REST and agent socket).
+    public var serviceUrl: String
+    /// The AppRTC room server and collider; default `serviceUrl`.
+    public var webrtcUrl: String
+    public var signalingUrl: String?
+    public var name: String
+    public var secret: String?
+    /// The queues `ready()` works when given none.
+    public var queues: [String]
+    /// Accept offers by themselves (a policy decides which); false: the app calls `accept`/`reject`.
+    public var autoAccept: Bool
+    public var acceptPolicy: @Sendable (CallOffer) -> Bool
+    /// What the agent sends (codec, size, bitrate…) and the text channel it uses.
+    public var parameters: ConnectParameters
+    public var video: VideoInputs
+    public var audio: AudioSourceSpec
+    /// What happens to the caller's video and audio: decode to a renderer (default), keep encoded
+    /// for a recorder only (`.passthrough`), or discard.
+    public var receiveVideo: ReceiveSinkSpec
+    public var receiveAudio: ReceiveSinkSpec
+    /// ICE servers used besides the join answer's.
+    public var iceServers: [WebRTC.ICEServer]
+    /// How long a flash request waits for the caller's answer before it counts as refused.
+    public var flashReplyTimeout: Duration
+    /// False: accepted calls never join their room (an agent whose media never comes, for tests
+    /// of the caller's connection timeout).
+    public var joinsRooms: Bool
+
+    public init(serviceUrl: String, name: String = "Agent Bot", secret: String? = nil, queues: [String] = [],
+                webrtcUrl: String? = nil, signalingUrl: String? = nil, autoAccept: Bool = true,
+                acceptPolicy: @escaping @Sendable (CallOffer) -> Bool = { _ in true },
+                parameters: ConnectParameters = ConnectParameters(videoWidth: 640, videoHeight: 480),
+                video: VideoInputs = .single(.testPattern(pattern: "ball")), audio: AudioSourceSpec = .testTone(frequency: 660),
+                receiveVideo: ReceiveSinkSpec = .renderer(name: "caller_video"), receiveAudio: ReceiveSinkSpec = .discard,
+                iceServers: [WebRTC.ICEServer] = [], flashReplyTimeout: Duration = .seconds(30), joinsRooms: Bool = true) {
+        self.joinsRooms = joinsRooms
+        self.serviceUrl = serviceUrl
+        self.webrtcUrl = webrtcUrl ?? serviceUrl
+        self.signalingUrl = signalingUrl
+        self.name = name
+        self.secret = secret
+        self.queues = queues
+        self.autoAccept = autoAccept
+        self.acceptPolicy = acceptPolicy
+        self.parameters = parameters
+        self.video = video
+        self.audio = audio
+        self.receiveVideo = receiveVideo
+        self.receiveAudio = receiveAudio
+        self.iceServers = iceServers
+        self.flashReplyTimeout = flashReplyTimeout
+    }
+}
+
+/// Why a bot operation failed.
+public enum AgentBotError: Error, Sendable, CustomStringConvertible {
+    case login(String)
+    case socket(String)
+    case rejected(code: String, message: String)
+    case notConnected
+    case noSuchCall(String)
+    case media(String)
+    case timeout(String)
+
+    public var description: String {
+        switch self {
+        case .login(let reason): "agent login failed: \(reason)"
+        case .socket(let reason): "agent socket: \(reason)"
+        case .rejected(let code, let message): "the service refused: \(code) \(message)"
+        case .notConnected: "the bot is not connected; call connect() first"
+        case .noSuchCall(let rtcId): "no call \(rtcId) on this bot"
+        case .media(let reason): "media: \(reason)"
+        case .timeout(let what): "timed out waiting for \(what)"
+        }
+    }
+}

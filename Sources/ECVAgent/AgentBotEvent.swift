@@ -1,0 +1,33 @@
+import ECVProtocol
+
+/// What happens to a bot, in order.
+public enum AgentBotEvent: Sendable {
+    case state(AgentStateUpdate)
+    case offered(CallOffer)
+    case offerWithdrawn(rtcId: String, reason: String)
+    /// A call was accepted and its media is being set up.
+    case callStarted(AgentCall)
+    case callEnded(rtcId: String, reason: String)
+    case error(String)
+    /// The agent socket closed: the service has logged the bot out.
+    case disconnected(code: UInt16, reason: String)
+}
+
+/// What happens in one call, from the agent's side.
+public enum AgentCallEvent: Sendable, Equatable {
+    case joinedRoom(initiator: Bool)
+    case connected
+    case disconnected
+    case remoteStream(kind: String, codec: String)
+    case textChannelOpen
+    /// The caller muted or unmuted (`STATUS|…`).
+    case callerStatus(media: String, muted: Bool)
+    /// The caller's answer to a flash request.
+    case flashReply(turningOn: Bool, approval: String)
+    /// Any other text from the caller.
+    case text(String)
+    case transferPending(target: String)
+    case transferCancelled(reason: String)
+    case transferCompleted(newRtcId: String)
+    case ended(reason: String)
+}

@@ -1,0 +1,139 @@
+import ECV
+import ECVAgent
+import ECVProtocol
+import ECVService
+import Foundation
+import GStreamer
+import Testing
+
+enum TestRuntime {
+    static let ready: Void = {
+        LeakTracer.enableBeforeInitialization()
+        try! GStreamerRuntime.ensureInitialized()
+        Logger.setLevel(logLevel: .warn)
+    }()
+}
+
+/// A reference service on loopback plus an SDK pointed at it, torn down by `close()`.
+struct Backend {
+    let service: ReferenceService
+    let url: String
+
+    static func start(version: BackendVersion = .v1_75, configure: (inout ReferenceServiceConfiguration) -> Void = { _ in })
+        async throws -> Backend {
+        _ = TestRuntime.ready
+        var configuration = ReferenceServiceConfiguration(backendVersion: version)
+        configuration.queues = ["default", "Billing", "TechSupport"]
+        configuration.acd.queueEntryDelay = 0
+        // Loopback calls connect on host candidates; the entry only satisfies the SDK's rule.
+        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        configure(&configuration)
+        let service = try ReferenceService(configuration: configuration)
+        let url = try await service.start(host: "127.0.0.1", port: 0)
+        var text = url.absoluteString
+        if text.hasSuffix("/") { text.removeLast() }
+        return Backend(service: service, url: text)
+    }
+
+    func sdk(useQueueSocket: Bool = true, useQueueInfo: Bool = false, delay: Int = 200,
+             configure: (inout ECVSdkConfiguration) -> Void = { _ in }) -> ECVSdk {
+        var configuration = ECVSdkConfiguration(name: "test", serviceUrl: url, useQueueSocket: useQueueSocket,
+                                                waitForRoomIntervalDelay: delay, useQueueInfo: useQueueInfo,
+                                                queueInfoIntervalDelay: delay)
+        configure(&configuration)
+        return ECVSdk(config: configuration)
+    }
+
+    /// A connected, ready agent bot.
+    func agent(name: String = "Alice", queues: [String] = ["default"],
+               configure: (inout AgentBotConfiguration) -> Void = { _ in }) async throws -> AgentBot {
+        var configuration = AgentBotConfiguration(serviceUrl: url, name: name, queues: queues,
+                                                  parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
+        configure(&configuration)
+        let bot = AgentBot(configuration: configuration)
+        try await bot.connect()
+        try await bot.ready()
+        return bot
+    }
+
+    func close() async { await service.stop() }
+}
+
+/// Every event of every call of an SDK, in delivery order.
+final class EventLog: Sendable {
+    private let entries = Locked<[(rtcId: String, event: VideoCallEvent, last: VideoCallEvent)]>([])
+
+    init(_ sdk: ECVSdk) {
+        sdk.modules.onCallEvent.append { [entries] call, event, last in
+            entries.withLock { $0.append((call.rtcId, event, last)) }
+        }
+    }
+
+    func events(_ rtcId: String? = nil) -> [VideoCallEvent] {
+        entries.value.filter { rtcId == nil || $0.rtcId == rtcId }.map(\.event)
+    }
+    func types(_ rtcId: String? = nil) -> [VideoCallEventType] { events(rtcId).map(\.type) }
+    func first(_ type: VideoCallEventType, _ rtcId: String? = nil) -> VideoCallEvent? { events(rtcId).first { $0.type == type } }
+    func count(_ type: VideoCallEventType, _ rtcId: String? = nil) -> Int { events(rtcId).filter { $0.type == type }.count }
+    var pairs: [(VideoCallEvent, VideoCallEvent)] { entries.value.map { ($0.event, $0.last) } }
+
+    /// Waits until an event of `type` was delivered (for `rtcId`, when given).
+    func wait(for type: VideoCallEventType, _ rtcId: String? = nil, timeout: Duration = .seconds(15)) async throws -> VideoCallEvent {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let event = first(type, rtcId) { return event }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw TestFailure("no \(type) within \(timeout); saw \(types(rtcId).map(\.rawValue))")
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Holds true for `types` appearing in `sequence` in this order (other events may come between).
+func isOrderedSubsequence(_ types: [VideoCallEventType], of sequence: [VideoCallEventType]) -> Bool {
+    var remaining = types[...]
+    for type in sequence where type == remaining.first { remaining = remaining.dropFirst() }
+    return remaining.isEmpty
+}
+
+/// A renderer that counts frames and keeps the last one.
+final class CountingRenderer: VideoRenderer {
+    private let state = Locked<(count: Int, last: VideoFrame?, size: (Int, Int)?)>((0, nil, nil))
+    var count: Int { state.value.count }
+    var last: VideoFrame? { state.value.last }
+    var size: (Int, Int)? { state.value.size }
+    func setSize(width: Int, height: Int) { state.withLock { $0.size = (width, height) } }
+    func renderFrame(_ frame: VideoFrame?) { state.withLock { $0.count += 1; $0.last = frame } }
+}
+
+func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw TestFailure("not true within \(timeout): \(what)")
+}
+
+/// Dials a call on `sdk` and connects its media once an agent picks up.
+func placeCall(_ sdk: ECVSdk, log: EventLog, parameters: DialCallParameters = DialCallParameters(callerName: "Jane"),
+               connect: ConnectParameters = ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true),
+               renderer: CountingRenderer? = nil) async throws -> VideoCall {
+    let call = try #require(await sdk.createVideoCall())
+    await call.start(dialCallParameters: parameters)
+    _ = try await log.wait(for: .AgentConnected, call.rtcId)
+    let connection = try #require(call.connect(parameters: connect))
+    connection.remoteVideoRenderer = renderer
+    await connection.startRoom()
+    return call
+}
+
+func processThreadCount() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
+    return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
+}
