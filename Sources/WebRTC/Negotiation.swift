@@ -1,4 +1,5 @@
 import GStreamer
+import MediaPipeline
 
 /// Per-session negotiation bookkeeping.
 struct NegotiationState {
@@ -10,6 +11,8 @@ struct NegotiationState {
     /// Remote candidates that arrived before the remote description; applied right after it.
     var queuedCandidates: [(mlineIndex: Int, candidate: String)] = []
     var localMids: [Int: String] = [:]
+    /// SSRC → kind announced in both descriptions (stats need it before any pad has caps).
+    var sdpKinds: [UInt: MediaKind] = [:]
     var remoteICEUfrag: String?
     var localOfferSessionID: String?
 }
@@ -34,16 +37,21 @@ extension PeerConnection {
         negotiation.inProgress = true
         emit(.stateChanged(peerState == .new ? .connecting : peerState))
         do throws(GStreamerError) {
-            let offer = try await session.webrtc.createOffer()
+            // webrtcbin 1.22 can still leave out a stream whose caps it has not taken yet; an offer
+            // missing one of our kinds is dropped and made again a moment later.
+            var offer = try await session.webrtc.createOffer()
+            for _ in 0..<40 where !SDPInspection.includes(kinds: session.sentKinds, offer.sdp) {
+                try? await Task.sleep(for: .milliseconds(50))
+                offer = try await session.webrtc.createOffer()
+            }
             guard session === self.session else { return }
             guard offer.sdp.contains("\nm=") else {
-                // webrtcbin 1.22 can answer an early negotiation-needed before the sink pads have
-                // caps; it signals again once they do, so wait for that.
                 negotiation.inProgress = false
                 return
             }
             try await session.webrtc.setLocalDescription(offer)
             negotiation.localMids = SDPInspection.mids(offer.sdp)
+            negotiation.sdpKinds.merge(SDPInspection.ssrcKinds(offer.sdp)) { _, new in new }
             negotiation.localOfferSessionID = SDPInspection.sessionID(offer.sdp)
             send(.offer(sdp: offer.sdp))
             emit(.sentOffer(offer.sdp))
@@ -94,6 +102,7 @@ extension PeerConnection {
             let answer = try await session.webrtc.createAnswer()
             try await session.webrtc.setLocalDescription(answer)
             negotiation.localMids = SDPInspection.mids(answer.sdp)
+            negotiation.sdpKinds.merge(SDPInspection.ssrcKinds(answer.sdp)) { _, new in new }
             send(.answer(sdp: answer.sdp))
             emit(.sentAnswer(answer.sdp))
             if let problem = SDPInspection.rejectedMedia(offer: sdp, answer: answer.sdp) { emit(.error(problem)) }
@@ -123,6 +132,7 @@ extension PeerConnection {
 
     private func noteRemoteDescription(_ sdp: String) {
         negotiation.remoteDescriptionSet = true
+        negotiation.sdpKinds.merge(SDPInspection.ssrcKinds(sdp)) { _, new in new }
         negotiation.remoteICEUfrag = SDPInspection.iceUfrag(sdp)
         let queued = negotiation.queuedCandidates
         negotiation.queuedCandidates = []
@@ -158,6 +168,27 @@ enum SDPInspection {
             if line.hasPrefix("a=mid:"), index >= 0 { result[index] = String(line.dropFirst(6)) }
         }
         return result
+    }
+
+    /// SSRC → media kind from the `a=ssrc` lines of each audio/video section.
+    static func ssrcKinds(_ sdp: String) -> [UInt: MediaKind] {
+        var kinds: [UInt: MediaKind] = [:]
+        var current: MediaKind?
+        for line in sdp.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") {
+                current = MediaKind(rawValue: String(line.dropFirst(2).prefix { $0 != " " }))
+            } else if line.hasPrefix("a=ssrc:"), let current,
+                      let ssrc = UInt(line.dropFirst(7).prefix { $0.isNumber }) {
+                kinds[ssrc] = current
+            }
+        }
+        return kinds
+    }
+
+    /// True when the SDP has an m-line for each of `kinds` ("audio", "video").
+    static func includes(kinds: Set<String>, _ sdp: String) -> Bool {
+        let media = Set(mediaLines(sdp).compactMap { $0.dropFirst(2).split(separator: " ").first.map(String.init) })
+        return kinds.isSubset(of: media)
     }
 
     static func iceUfrag(_ sdp: String) -> String? {

@@ -237,7 +237,8 @@ public actor PeerConnection {
         guard let session else { throw .closed }
         do throws(GStreamerError) {
             let raw = try await session.webrtc.stats()
-            return PeerStats(raw: raw, kinds: session.ssrcKinds, timestamp: ProcessInfo.processInfo.systemUptime)
+            let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
+            return PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
         } catch {
             throw .setup("stats: \(error)")
         }

@@ -26,6 +26,8 @@ final class PeerSession: Sendable {
     private let receivers = Locked<[ReceiveMedia]>([])
     /// The RTP tees in front of each incoming branch, where recorders tap incoming streams.
     private let incomingTees = Locked<[Element]>([])
+    /// SSRC → kind of incoming streams, from webrtcbin's src pad caps when each pad appeared.
+    private let incomingKinds = Locked<[UInt: MediaKind]>([:])
     private let connections: Mutex<[SignalConnection]>
 
     /// Creates the webrtcbin, wires its signals to `deliver`, links the send outputs and adds it to
@@ -70,7 +72,7 @@ final class PeerSession: Sendable {
                     deliver(number, .failure("cannot attach remote data channel '\(channel.label)': \(error)"))
                 }
             })
-            let receivers = self.receivers, incomingTees = self.incomingTees
+            let receivers = self.receivers, incomingTees = self.incomingTees, incomingKinds = self.incomingKinds
             handlers.append(try webrtc.connect("pad-added") { arguments in
                 guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
                 do throws(PeerError) {
@@ -78,6 +80,7 @@ final class PeerSession: Sendable {
                                                                           pipeline: pipeline, send: send)
                     receivers.withLock { $0.append(receiver) }
                     incomingTees.withLock { $0.append(tee) }
+                    if let ssrc = stream.ssrc { incomingKinds.withLock { $0[ssrc] = stream.kind } }
                     deliver(number, .remoteStream(stream))
                 } catch {
                     deliver(number, .failure(error.description))
@@ -181,20 +184,18 @@ final class PeerSession: Sendable {
                 kinds[ssrc] = kind
             }
         }
-        let incoming: [ReceiveMedia] = receivers.withLock { $0 }
-        for receiver in incoming {
-            let entry = receiver.elements.elements[receiver.fragment.entry.node]
-            if let structure = entry?.staticPad(receiver.fragment.entry.pad ?? "sink")?.currentCaps?.structures.first,
-               let ssrc = structure.uint("ssrc") {
-                kinds[ssrc] = receiver.fragment.kind
-            }
-        }
-        return kinds
+        return kinds.merging(incomingKinds.value) { local, _ in local }
     }
 
-    /// True once every send pad carries caps (an offer made before would leave media out).
+    /// True once every webrtcbin sink pad we feed carries caps (an offer made before would leave
+    /// that media out).
     var sendPadsHaveCaps: Bool {
-        teePads.withLock { links in links.allSatisfy { $0.pad.currentCaps != nil } }
+        teePads.withLock { links in links.allSatisfy { $0.pad.peer?.currentCaps != nil } }
+    }
+
+    /// The media kinds this session sends, for checking that an offer includes them all.
+    var sentKinds: Set<String> {
+        teePads.withLock { links in Set(links.compactMap { $0.pad.currentCaps?.structures.first?.string("media") }) }
     }
 
     /// What this side sends, for deciding whether a repeated negotiation request changed anything.

@@ -14,7 +14,7 @@ import MediaPipeline
         let stats = try await pair.offerer.stats()
         for kind in MediaKind.allCases {
             #expect((stats.outbound(kind)?.bytesSent ?? 0) > 0, "\(kind) sent")
-            #expect((stats.inbound(kind)?.bytesReceived ?? 0) > 0, "\(kind) received")
+            #expect((stats.inbound(kind)?.bytesReceived ?? 0) > 0, "\(kind) received; inbound: \(stats.inbound.map { ($0.kind as Any, $0.ssrc, $0.bytesReceived, $0.packetsReceived) })")
         }
         // GStreamer 1.22 labels the audio streams "video"; our SSRC map must not.
         #expect(Set(stats.outbound.compactMap(\.kind)) == [.audio, .video])
