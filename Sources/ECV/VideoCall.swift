@@ -29,6 +29,7 @@ public final class VideoCall: Sendable {
         var useQueueSocketOverride: Bool?
         var useQueueInfoOverride: Bool?
         var waiter: (any QueueWaiter)?
+        var waitMode: QueueWaitMode?
         var connection: WebRtcConnection?
     }
     let state: Mutex<State>
@@ -41,7 +42,10 @@ public final class VideoCall: Sendable {
         state = Mutex(State(rtcId: rtcId))
         let outcome = agentOutcome
         agentConnected = Task { await outcome.value() }
+        InstanceCounter.increment("VideoCall")
     }
+
+    deinit { InstanceCounter.decrement("VideoCall") }
 
     // MARK: Properties
 
@@ -53,6 +57,8 @@ public final class VideoCall: Sendable {
     public var isAgentConnected: Bool { state.withLock { $0.isAgentConnected } }
     public var webRtcConnection: WebRtcConnection? { state.withLock { $0.connection } }
     public var isEnded: Bool { state.withLock { $0.ended } }
+    /// How this call waits for its agent, once the wait began (configuration and overrides decide).
+    public var queueWaitMode: QueueWaitMode? { state.withLock { $0.waitMode } }
 
     /// Set it to true for a transferred leg, which must never be dialed again, then call
     /// `createQueueSocket()`.
@@ -167,6 +173,7 @@ public final class VideoCall: Sendable {
             await openQueueSocket()
             return
         }
+        state.withLock { $0.waitMode = info ? .queueInfoPolling : .legacyPolling }
         let config = sdk.config
         let waiter = PollingWaiter(
             service: sdk.service, prefix: info ? config.queueInfoPollingPrefix : config.legacyPollingPrefix, rtcId: rtcId,
@@ -182,6 +189,7 @@ public final class VideoCall: Sendable {
             + ECVAPI.rtcIdQueryName + "=" + (rtcId.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? rtcId)
         let waiter = QueueSocketWaiter()
         install(waiter)
+        state.withLock { $0.waitMode = .queueSocket }
         return await waiter.start(url: url, pins: config.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) },
                                   connectTimeout: .milliseconds(max(1, config.httpTimeoutMs))) { [weak self] update in
             self?.handle(update, queueInfoMode: false)
@@ -326,24 +334,35 @@ public final class VideoCall: Sendable {
         }
     }
 
-    /// Ends the call once: stops the queue wait, closes media and signaling, then `CallEnded`.
-    func end(_ detail: String) {
-        let taken = state.withLock { state -> (waiter: (any QueueWaiter)?, connection: WebRtcConnection?)? in
+    /// Ends the call once: stops the queue wait, closes media and signaling, tells the service
+    /// when the end is ours (an error, a timeout, a lost peer) and the call was dialed, then
+    /// `CallEnded`. Ends the service reported (or a hangup already sent) are not echoed back.
+    func end(_ detail: String, notifyService: Bool? = nil) {
+        let serviceKnows = [CallEndReason.remoteHangup, CallEndReason.transferred, CallEndReason.localHangup].contains(detail)
+            || detail == "QUEUE_TIMEOUT" || detail == "SERVICE_SHUTDOWN"
+        let notify = notifyService ?? !serviceKnows
+        let taken = state.withLock { state -> (waiter: (any QueueWaiter)?, connection: WebRtcConnection?, dialed: Bool)? in
             guard !state.ended else { return nil }
             state.ended = true
             defer { state.waiter = nil }
-            return (state.waiter, state.connection)
+            return (state.waiter, state.connection, state.isDialed)
         }
         guard let taken else { return }
         agentOutcome.resolve(.success(false))
         Task {
             taken.waiter?.stop()
             await taken.connection?.close(sendBye: detail != CallEndReason.remoteHangup)
+            if notify && taken.dialed { try? await sdk.service.hangup(rtcId: rtcId, reason: detail) }
             state.withLock { $0.connection = nil }
             emit(.CallEnded, detail: detail)
             sdk.forget(self)
         }
     }
+}
+
+/// The three ways of waiting, by precedence: queue socket > queue-info polling > legacy polling.
+public enum QueueWaitMode: String, Sendable {
+    case queueSocket, queueInfoPolling, legacyPolling
 }
 
 extension QueueInfo {

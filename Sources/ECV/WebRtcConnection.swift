@@ -47,7 +47,10 @@ public final class WebRtcConnection: Sendable {
     init(call: VideoCall, parameters: ConnectParameters) {
         self.call = call
         self.parameters = parameters
+        InstanceCounter.increment("WebRtcConnection")
     }
+
+    deinit { InstanceCounter.decrement("WebRtcConnection") }
 
     // MARK: Configuration (before startRoom)
 

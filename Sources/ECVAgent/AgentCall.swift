@@ -29,7 +29,10 @@ public final class AgentCall: Sendable {
     init(offer: CallOffer, bot: AgentBot) {
         self.offer = offer
         self.bot = bot
+        InstanceCounter.increment("AgentCall")
     }
+
+    deinit { InstanceCounter.decrement("AgentCall") }
 
     /// Every event from now on.
     public func events() -> AsyncStream<AgentCallEvent> { broadcaster.subscribe() }

@@ -27,7 +27,13 @@ final class BusDispatcher: Sendable {
         let context = Unmanaged.passRetained(WatchContext(dispatcher: self, pipeline: pipeline)).toOpaque()
         let id = gst_bus_add_watch_full(bus, G_PRIORITY_DEFAULT, { _, message, data in
             let context = Unmanaged<WatchContext>.fromOpaque(data!).takeUnretainedValue()
-            if let message { context.dispatcher.dispatch(BusMessage(message, pipeline: context.pipeline)) }
+            guard let message else { return 1 }
+            // A live pipeline's latency changes as elements learn theirs (jitter buffers,
+            // encoders); GStreamer asks the application to redistribute it.
+            if message.pointee.type == GST_MESSAGE_LATENCY {
+                gst_bin_recalculate_latency(context.pipeline.assumingMemoryBound(to: GstBin.self))
+            }
+            context.dispatcher.dispatch(BusMessage(message, pipeline: context.pipeline))
             return 1 // G_SOURCE_CONTINUE
         }, context, { data in
             Unmanaged<WatchContext>.fromOpaque(data!).release()

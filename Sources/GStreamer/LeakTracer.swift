@@ -26,6 +26,21 @@ public enum LeakTracer {
     /// True when the leaks tracer is running in this process.
     public static var isActive: Bool { withTracer { _ in true } ?? false }
 
+    /// Writes every live tracked object, with its creation stack trace when the tracer was
+    /// configured with `stack-traces-flags=full`, to GStreamer's debug log (category GST_TRACER).
+    /// Non-destructive, unlike `get-live-objects`.
+    public static func logLiveObjects() {
+        _ = withTracer { tracer in try? tracer.emit("log-live-objects", arguments: []) }
+    }
+
+    /// True when the registered type `typeName` is `ancestor` or derives from it (e.g. whether a
+    /// surviving type is an element). Unknown names are false.
+    public static func type(_ typeName: String, isA ancestor: String) -> Bool {
+        GStreamerRuntime.require()
+        let type = g_type_from_name(typeName), base = g_type_from_name(ancestor)
+        return type != 0 && base != 0 && g_type_is_a(type, base) != 0
+    }
+
     /// Starts recording which GstObjects and GstMiniObjects are created from now on.
     /// Only one tracking may run at a time (the tracer's checkpoints are process-wide);
     /// returns nil when the tracer is not active.
@@ -43,8 +58,9 @@ public enum LeakTracer {
         private let alive = Mutex<[String: (type: String, count: Int)]>([:])
 
         /// The objects created since `startTracking()` that are still alive, counted by type.
-        /// It can miss a leak when a destroyed pre-existing object's address is reused, never
-        /// report a live object that was freed.
+        /// The total is exact; a type can be mislabelled when one checkpoint saw an address freed
+        /// and reused by another type (the tracer's lists are unordered). It can miss a leak when a
+        /// destroyed pre-existing object's address is reused.
         public func survivors() -> [String: Int] {
             let events = withTracer { checkpoint($0) } ?? (created: [], removed: [])
             return alive.withLock { alive in

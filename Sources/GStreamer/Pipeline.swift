@@ -48,12 +48,21 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     deinit {
         // NULL is always a synchronous transition; it stops every streaming thread before the
-        // elements are released.
+        // elements are released. Messages still queued would keep their sources alive.
         gst_element_set_state(element, GST_STATE_NULL)
         if let bus = gst_element_get_bus(element) {
             dispatcher.stop(bus: bus)
+            gst_bus_set_flushing(bus, 1)
             gst_object_unref(bus)
         }
+    }
+
+    /// While flushing, the bus drops every message posted to it (and those queued). Used around
+    /// removing a bin whose teardown messages would otherwise keep its internals alive.
+    public func setBusFlushing(_ flushing: Bool) {
+        guard let bus = gst_element_get_bus(element) else { return }
+        gst_bus_set_flushing(bus, flushing ? 1 : 0)
+        gst_object_unref(bus)
     }
 
     // MARK: Messages

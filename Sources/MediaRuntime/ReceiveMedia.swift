@@ -14,6 +14,7 @@ public final class ReceiveMedia: Sendable {
         let fragment = fragment.adaptedToAudioOutput()
         self.fragment = fragment
         elements = try MaterializedGraph(nodes: fragment.nodes, links: fragment.links, into: pipeline)
+        InstanceCounter.increment("ReceiveMedia")
         do {
             try Self.connect(fragment: fragment, elements: elements, from: sourcePad, send: send)
         } catch {
@@ -43,6 +44,8 @@ public final class ReceiveMedia: Sendable {
             throw .gstreamer(error)
         }
     }
+
+    deinit { InstanceCounter.decrement("ReceiveMedia") }
 
     /// The appsink of a `.renderer` or `.audioSamples` fragment.
     public var appSink: AppSink? {

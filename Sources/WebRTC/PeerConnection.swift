@@ -43,7 +43,10 @@ public actor PeerConnection {
         let media = configuration.media
         compiler = PipelineCompiler(catalog: media.catalog ?? LiveCatalog.shared, presets: media.presets)
         (inboxStream, inbox) = AsyncStream.makeStream(of: (Int, PeerSession.Input).self)
+        InstanceCounter.increment("PeerConnection")
     }
+
+    deinit { InstanceCounter.decrement("PeerConnection") }
 
     /// Every event from now on (each call is an independent subscriber).
     public nonisolated func events() -> AsyncStream<PeerEvent> { broadcaster.subscribe() }

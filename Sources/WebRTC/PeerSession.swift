@@ -103,7 +103,10 @@ final class PeerSession: Sendable {
             throw .setup(error.description)
         }
         connections.withLock { $0 = handlers }
+        InstanceCounter.increment("PeerSession")
     }
+
+    deinit { InstanceCounter.decrement("PeerSession") }
 
     private static func configureICE(_ webrtc: WebRTCBin, servers: [ICEServer]) throws(GStreamerError) {
         var stunSet = false
@@ -221,8 +224,12 @@ final class PeerSession: Sendable {
         }
         let incoming: [ReceiveMedia] = receivers.withLock { state in defer { state = [] }; return state }
         for receiver in incoming { receiver.elements.remove(from: pipeline) }
-        webrtc.requestState(.null)
+        // GStreamer 1.22: messages webrtcbin's internals post while it is removed and stopped
+        // stay queued on the pipeline bus and keep transports alive, so drop them.
+        pipeline.setBusFlushing(true)
         pipeline.remove(webrtc)
+        webrtc.requestState(.null)
+        pipeline.setBusFlushing(false)
     }
 }
 

@@ -65,8 +65,16 @@ final class EventLog: Sendable {
 
     init(_ sdk: ECVSdk) {
         sdk.modules.onCallEvent.append { [entries] call, event, last in
-            entries.withLock { $0.append((call.rtcId, event, last)) }
+            // Keep value-like payloads only: holding a remote stream or channel would keep GStreamer
+            // objects alive for the whole test and hide real leaks behind the log's own.
+            entries.withLock { $0.append((call.rtcId, EventLog.valueOnly(event), EventLog.valueOnly(last))) }
         }
+    }
+
+    static func valueOnly(_ event: VideoCallEvent) -> VideoCallEvent {
+        let kept = event.objData is QueueInfo || event.objData is ErrorObject || event.objData is [String: any Sendable]
+        return VideoCallEvent(type: event.type, detail: event.detail, objData: kept ? event.objData : nil,
+                              data: event.data, createdAt: event.createdAt)
     }
 
     func events(_ rtcId: String? = nil) -> [VideoCallEvent] {

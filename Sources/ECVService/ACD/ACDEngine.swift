@@ -23,8 +23,15 @@ public final class ACDEngine: Sendable {
     private let onEvent: @Sendable (ACDEvent) -> Void
 
     private struct Delivery {
-        var pending: [ACDEvent] = []
+        var pending: [Delivered] = []
         var draining = false
+    }
+
+    /// What waits in the delivery queue: an event for `onEvent`, or a caller's continuation that
+    /// must run exactly between the events emitted before and after it (socket greetings, acks).
+    private enum Delivered: Sendable {
+        case event(ACDEvent)
+        case action(@Sendable () -> Void)
     }
 
     public init(configuration: ACDConfiguration = ACDConfiguration(), clock: any ACDClock = SystemACDClock(),
@@ -99,6 +106,60 @@ public final class ACDEngine: Sendable {
         try mutateThrowing { state throws(ACDError) in try state.agentGreeting(agentId: agentId) }
     }
 
+    // MARK: In event order (for servers)
+
+    // A greeting read with `queueSocketGreeting` may already include a transition whose event
+    // another thread is still about to deliver, so a socket registered after reading it could see
+    // that transition twice (or, registered before, miss it). These variants hand their result
+    // to a closure that runs in the event stream itself: after every event emitted before the
+    // state was read, before every event emitted after it. Registering the socket inside that
+    // closure gives it each transition exactly once, as part of the greeting or as a push.
+
+    /// Calls `action` in event order: after every event emitted so far has been delivered.
+    public func afterPendingEvents(_ action: @escaping @Sendable () -> Void) {
+        let always: (Bool) -> (@Sendable () -> Void)? = { _ in action }
+        mutate(then: always) { _ in true }
+    }
+
+    /// Reads the queue-socket greeting of `rtcId` and calls `attach` with it in event order.
+    public func attachQueueSocket(rtcId: String, _ attach: @escaping @Sendable ([QueueSocketMessage]) -> Void) {
+        let attachAfter: ([QueueSocketMessage]) -> (@Sendable () -> Void)? = { greeting in { attach(greeting) } }
+        mutate(then: attachAfter) { state in state.queueSocketGreeting(rtcId: rtcId) }
+    }
+
+    /// Reads the agent's `agent_state` greeting (or why there is none) and calls `attach` with it
+    /// in event order.
+    public func attachAgentSocket(agentId: String,
+                                  _ attach: @escaping @Sendable (Result<AgentEvent, ACDError>) -> Void) {
+        let attachAfter: (Result<AgentEvent, ACDError>) -> (@Sendable () -> Void)? = { greeting in { attach(greeting) } }
+        mutate(then: attachAfter) { state -> Result<AgentEvent, ACDError> in
+            do throws(ACDError) {
+                return .success(try state.agentGreeting(agentId: agentId))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// Runs an agent-socket request and calls `reply` in event order, just before the events the
+    /// request caused: with `ack` when it succeeded and had a `requestId`, with `error` when it
+    /// failed; not at all for a silent success.
+    public func handle(_ request: AgentRequest, from agentId: String,
+                       replyInOrder reply: @escaping @Sendable (AgentEvent) -> Void) {
+        let answerFirst: (AgentEvent?) -> (@Sendable () -> Void)? = { answer in
+            guard let answer else { return nil }
+            return { reply(answer) }
+        }
+        mutate(first: answerFirst) { state -> AgentEvent? in
+            do throws(ACDError) {
+                try state.perform(request.command, agentId: agentId)
+                return request.requestId.map { AgentEvent.ack(requestId: $0) }
+            } catch {
+                return AgentEvent.error(requestId: request.requestId, code: error.code, message: error.description)
+            }
+        }
+    }
+
     // MARK: Time, introspection, control
 
     /// Fires everything that fell due.
@@ -151,11 +212,22 @@ public final class ACDEngine: Sendable {
     // MARK: Plumbing
 
     private func mutate<T: Sendable>(_ body: (inout ACDState) -> T) -> T {
+        mutate(first: { _ in nil }, then: { _ in nil }, body)
+    }
+
+    /// `mutate`, also queueing an action derived from the result in the delivery queue: `first`
+    /// goes before the operation's own events, `then` after them.
+    @discardableResult
+    private func mutate<T: Sendable>(first: (T) -> (@Sendable () -> Void)? = { _ in nil },
+                                     then: (T) -> (@Sendable () -> Void)? = { _ in nil },
+                                     _ body: (inout ACDState) -> T) -> T {
         let now = clock.now()
         let result = state.withLock { state in
+            // Time-driven events that fall due now belong before the operation's answer.
             state.advance(to: now)
-            let result = body(&state)
             enqueue(&state)
+            let result = body(&state)
+            enqueue(&state, before: first(result), after: then(result))
             return result
         }
         drain()
@@ -181,11 +253,15 @@ public final class ACDEngine: Sendable {
 
     /// Moves the operation's events to the delivery queue while the state lock is still held, so
     /// delivery order is state order even across threads.
-    private func enqueue(_ state: inout ACDState) {
-        guard !state.outbox.isEmpty else { return }
-        let events = state.outbox
+    private func enqueue(_ state: inout ACDState, before: (@Sendable () -> Void)? = nil,
+                         after: (@Sendable () -> Void)? = nil) {
+        guard !state.outbox.isEmpty || before != nil || after != nil else { return }
+        var items: [Delivered] = []
+        if let before { items.append(.action(before)) }
+        items += state.outbox.map(Delivered.event)
+        if let after { items.append(.action(after)) }
         state.outbox.removeAll()
-        delivery.withLock { $0.pending.append(contentsOf: events) }
+        delivery.withLock { $0.pending.append(contentsOf: items) }
     }
 
     /// Delivers queued events outside every lock. Whoever finds nobody delivering becomes the
@@ -198,14 +274,19 @@ public final class ACDEngine: Sendable {
         }
         guard claimed else { return }
         while true {
-            let batch = delivery.withLock { delivery -> [ACDEvent] in
+            let batch = delivery.withLock { delivery -> [Delivered] in
                 let batch = delivery.pending
                 delivery.pending.removeAll()
                 if batch.isEmpty { delivery.draining = false }
                 return batch
             }
             if batch.isEmpty { return }
-            for event in batch { onEvent(event) }
+            for item in batch {
+                switch item {
+                case .event(let event): onEvent(event)
+                case .action(let action): action()
+                }
+            }
         }
     }
 }

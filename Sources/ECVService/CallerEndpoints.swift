@@ -1,0 +1,119 @@
+import ECVProtocol
+import Foundation
+import Soup
+
+/// ECV REST for callers (docs/protocol.md §1.2–§1.5, §1.8).
+extension ServiceRouter {
+    func getRtcId(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await core.script.applyDelay(.getRtcId)
+        let rtcId = core.withEngine { $0.issueRtcId() }
+        core.log.record(.rest, "GetRtcId → \(rtcId)", rtcId: rtcId)
+        return .ecvJSON(GetRtcIdResponse(rtcId: rtcId))
+    }
+
+    func dialEx(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await core.script.applyDelay(.dialEx)
+        let dial: DialExRequest
+        do {
+            dial = try ECVJSON.decode(DialExRequest.self, from: Data(request.body))
+        } catch {
+            core.log.record(.rest, "DialEx refused: \(error)")
+            return .badRequest(error)
+        }
+        let headers = request.headers.map { RequestHeader(name: $0.name, value: $0.value) }
+        core.script.recordDial(rtcId: dial.rtcId, headers: headers)
+        if let rejection = core.script.verdict(for: DialAuthorizationRequest(dial: dial, headers: headers)) {
+            core.log.record(.rest, "DialEx \(dial.rtcId) → \(rejection)", rtcId: dial.rtcId)
+            return .ecvError(rejection)
+        }
+        do {
+            let response = try core.withEngine { engine throws(ACDError) in try engine.dial(dial) }
+            core.log.record(.rest, "DialEx \(dial.rtcId) → 200 \(response.interactionId), queue \(response.queue), "
+                + "priority \(response.priority)", rtcId: dial.rtcId)
+            return .ecvJSON(response)
+        } catch {
+            core.log.record(.rest, "DialEx \(dial.rtcId) → \(error.httpStatus) \(error.code): \(error)", rtcId: dial.rtcId)
+            return .ecvError(error)
+        }
+    }
+
+    func hangup(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await core.script.applyDelay(.hangup)
+        let hangup: HangupRequest
+        do {
+            hangup = try ECVJSON.decode(HangupRequest.self, from: Data(request.body))
+        } catch {
+            core.log.record(.rest, "Hangup refused: \(error)")
+            return .badRequest(error)
+        }
+        do {
+            try core.withEngine { engine throws(ACDError) in try engine.hangUp(rtcId: hangup.rtcId) }
+            core.log.record(.rest, "Hangup \(hangup.rtcId) (\(hangup.reason ?? "no reason")) → ended", rtcId: hangup.rtcId)
+            return .ecvJSON(HangupResponse(rtcId: hangup.rtcId))
+        } catch {
+            core.log.record(.rest, "Hangup \(hangup.rtcId) → \(error.httpStatus) \(error.code)", rtcId: hangup.rtcId)
+            return .ecvError(error)
+        }
+    }
+
+    /// Both polling endpoints: the legacy one never carries queue figures, nor does the queue-info
+    /// one of a service without queue statistics.
+    func poll(_ request: HTTPServerRequest, endpoint: ServiceEndpoint) async -> HTTPServerResponse {
+        await core.script.applyDelay(endpoint)
+        guard let rtcId = request.queryValue(ECVAPI.rtcIdQueryName), !rtcId.isEmpty else {
+            return .badRequest(.missingField(ECVAPI.rtcIdQueryName))
+        }
+        var info = core.withEngine { $0.queueInfo(rtcId: rtcId) }
+        if endpoint == .waitForRoomInterval || !core.configuration.queueStatistics {
+            info = info.withoutQueueFigures
+        }
+        return .ecvJSON(info)
+    }
+
+    func queues(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await core.script.applyDelay(.queues)
+        return .ecvJSON(core.withEngine { $0.queueSummaries() })
+    }
+}
+
+/// Agent login and logout (docs/protocol.md §3.1); the socket is `AgentSocketHub`.
+extension ServiceRouter {
+    func agentLogin(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await core.script.applyDelay(.agentLogin)
+        let login: AgentLoginRequest
+        do {
+            login = try ECVJSON.decode(AgentLoginRequest.self, from: Data(request.body))
+        } catch {
+            core.log.record(.agent, "Login refused: \(error)")
+            return .badRequest(error)
+        }
+        let secrets = core.configuration.agentSecrets
+        if !secrets.isEmpty, !secrets.contains(login.secret ?? "") {
+            core.log.record(.agent, "Login of \"\(login.name)\" refused: wrong or missing secret")
+            return .ecvError(401, ServiceErrorResponse(code: .unauthorized, message: "wrong or missing agent secret"))
+        }
+        do {
+            let response = try core.withEngine { engine throws(ACDError) in try engine.login(name: login.name) }
+            core.log.record(.agent, "\(response.agentId) logged in as \"\(login.name)\"")
+            return .ecvJSON(response)
+        } catch {
+            return .ecvError(error)
+        }
+    }
+
+    func agentLogout(_ request: HTTPServerRequest) async -> HTTPServerResponse {
+        await core.script.applyDelay(.agentLogout)
+        guard let token = bearerToken(request.headers["Authorization"]),
+              let agentId = core.engine.agentId(forToken: token) else {
+            return .ecvError(401, ServiceErrorResponse(code: .unauthorized, message: "missing or unknown bearer token"))
+        }
+        do {
+            try core.withEngine { engine throws(ACDError) in try engine.removeAgent(agentId) }
+        } catch {
+            return .ecvError(error)
+        }
+        core.agentSockets.detach(agentId: agentId, reason: "logged out")
+        core.log.record(.agent, "\(agentId) logged out")
+        return .ecvJSON(AgentLogoutResponse(agentId: agentId))
+    }
+}

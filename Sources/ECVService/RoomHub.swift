@@ -1,0 +1,166 @@
+import ECVProtocol
+import Soup
+import Synchronization
+
+/// The AppRTC room server (`/join`, `/message`, `/leave`) and the collider (`/ws` and its HTTP
+/// side) over one registry, so a payload is stored, queued or relayed by one rule whatever
+/// transport brought it (docs/protocol.md §2).
+final class RoomHub: Sendable {
+    private let registry = Mutex(RoomRegistry())
+    let open = OpenSockets()
+    private let log: ServiceEventLog
+
+    init(log: ServiceEventLog) {
+        self.log = log
+    }
+
+    // MARK: Room server (HTTP)
+
+    func join(_ roomId: String) -> RoomRegistry.JoinOutcome {
+        let outcome = registry.withLock { $0.join(roomId) }
+        switch outcome {
+        case .joined(let clientId, let isInitiator, let messages):
+            log.record(.room, "\(clientId) joined room \(roomId) as \(isInitiator ? "initiator" : "answerer")"
+                + (messages.isEmpty ? "" : " with \(messages.count) stored message(s)"), rtcId: roomId)
+        case .full:
+            log.record(.room, "join of room \(roomId) refused: FULL", rtcId: roomId)
+        case .invalidRoom:
+            log.record(.room, "join of invalid room name refused")
+        }
+        return outcome
+    }
+
+    func post(_ message: SignalingMessage, room roomId: String, client clientId: String) -> RoomResult {
+        let outcome = registry.withLock { $0.relay(message, in: roomId, from: clientId) }
+        logRelay(outcome, message, roomId: roomId, clientId: clientId, via: "HTTP")
+        switch outcome {
+        case .unknownRoom: return .unknownRoom
+        case .unknownClient: return .unknownClient
+        case .stored, .queued, .delivered: return .success
+        }
+    }
+
+    func leave(_ roomId: String, client clientId: String) {
+        let socket = registry.withLock { $0.leave(roomId, client: clientId) }
+        try? socket?.close(code: ECVCloseCode.normal, reason: "left the room")
+        log.record(.room, "\(clientId) left room \(roomId)", rtcId: roomId)
+    }
+
+    /// The room's call ended (or a script said so): `bye` to every registered socket, which is
+    /// then closed with 1000, and the room forgotten.
+    @discardableResult
+    func closeRoom(_ roomId: String, why: String) -> Bool {
+        let closed = registry.withLock { registry -> Bool in
+            guard let sockets = registry.close(roomId) else { return false }
+            for socket in sockets {
+                RoomRegistry.deliver(.message(.bye), on: socket)
+                try? socket.close(code: ECVCloseCode.normal, reason: "room closed")
+            }
+            return true
+        }
+        if closed { log.record(.room, "room \(roomId) closed: \(why)", rtcId: roomId) }
+        return closed
+    }
+
+    var roomCount: Int { registry.withLock { $0.rooms.count } }
+
+    // MARK: Collider (WebSocket)
+
+    func accept(_ connection: WebSocketConnection) {
+        open.insert(connection)
+        watch(connection, onText: { [self] text in
+            receive(text, on: connection)
+        }, onClosed: { [self] code, _ in
+            let registration = registry.withLock { $0.unregister(connection) }
+            open.remove(connection)
+            if let registration {
+                log.record(.collider, "socket of \(registration.client) in room \(registration.room) closed (\(code))",
+                           rtcId: registration.room)
+            }
+        })
+    }
+
+    private func receive(_ text: String, on connection: WebSocketConnection) {
+        let command: ColliderCommand
+        do {
+            command = try ECVJSON.decode(ColliderCommand.self, from: text)
+        } catch {
+            RoomRegistry.deliver(.failure("invalid command: \(error)"), on: connection)
+            log.record(.collider, "invalid collider frame refused: \(error)")
+            return
+        }
+        switch command {
+        case .register(let roomId, let clientId):
+            register(connection, room: roomId, client: clientId)
+        case .send(let message):
+            let outcome = registry.withLock { registry -> RoomRegistry.RelayOutcome? in
+                guard let registration = registry.registrations[ObjectIdentifier(connection)] else { return nil }
+                return registry.relay(message, in: registration.room, from: registration.client)
+            }
+            guard let outcome else {
+                RoomRegistry.deliver(.failure("send before register"), on: connection)
+                return
+            }
+            let registration = registry.withLock { $0.registrations[ObjectIdentifier(connection)] }
+            logRelay(outcome, message, roomId: registration?.room ?? "?", clientId: registration?.client ?? "?", via: "socket")
+        }
+    }
+
+    private func register(_ connection: WebSocketConnection, room roomId: String, client clientId: String) {
+        enum Outcome { case alreadyRegistered, notJoined, registered(replaced: Bool, flushed: Int) }
+        let outcome = registry.withLock { registry -> Outcome in
+            if registry.registrations[ObjectIdentifier(connection)] != nil { return .alreadyRegistered }
+            guard let (replaced, flushed) = registry.register(connection, room: roomId, client: clientId) else {
+                RoomRegistry.deliver(.failure("client \(clientId) has not joined room \(roomId)"), on: connection)
+                try? connection.close(code: ECVCloseCode.notFound, reason: "not joined")
+                return .notJoined
+            }
+            try? replaced?.close(code: ECVCloseCode.replaced, reason: "replaced by a newer registration")
+            return .registered(replaced: replaced != nil, flushed: flushed)
+        }
+        switch outcome {
+        case .alreadyRegistered:
+            RoomRegistry.deliver(.failure("this socket is already registered"), on: connection)
+        case .notJoined:
+            log.record(.collider, "register of \(clientId) in room \(roomId) refused: not joined (4404)", rtcId: roomId)
+        case .registered(let replaced, let flushed):
+            log.record(.collider, "\(clientId) registered in room \(roomId)" + (replaced ? ", replacing its older socket" : "")
+                + (flushed > 0 ? "; \(flushed) queued message(s) delivered" : ""), rtcId: roomId)
+        }
+    }
+
+    // MARK: Collider (HTTP side under wss_post_url)
+
+    func colliderPost(_ message: SignalingMessage, room roomId: String, client clientId: String) -> RoomResult {
+        post(message, room: roomId, client: clientId)
+    }
+
+    /// Unregisters and closes the client's socket; false when the client has none.
+    func colliderDelete(room roomId: String, client clientId: String) -> Bool {
+        let socket = registry.withLock { registry -> WebSocketConnection? in
+            guard let socket = registry.socket(room: roomId, client: clientId) else { return nil }
+            _ = registry.unregister(socket)
+            return socket
+        }
+        try? socket?.close(code: ECVCloseCode.normal, reason: "unregistered")
+        log.record(.collider, "\(clientId) in room \(roomId) unregistered over HTTP", rtcId: roomId)
+        return socket != nil
+    }
+
+    func closeAll(code: UInt16, reason: String) {
+        open.closeAll(code: code, reason: reason)
+    }
+
+    private func logRelay(_ outcome: RoomRegistry.RelayOutcome, _ message: SignalingMessage, roomId: String,
+                          clientId: String, via transport: String) {
+        let what: String = switch outcome {
+        case .stored: "stored for the next joiner"
+        case .queued: "queued until the peer registers"
+        case .delivered: "relayed"
+        case .unknownRoom: "refused: UNKNOWN_ROOM"
+        case .unknownClient: "refused: UNKNOWN_CLIENT"
+        }
+        let category: ServiceLogEntry.Category = transport == "HTTP" ? .room : .collider
+        log.record(category, "\(message.kind.rawValue) from \(clientId) in room \(roomId) (\(transport)) \(what)", rtcId: roomId)
+    }
+}

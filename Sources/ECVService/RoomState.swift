@@ -1,0 +1,126 @@
+import ECVProtocol
+import Soup
+
+/// One client of a room: joined over HTTP, maybe registered on a collider socket.
+struct RoomClient {
+    let id: String
+    var socket: WebSocketConnection?
+    /// Payloads for this client that arrived after it joined but before its socket registered.
+    var pending: [SignalingMessage] = []
+}
+
+/// An AppRTC room: at most two clients, the first of them the initiator.
+struct Room {
+    var clients: [RoomClient] = []
+    /// Payloads for the client that has not joined yet (handed over in its join answer).
+    var stored: [SignalingMessage] = []
+
+    func index(of clientId: String) -> Int? { clients.firstIndex { $0.id == clientId } }
+}
+
+/// Every room and which collider socket is registered as which client. Mutated only under the
+/// `RoomHub`'s lock, which also serialises the sends, so relayed payloads keep their order.
+struct RoomRegistry {
+    enum JoinOutcome: Equatable {
+        case joined(clientId: String, isInitiator: Bool, messages: [SignalingMessage])
+        case full
+        case invalidRoom
+    }
+
+    enum RelayOutcome: Equatable {
+        case stored, queued, delivered
+        case unknownRoom, unknownClient
+    }
+
+    var rooms: [String: Room] = [:]
+    /// Collider socket → the (room, client) it registered as.
+    var registrations: [ObjectIdentifier: (room: String, client: String)] = [:]
+
+    mutating func join(_ roomId: String) -> JoinOutcome {
+        guard ECVAPI.isValidRtcId(roomId) else { return .invalidRoom }
+        var room = rooms[roomId] ?? Room()
+        guard room.clients.count < 2 else { return .full }
+        var clientId: String
+        repeat {
+            clientId = String(Int.random(in: 10_000_000...99_999_999))
+        } while room.index(of: clientId) != nil
+        let isInitiator = room.clients.isEmpty
+        let messages = isInitiator ? [] : room.stored
+        if !isInitiator { room.stored = [] }
+        room.clients.append(RoomClient(id: clientId))
+        rooms[roomId] = room
+        return .joined(clientId: clientId, isInitiator: isInitiator, messages: messages)
+    }
+
+    /// Removes the client; returns its socket, which the caller closes. The remaining client
+    /// becomes the initiator (it is first in the list now); an empty room is forgotten.
+    mutating func leave(_ roomId: String, client clientId: String) -> WebSocketConnection? {
+        guard var room = rooms[roomId], let index = room.index(of: clientId) else { return nil }
+        let removed = room.clients.remove(at: index)
+        if let socket = removed.socket { registrations[ObjectIdentifier(socket)] = nil }
+        rooms[roomId] = room.clients.isEmpty ? nil : room
+        return removed.socket
+    }
+
+    /// A payload from `clientId` for the other client of the room: stored until it joins, queued
+    /// until it registers, or delivered at once (docs/protocol.md §2.7).
+    mutating func relay(_ message: SignalingMessage, in roomId: String, from clientId: String) -> RelayOutcome {
+        guard var room = rooms[roomId] else { return .unknownRoom }
+        guard room.index(of: clientId) != nil else { return .unknownClient }
+        defer { rooms[roomId] = room }
+        guard let otherIndex = room.clients.firstIndex(where: { $0.id != clientId }) else {
+            room.stored.append(message)
+            return .stored
+        }
+        guard let socket = room.clients[otherIndex].socket else {
+            room.clients[otherIndex].pending.append(message)
+            return .queued
+        }
+        Self.deliver(.message(message), on: socket)
+        return .delivered
+    }
+
+    /// Binds a collider socket to a joined client and flushes what was queued for it. Returns the
+    /// socket it replaced, if any.
+    mutating func register(_ socket: WebSocketConnection, room roomId: String,
+                           client clientId: String) -> (replaced: WebSocketConnection?, flushed: Int)? {
+        guard var room = rooms[roomId], let index = room.index(of: clientId) else { return nil }
+        let previous = room.clients[index].socket
+        if let previous { registrations[ObjectIdentifier(previous)] = nil }
+        room.clients[index].socket = socket
+        let pending = room.clients[index].pending
+        room.clients[index].pending = []
+        rooms[roomId] = room
+        registrations[ObjectIdentifier(socket)] = (roomId, clientId)
+        for message in pending { Self.deliver(.message(message), on: socket) }
+        return (previous === socket ? nil : previous, pending.count)
+    }
+
+    /// The socket closed or was unregistered: its client stays in the room, unregistered.
+    mutating func unregister(_ socket: WebSocketConnection) -> (room: String, client: String)? {
+        guard let registration = registrations.removeValue(forKey: ObjectIdentifier(socket)) else { return nil }
+        if let index = rooms[registration.room]?.index(of: registration.client),
+           rooms[registration.room]?.clients[index].socket === socket {
+            rooms[registration.room]?.clients[index].socket = nil
+        }
+        return registration
+    }
+
+    func socket(room roomId: String, client clientId: String) -> WebSocketConnection? {
+        guard let room = rooms[roomId], let index = room.index(of: clientId) else { return nil }
+        return room.clients[index].socket
+    }
+
+    /// Forgets the room; returns its registered sockets, which the caller sends `bye` and closes.
+    mutating func close(_ roomId: String) -> [WebSocketConnection]? {
+        guard let room = rooms.removeValue(forKey: roomId) else { return nil }
+        let sockets = room.clients.compactMap(\.socket)
+        for socket in sockets { registrations[ObjectIdentifier(socket)] = nil }
+        return sockets
+    }
+
+    static func deliver(_ delivery: ColliderDelivery, on socket: WebSocketConnection) {
+        guard let text = try? ECVJSON.encodeString(delivery) else { return }
+        try? socket.send(text: text)
+    }
+}

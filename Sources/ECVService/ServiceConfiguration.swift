@@ -1,0 +1,171 @@
+import ECVProtocol
+import Foundation
+import Soup
+
+/// Which ECV backend generation the reference service plays (docs/protocol.md §6).
+public enum BackendVersion: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// Polling only: the queue socket, `WaitForRoomQueueInterval` and `/api/Queues` answer 404,
+    /// and agents' transfers fail with `TRANSFER_UNSUPPORTED`.
+    case v1_5 = "1.5"
+    /// Everything: queue socket, queue-info polling, queue overview, transfers.
+    case v1_75 = "1.75"
+
+    public var description: String { rawValue }
+}
+
+/// Where the service's ACD reads the time. A manual clock lets tests script offer timeouts and
+/// retention without waiting; the service then runs no timers and the test calls
+/// `ReferenceService.tick()` after advancing the clock.
+public enum ServiceClock: Sendable {
+    case system
+    case manual(ManualACDClock)
+
+    var acdClock: any ACDClock {
+        switch self {
+        case .system: SystemACDClock()
+        case .manual(let clock): clock
+        }
+    }
+}
+
+/// One header of an HTTP request as the service received it.
+public struct RequestHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What an authentication hook sees of a DialEx: the decoded body and every HTTP header, where
+/// the SDK's `additionalHeaders` travel.
+public struct DialAuthorizationRequest: Sendable, Equatable {
+    public var dial: DialExRequest
+    public var headers: [RequestHeader]
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// An error answer a hook or a script chooses: an HTTP status and the ECV error body.
+public struct ServiceRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    public var status: Int
+    public var body: ServiceErrorResponse
+
+    public init(status: Int, code: ServiceErrorCode, message: String) {
+        self.status = status
+        self.body = ServiceErrorResponse(code: code, message: message)
+    }
+
+    public static func unauthorized(_ message: String = "missing or invalid credentials") -> ServiceRejection {
+        ServiceRejection(status: 401, code: .unauthorized, message: message)
+    }
+
+    public var description: String { "\(status) \(body.code): \(body.message)" }
+}
+
+/// Decides whether a DialEx may proceed; nil lets it through. Runs before the ACD sees the call.
+public typealias DialAuthenticator = @Sendable (DialAuthorizationRequest) -> ServiceRejection?
+
+/// Everything that makes one reference service differ from another.
+public struct ReferenceServiceConfiguration: Sendable {
+    public var backendVersion: BackendVersion
+    /// Queues, offer timeout, wrap-up, entry delay, retention of ended calls and issued rtcIds,
+    /// `acceptsUnissuedRtcIds`, id style. `transfersEnabled` is forced off for v1.5.
+    public var acd: ACDConfiguration
+    /// When non-empty, agent Login must present one of these secrets (else `401 UNAUTHORIZED`).
+    public var agentSecrets: [String]
+    /// Advertised in every join answer's `pc_config`. Empty by default: the reference service runs
+    /// no STUN responder, and loopback or LAN calls connect over host candidates, so clients
+    /// supply their own servers when they need any (docs/protocol.md §5.2).
+    public var iceServers: [ICEServer]
+    /// WebSocket ping interval on the queue, agent and collider sockets (libsoup keep-alive).
+    public var pingInterval: Duration
+    /// False: `WaitForRoomQueueInterval` answers without `position`/`ewtSeconds`, as a 1.75
+    /// backend without a statistics source does.
+    public var queueStatistics: Bool
+    /// The base URL put into join answers and the browser page (`wss_url`, `wss_post_url`,
+    /// `room_link`). Nil: derived from each request's `Host` header, so LAN clients get URLs that
+    /// reach them.
+    public var advertisedBaseURL: String?
+    public var clock: ServiceClock
+    /// Serve HTTPS and WSS with this identity.
+    public var tls: TLSIdentity?
+    /// Checks DialEx requests (their headers carry the SDK's `additionalHeaders`). The reference
+    /// default accepts everything.
+    public var dialAuthenticator: DialAuthenticator?
+    /// Receives every event-log entry as it happens (the CLI prints them); the service never
+    /// prints on its own.
+    public var logHandler: (@Sendable (ServiceLogEntry) -> Void)?
+    /// How many recent entries `ReferenceService.log` keeps.
+    public var logCapacity: Int
+
+    public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),
+                agentSecrets: [String] = [], iceServers: [ICEServer] = [], pingInterval: Duration = .seconds(20),
+                queueStatistics: Bool = true, advertisedBaseURL: String? = nil, clock: ServiceClock = .system,
+                tls: TLSIdentity? = nil, dialAuthenticator: DialAuthenticator? = nil,
+                logHandler: (@Sendable (ServiceLogEntry) -> Void)? = nil, logCapacity: Int = 10_000) {
+        self.backendVersion = backendVersion
+        self.acd = acd
+        self.agentSecrets = agentSecrets
+        self.iceServers = iceServers
+        self.pingInterval = pingInterval
+        self.queueStatistics = queueStatistics
+        self.advertisedBaseURL = advertisedBaseURL
+        self.clock = clock
+        self.tls = tls
+        self.dialAuthenticator = dialAuthenticator
+        self.logHandler = logHandler
+        self.logCapacity = logCapacity
+    }
+
+    // Shortcuts into `acd` for the settings people change most.
+
+    public var queues: [String] {
+        get { acd.queues }
+        set { acd.queues = newValue }
+    }
+
+    public var defaultQueue: String {
+        get { acd.defaultQueue }
+        set { acd.defaultQueue = newValue }
+    }
+
+    /// Seconds an offer rings before it is withdrawn.
+    public var offerTimeout: Double {
+        get { acd.offerTimeout }
+        set { acd.offerTimeout = newValue }
+    }
+
+    /// Seconds an ended call's outcome stays answerable.
+    public var endedCallRetention: Double {
+        get { acd.endedCallRetention }
+        set { acd.endedCallRetention = newValue }
+    }
+
+    public var acceptsUnissuedRtcIds: Bool {
+        get { acd.acceptsUnissuedRtcIds }
+        set { acd.acceptsUnissuedRtcIds = newValue }
+    }
+
+    /// The ACD configuration the engine actually runs: v1.5 has no transfers.
+    var effectiveACD: ACDConfiguration {
+        var effective = acd
+        if backendVersion == .v1_5 { effective.transfersEnabled = false }
+        return effective
+    }
+
+    /// Why the configuration cannot run, or nil.
+    func problem() -> String? {
+        if pingInterval < .zero { return "pingInterval must not be negative" }
+        if logCapacity < 1 { return "logCapacity must be at least 1" }
+        if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
+            return "advertisedBaseURL \"\(base)\" must start with http:// or https://"
+        }
+        return nil
+    }
+}

@@ -1,0 +1,54 @@
+import ECVProtocol
+import Soup
+
+/// Everything behind the endpoints: the ACD, the socket hubs, the timer, the script and the log.
+/// The ACD's events are wired here, once: queue-socket pushes, agent events, room closing.
+final class ServiceCore: Sendable {
+    let configuration: ReferenceServiceConfiguration
+    let engine: ACDEngine
+    let log: ServiceEventLog
+    let queueSockets: QueueSocketHub
+    let agentSockets: AgentSocketHub
+    let rooms: RoomHub
+    let script: ServiceScript
+    let timer: DeadlineTimer
+
+    init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
+        if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
+        self.configuration = configuration
+        let log = ServiceEventLog(capacity: configuration.logCapacity, handler: configuration.logHandler)
+        let queueSockets = QueueSocketHub(log: log)
+        let agentSockets = AgentSocketHub(log: log)
+        let rooms = RoomHub(log: log)
+        self.log = log
+        self.queueSockets = queueSockets
+        self.agentSockets = agentSockets
+        self.rooms = rooms
+        script = ServiceScript(log: log, queueSockets: queueSockets, rooms: rooms,
+                               dialAuthenticator: configuration.dialAuthenticator)
+        let clock = configuration.clock.acdClock
+        if case .manual = configuration.clock {
+            timer = DeadlineTimer(clock: clock, isManual: true)
+        } else {
+            timer = DeadlineTimer(clock: clock, isManual: false)
+        }
+        engine = try ACDEngine(configuration: configuration.effectiveACD, clock: clock) { event in
+            switch event {
+            case .toCaller(let rtcId, let message): queueSockets.deliver(message, rtcId: rtcId)
+            case .toAgent(let agentId, let event): agentSockets.deliver(event, agentId: agentId)
+            case .roomClosed(let rtcId): rooms.closeRoom(rtcId, why: "its call ended or was transferred")
+            }
+        }
+        timer.attach(engine)
+    }
+
+    /// Runs an engine operation and re-arms the deadline timer after it.
+    func withEngine<T, Failure: Error>(_ body: (ACDEngine) throws(Failure) -> T) throws(Failure) -> T {
+        defer { timer.refresh() }
+        return try body(engine)
+    }
+
+    var openSocketCount: Int {
+        queueSockets.open.count + agentSockets.open.count + rooms.open.count
+    }
+}

@@ -1,0 +1,153 @@
+import ECVProtocol
+import Synchronization
+
+/// The HTTP endpoints whose answers a script can delay.
+public enum ServiceEndpoint: String, Sendable, Hashable, CaseIterable {
+    case getRtcId, dialEx, hangup, waitForRoomInterval, waitForRoomQueueInterval, queues
+    case agentLogin, agentLogout
+    case join, message, leave, colliderPost, browserPage
+}
+
+/// Hooks that make the reference service misbehave on purpose, and counters that show what it
+/// saw, for the SDK's and agents' tests (`service.script`). Every hook is logged under `.script`.
+///
+/// ```swift
+/// service.script.failNextDial(status: 500)          // the next DialEx answers 500 SERVICE_FAILURE
+/// service.script.delay(.join, by: .seconds(2))      // every join answer waits 2 s
+/// service.script.dropQueueSocket(rtcId: id)         // close 1011, no terminal push
+/// service.script.closeRoom(rtcId: id)               // bye to both peers, sockets closed 1000
+/// service.script.omitICEServersInJoin()             // pc_config.iceServers == []
+/// service.script.dialCount(rtcId: id)               // how many DialEx named this rtcId
+/// ```
+public final class ServiceScript: Sendable {
+    private struct Delay {
+        var duration: Duration
+        /// How many more answers to delay; nil: until cleared.
+        var remaining: Int?
+    }
+
+    private struct State {
+        var dialFailures: [ServiceRejection] = []
+        var delays: [ServiceEndpoint: Delay] = [:]
+        var omitICEServers = false
+        var dialCounts: [String: Int] = [:]
+        var dialHeaders: [String: [RequestHeader]] = [:]
+        var dialAuthenticator: DialAuthenticator?
+    }
+
+    private let state: Mutex<State>
+    private let log: ServiceEventLog
+    private let queueSockets: QueueSocketHub
+    private let rooms: RoomHub
+
+    init(log: ServiceEventLog, queueSockets: QueueSocketHub, rooms: RoomHub, dialAuthenticator: DialAuthenticator?) {
+        self.state = Mutex(State(dialAuthenticator: dialAuthenticator))
+        self.log = log
+        self.queueSockets = queueSockets
+        self.rooms = rooms
+    }
+
+    // MARK: DialEx
+
+    /// The next well-formed DialEx (after its body parsed) answers this error instead of reaching
+    /// the ACD. Calling it n times fails the next n dials, in order.
+    public func failNextDial(status: Int = 500, code: ServiceErrorCode = .serviceFailure,
+                             message: String = "scripted failure: routing backend unreachable") {
+        state.withLock { $0.dialFailures.append(ServiceRejection(status: status, code: code, message: message)) }
+        log.record(.script, "the next DialEx fails with \(status) \(code)")
+    }
+
+    /// Replaces the authentication hook DialEx requests pass (nil: accept all).
+    public func setDialAuthenticator(_ authenticator: DialAuthenticator?) {
+        state.withLock { $0.dialAuthenticator = authenticator }
+        log.record(.script, authenticator == nil ? "DialEx authentication off" : "DialEx authentication hook set")
+    }
+
+    /// How many DialEx requests named `rtcId` (whatever their outcome). A transferred leg's rtcId
+    /// must stay at 0: the SDK waits on it without dialing.
+    public func dialCount(rtcId: String) -> Int {
+        state.withLock { $0.dialCounts[rtcId, default: 0] }
+    }
+
+    /// The headers of the last DialEx for `rtcId` (where the SDK's `additionalHeaders` arrive).
+    public func dialHeaders(rtcId: String) -> [RequestHeader]? {
+        state.withLock { $0.dialHeaders[rtcId] }
+    }
+
+    // MARK: Timing
+
+    /// Delays the answers of `endpoint` by `duration`: the next `times` answers, or all of them
+    /// until `clearDelay` when `times` is nil.
+    public func delay(_ endpoint: ServiceEndpoint, by duration: Duration, times: Int? = nil) {
+        state.withLock { $0.delays[endpoint] = Delay(duration: duration, remaining: times) }
+        log.record(.script, "answers of \(endpoint.rawValue) delayed by \(duration)" + (times.map { " (\($0)×)" } ?? ""))
+    }
+
+    public func clearDelay(_ endpoint: ServiceEndpoint) {
+        _ = state.withLock { $0.delays.removeValue(forKey: endpoint) }
+    }
+
+    // MARK: Sockets and rooms
+
+    /// Closes the queue socket of `rtcId` without a terminal push (the SDK must report
+    /// `QUEUE_SOCKET_CLOSED`). Returns false when no queue socket is attached to that call.
+    @discardableResult
+    public func dropQueueSocket(rtcId: String, code: UInt16 = 1011, reason: String = "dropped by script") -> Bool {
+        let dropped = queueSockets.drop(rtcId: rtcId, code: code, reason: reason)
+        log.record(.script, dropped ? "queue socket of \(rtcId) dropped (\(code))" : "no queue socket of \(rtcId) to drop",
+                   rtcId: rtcId)
+        return dropped
+    }
+
+    /// Closes the room `rtcId` as if its call had ended: `bye` to each registered client, sockets
+    /// closed with 1000, stored messages forgotten. Returns false when no such room exists.
+    @discardableResult
+    public func closeRoom(rtcId: String) -> Bool {
+        let closed = rooms.closeRoom(rtcId, why: "closed by script")
+        log.record(.script, closed ? "room \(rtcId) closed" : "no room \(rtcId) to close", rtcId: rtcId)
+        return closed
+    }
+
+    /// Join answers carry an empty `iceServers` list (the SDK must then use its own servers or
+    /// fail with `NO_ICE_SERVERS_FOUND`) until called with false.
+    public func omitICEServersInJoin(_ omit: Bool = true) {
+        state.withLock { $0.omitICEServers = omit }
+        log.record(.script, omit ? "join answers carry no ICE servers" : "join answers carry the configured ICE servers")
+    }
+
+    // MARK: Used by the endpoints
+
+    var omitsICEServers: Bool { state.withLock { $0.omitICEServers } }
+
+    func recordDial(rtcId: String, headers: [RequestHeader]) {
+        state.withLock {
+            $0.dialCounts[rtcId, default: 0] += 1
+            $0.dialHeaders[rtcId] = headers
+        }
+    }
+
+    /// The scripted failure or authentication verdict for this dial, if any.
+    func verdict(for request: DialAuthorizationRequest) -> ServiceRejection? {
+        let (failure, authenticator) = state.withLock { state -> (ServiceRejection?, DialAuthenticator?) in
+            if !state.dialFailures.isEmpty { return (state.dialFailures.removeFirst(), nil) }
+            return (nil, state.dialAuthenticator)
+        }
+        if let failure { return failure }
+        return authenticator?(request)
+    }
+
+    /// Waits as scripted before answering `endpoint`.
+    func applyDelay(_ endpoint: ServiceEndpoint) async {
+        let duration = state.withLock { state -> Duration? in
+            guard var delay = state.delays[endpoint] else { return nil }
+            if let remaining = delay.remaining {
+                delay.remaining = remaining - 1
+                state.delays[endpoint] = remaining - 1 > 0 ? delay : nil
+            }
+            return delay.duration
+        }
+        guard let duration else { return }
+        log.record(.script, "answer of \(endpoint.rawValue) held for \(duration)")
+        try? await Task.sleep(for: duration)
+    }
+}

@@ -1,0 +1,103 @@
+/// Compiles the audio half of the send graph:
+/// input → [webrtcdsp] → volume (mute) → opusenc → rtpopuspay, plus, when echo cancellation is
+/// on, the speaker chain holding the `webrtcechoprobe` that webrtcdsp needs from the start.
+struct AudioBranch {
+    var parameters: ConnectParameters
+    var presets: PresetLibrary
+
+    /// The echo probe's element name, which webrtcdsp's `probe` property refers to.
+    static let echoProbeName = "echo_probe"
+    /// Where far-end audio joins the speaker chain.
+    static let speakerMixerName = "speaker_mix"
+    /// Opus in-band FEC is only produced when the encoder expects loss; 10 % is a conservative
+    /// start that the runtime may tune from RTCP receiver reports.
+    static let expectedPacketLossPercent = 10
+    /// webrtcbin's default jitterbuffer latency, the delay far-end audio arrives with.
+    static let farEndLatencyNanoseconds: UInt = 200_000_000
+
+    struct Result {
+        var output: GraphOutput
+        var bitrate: BitrateControl
+        var mute: MuteControl
+        var loop: FileLoop?
+        var speakerInput: PadRef?
+    }
+
+    func validate() throws(PipelineCompileError) -> AudioCodec {
+        let codec = try AudioCodec.parse(parameters.audioCodec)
+        if parameters.audioStartBitrate != 0, !AudioCodec.bitrateRangeKbps.contains(parameters.audioStartBitrate) {
+            throw .invalidBitrate(parameter: "audioStartBitrate", kbps: parameters.audioStartBitrate, allowed: AudioCodec.bitrateRangeKbps)
+        }
+        return codec
+    }
+
+    func add(_ input: AudioSourceSpec, into builder: inout GraphBuilder) throws(PipelineCompileError) -> Result {
+        let codec = try validate()
+        let added = try AudioSourceBuilder(presets: presets).add(input, into: &builder)
+        var chain = [added.last]
+        if parameters.noAudioProcessing {
+            builder.decide("audio processing: off (noAudioProcessing=true), no webrtcdsp")
+        } else {
+            var properties = [NodeProperty("echo-cancel", .bool(parameters.echoCancellationEnabled)),
+                              NodeProperty("noise-suppression", .bool(parameters.noiseSuppressionEnabled)),
+                              NodeProperty("gain-control", .bool(true))]
+            if parameters.echoCancellationEnabled { properties.append(NodeProperty("probe", .string(Self.echoProbeName))) }
+            chain.append(try builder.add(PipelineNode(id: "audio_dsp", factory: "webrtcdsp", properties: properties, role: .audioProcessing),
+                                         purpose: "audio processing (echo cancellation, noise suppression, gain control)"))
+            builder.decide("audio processing: webrtcdsp echo-cancel=\(parameters.echoCancellationEnabled) noise-suppression=\(parameters.noiseSuppressionEnabled) gain-control=true"
+                           + (parameters.echoCancellationEnabled ? ", echo reference from \(Self.echoProbeName) in the speaker chain" : ""))
+        }
+        let mute = try builder.add("audio_mute", "volume", ["mute": .bool(false)], role: .audioMute, purpose: "audio mute")
+        chain.append(mute)
+        var encoderProperties: [NodeProperty] = []
+        let kbps: Int? = parameters.audioStartBitrate > 0 ? parameters.audioStartBitrate : nil
+        if let kbps { encoderProperties.append(NodeProperty("bitrate", .int(kbps * 1000))) }
+        encoderProperties += [NodeProperty("audio-type", .enumNick("voice")), NodeProperty("frame-size", .enumNick("20")),
+                              NodeProperty("inband-fec", .bool(true)), NodeProperty("packet-loss-percentage", .int(Self.expectedPacketLossPercent))]
+        let encoder = try builder.add(PipelineNode(id: "audio_encoder", factory: "opusenc", properties: encoderProperties, role: .audioEncoder),
+                                      purpose: "Opus encoding")
+        builder.decide("audio encoder: opusenc, " + (kbps.map { "\($0) kbit/s (audioStartBitrate)" } ?? "encoder default bitrate (audioStartBitrate 0)")
+                       + ", 20 ms frames, in-band FEC")
+        let payloader = try builder.add("audio_pay", "rtpopuspay", ["pt": .uint(UInt(AudioCodec.payloadType))], role: .audioPayloader,
+                                        purpose: "Opus RTP payloading")
+        chain += [encoder, payloader]
+        builder.chain(chain)
+
+        let speakerInput = parameters.echoCancellationEnabled ? try addSpeaker(into: &builder) : nil
+        return Result(output: GraphOutput(kind: .audio, node: payloader, pad: "src", encodingName: codec.rawValue,
+                                          payloadType: AudioCodec.payloadType, clockRate: AudioCodec.clockRate),
+                      bitrate: BitrateControl(node: encoder, property: "bitrate", unitsPerKbps: 1000, encoding: .int, initialKbps: kbps),
+                      mute: MuteControl(node: mute, muted: [NodeProperty("mute", .bool(true))], unmuted: [NodeProperty("mute", .bool(false))]),
+                      loop: added.loop, speakerInput: speakerInput)
+    }
+
+    /// live silence → audiomixer → caps → webrtcechoprobe → audioconvert → audioresample → sink.
+    /// webrtcdsp looks its probe up by name when it starts and fails without one, so the probe
+    /// must exist before any far-end audio does; the silence keeps the mixer (and the probe's
+    /// timeline) running until far-end streams are linked into the mixer.
+    private func addSpeaker(into builder: inout GraphBuilder) throws(PipelineCompileError) -> PadRef {
+        let silence = try builder.add("speaker_silence", "audiotestsrc", ["is-live": .bool(true), "wave": .enumNick("silence"),
+                                                                          "samplesperbuffer": .int(AudioSourceBuilder.samplesPerBuffer)],
+                                      role: .speakerSilence, purpose: "keeping the speaker mixer running")
+        // Far-end audio arrives through webrtcbin's jitterbuffer (200 ms by default); declaring
+        // that latency up front keeps the mixer from treating the first far-end buffers as late
+        // and avoids a latency jump when the first stream joins. Not `ignore-inactive-pads`:
+        // with it the mixer can push EOS at startup when it times out before the silence's
+        // first buffer (seen here about once in 20 runs under load).
+        let mixer = try builder.add(Self.speakerMixerName, "audiomixer", ["min-upstream-latency": .uint(Self.farEndLatencyNanoseconds)],
+                                    role: .speakerMixer, purpose: "mixing far-end audio for the speaker")
+        let caps = try builder.addCaps("speaker_caps", AudioSourceBuilder.rawCaps, role: .audioFormat)
+        let probe = try builder.add(Self.echoProbeName, "webrtcechoprobe", role: .echoProbe, purpose: "the echo canceller's speaker reference")
+        let convert = try builder.add("speaker_convert", "audioconvert", purpose: "speaker format conversion")
+        let resample = try builder.add("speaker_resample", "audioresample", purpose: "speaker resampling")
+        let sink: String
+        if parameters.useSpeakerPhone {
+            sink = try builder.add("speaker_sink", "autoaudiosink", role: .speakerSink, purpose: "playing far-end audio")
+        } else {
+            sink = try builder.add("speaker_sink", "fakesink", ["sync": .bool(true)], role: .speakerSink, purpose: "discarding far-end audio in real time")
+        }
+        builder.chain([silence, mixer, caps, probe, convert, resample, sink])
+        builder.decide("speaker: far-end audio joins \(mixer), passes \(probe), plays on " + (parameters.useSpeakerPhone ? "autoaudiosink" : "a clock-synced fakesink (useSpeakerPhone=false)"))
+        return PadRef(mixer)
+    }
+}

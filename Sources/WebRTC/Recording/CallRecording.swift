@@ -1,0 +1,161 @@
+import Foundation
+import GStreamer
+import MediaPipeline
+import MediaRuntime
+
+extension PeerConnection {
+    /// Records this call to `url`: the streams we send (from `outgoingRTPTee`) and the streams we
+    /// receive (each `RemoteStream.rtpTee`, now and after every rebuild), without re-encoding,
+    /// plus a stats sidecar sampled once a second. Caller and agent use the same call; `labels`
+    /// names the two parties in the file ("agent video", "caller audio").
+    public func startRecording(to url: URL, format: RecordingFormat = .matroska, labels: RecordingLabels = RecordingLabels(),
+                               options: RecordingOptions = RecordingOptions()) async throws(RecordingError) -> CallRecording {
+        guard !isClosed, mediaPipeline != nil else { throw .pipeline("the peer connection is not running (start it first)") }
+        let recorder = try CallRecorder(url: url, format: format, tracks: try recordedTracks(), labels: labels, options: options)
+        // Subscribe before looking at the streams that already exist, so none falls in between.
+        let events = events()
+        try await recorder.start()
+        let recording = CallRecording(recorder: recorder, peer: self)
+        for kind in [MediaKind.video, .audio] {
+            guard let tee = outgoingRTPTee(kind) else { continue }
+            do throws(RecordingError) {
+                try recorder.attach(.of(kind, local: true), to: tee)
+            } catch {
+                _ = try? await recorder.stop()
+                throw error
+            }
+        }
+        for (kind, tee) in currentRemoteRTPTees() { recording.attachRemote(kind, tee: tee) }
+        recording.follow(events)
+        recording.sampleStats()
+        return recording
+    }
+
+    /// The tracks of this call: what we send, and what we expect to receive, by kind and codec.
+    func recordedTracks() throws(RecordingError) -> [RecordedTrack] {
+        let parameters = configuration.media.parameters
+        var tracks: [RecordedTrack] = []
+        let remote = Dictionary(currentRemoteRTPTees().map { ($0.kind, $0.tee) }, uniquingKeysWith: { first, _ in first })
+        for kind in [MediaKind.video, .audio] {
+            let configured = kind == .video ? parameters.videoCodec : AudioCodec.opus.rawValue
+            if let tee = outgoingRTPTee(kind) {
+                tracks.append(RecordedTrack(.of(kind, local: true), codec: try RecordedCodec.parse(encodingName: Self.encoding(of: tee) ?? configured)))
+            }
+            if kind == .audio || parameters.videoCallEnabled {
+                let encoding = remote[kind].flatMap(Self.encoding(of:)) ?? configured
+                tracks.append(RecordedTrack(.of(kind, local: false), codec: try RecordedCodec.parse(encodingName: encoding)))
+            }
+        }
+        return tracks
+    }
+
+    /// The RTP tees of the current session's incoming streams, found by the names `PeerSession`
+    /// gives them (`rx<session>_<kind>_<pad>_rtp`). Streams that arrive later come as events.
+    func currentRemoteRTPTees() -> [(kind: MediaKind, tee: Element)] {
+        guard let pipeline = mediaPipeline, let number = session?.number else { return [] }
+        return pipeline.children.compactMap { element -> (MediaKind, Element)? in
+            let name = element.name
+            guard element.factoryName == "tee", name.hasPrefix("rx\(number)_"), name.hasSuffix("_rtp") else { return nil }
+            let kindName = name.dropFirst("rx\(number)_".count).prefix { $0 != "_" }
+            return MediaKind(rawValue: String(kindName)).map { ($0, element) }
+        }
+    }
+
+    nonisolated static func encoding(of tee: Element) -> String? {
+        tee.staticPad("sink")?.currentCaps?.structures.first?.string("encoding-name")
+    }
+}
+
+/// A running recording of a peer connection's call: the recorder, kept fed with the call's
+/// incoming streams across rebuilds, and its stats sidecar. Stop it to finalise the file.
+public final class CallRecording: Sendable {
+    public let recorder: CallRecorder
+    private let peer: PeerConnection
+    private let tasks = Locked<[Task<Void, Never>]>([])
+    private let issues = Locked<[String]>([])
+
+    init(recorder: CallRecorder, peer: PeerConnection) {
+        self.recorder = recorder
+        self.peer = peer
+    }
+
+    deinit { for task in tasks.value { task.cancel() } }
+
+    public var url: URL { recorder.url }
+    /// Streams that could not be attached (e.g. a codec other than the declared one), in order.
+    public var problems: [String] { issues.value }
+
+    public func mark(_ label: String) throws(RecordingError) { try recorder.mark(label) }
+    public func beginPeriod(_ label: String) throws(RecordingError) { try recorder.beginPeriod(label) }
+    public func endPeriod(_ label: String) throws(RecordingError) { try recorder.endPeriod(label) }
+
+    /// Writes the current remote picture as a PNG.
+    public func snapshot(to url: URL) async throws(RecordingError) { try await recorder.snapshot(to: url, of: .remoteVideo) }
+
+    /// Stops following the call and finalises the file; the call goes on.
+    @discardableResult
+    public func stop() async throws(RecordingError) -> RecordingSummary {
+        let running = tasks.withLock { tasks in defer { tasks = [] }; return tasks }
+        for task in running { task.cancel() }
+        return try await recorder.stop()
+    }
+
+    func attachRemote(_ kind: MediaKind, tee: Element) {
+        do throws(RecordingError) {
+            try recorder.attach(.of(kind, local: false), to: tee)
+        } catch {
+            issues.withLock { $0.append(error.description) }
+        }
+    }
+
+    /// Attaches incoming streams as they arrive; after a rebuild the old tees are gone and the
+    /// new session's streams continue the same tracks.
+    func follow(_ events: AsyncStream<PeerEvent>) {
+        let task = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                switch event {
+                case .remoteStream(let stream): self.attachRemote(stream.kind, tee: stream.rtpTee)
+                case .rebuilt:
+                    self.recorder.detach(.remoteVideo)
+                    self.recorder.detach(.remoteAudio)
+                default: break
+                }
+            }
+        }
+        tasks.withLock { $0.append(task) }
+    }
+
+    /// Samples `PeerConnection.stats()` once a second into the stats sidecar, one line per direction.
+    func sampleStats() {
+        guard recorder.statsURL != nil else { return }
+        let task = Task { [weak self, peer] in
+            var previous: PeerStats?
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                guard let self, !Task.isCancelled else { return }
+                guard let stats = try? await peer.stats() else { continue }
+                for sample in Self.directionStats(stats, since: previous) {
+                    _ = try? self.recorder.record(stats: sample)
+                }
+                previous = stats
+            }
+        }
+        tasks.withLock { $0.append(task) }
+    }
+
+    static func directionStats(_ stats: PeerStats, since previous: PeerStats?) -> [DirectionStats] {
+        let rates = previous.map { stats.bitrates(since: $0) }
+        let sentLost = stats.outbound.compactMap(\.remotePacketsLost)
+        let receivedLost = stats.inbound.compactMap(\.packetsLost)
+        let sent = DirectionStats(
+            direction: .sent, bitrate: rates.map { $0.sent.values.reduce(0, +) }, videoBitrate: rates?.sent[.video],
+            audioBitrate: rates?.sent[.audio], packetsLost: sentLost.isEmpty ? nil : sentLost.reduce(0, +),
+            roundTripTime: stats.roundTripTime, jitter: stats.outbound.compactMap(\.remoteJitter).max())
+        let received = DirectionStats(
+            direction: .received, bitrate: rates.map { $0.received.values.reduce(0, +) }, videoBitrate: rates?.received[.video],
+            audioBitrate: rates?.received[.audio], packetsLost: receivedLost.isEmpty ? nil : receivedLost.reduce(0, +),
+            roundTripTime: stats.roundTripTime, jitter: stats.inbound.compactMap(\.jitter).max())
+        return [sent, received]
+    }
+}

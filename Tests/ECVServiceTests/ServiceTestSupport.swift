@@ -1,0 +1,259 @@
+import ECVProtocol
+import ECVService
+import Foundation
+import Soup
+import Testing
+
+/// Fails the test instead of hanging it when `body` does not finish in `seconds`.
+struct TimedOut: Error, CustomStringConvertible {
+    let what: String
+    var description: String { "timed out: \(what)" }
+}
+
+func within<T: Sendable>(_ seconds: Double, _ what: String,
+                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        guard let first = try await group.next(), let value = first else {
+            group.cancelAll()
+            throw TimedOut(what: what)
+        }
+        group.cancelAll()
+        return value
+    }
+}
+
+struct UnexpectedFrame: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// One WebSocket seen from the test: frames are read strictly in order, one at a time.
+final class SocketProbe: Sendable {
+    let connection: WebSocketConnection
+
+    init(_ connection: WebSocketConnection) { self.connection = connection }
+
+    static func connect(_ url: String, headers: HTTPHeaders = [:]) async throws -> SocketProbe {
+        SocketProbe(try await WebSocketClient.connect(url: url, headers: headers, connectTimeout: .seconds(5)))
+    }
+
+    /// The next event (text, binary, error or closed).
+    func next(_ what: String = "the next WebSocket frame") async throws -> WebSocketEvent {
+        let connection = connection
+        return try await within(10, what) {
+            var iterator = connection.events.makeAsyncIterator()
+            guard let event = await iterator.next() else { throw UnexpectedFrame(description: "stream ended") }
+            return event
+        }
+    }
+
+    /// The next frame decoded as `T`; a close or anything else fails.
+    func next<T: Decodable & Sendable>(_ type: T.Type) async throws -> T {
+        let event = try await next("a \(T.self) frame")
+        guard case .text(let text) = event else {
+            throw UnexpectedFrame(description: "expected a \(T.self) frame, got \(event)")
+        }
+        do {
+            return try ECVJSON.decode(T.self, from: text)
+        } catch {
+            throw UnexpectedFrame(description: "cannot decode \(T.self) from \(text): \(error)")
+        }
+    }
+
+    /// The next event must be the close; returns its code.
+    @discardableResult
+    func nextClose() async throws -> (code: UInt16, reason: String) {
+        let event = try await next("the socket to close")
+        guard case .closed(let code, let reason) = event else {
+            throw UnexpectedFrame(description: "expected the close, got \(event)")
+        }
+        return (code, reason)
+    }
+
+    func send<T: Encodable>(_ value: T) throws {
+        try connection.send(text: try ECVJSON.encodeString(value))
+    }
+
+    func close() { try? connection.close() }
+}
+
+/// A running reference service with sequential ids and helpers that speak the protocol.
+final class TestService: Sendable {
+    let service: ReferenceService
+    let base: String
+    let client = HTTPClient(connectTimeout: .seconds(5), readTimeout: .seconds(10))
+
+    var ws: String { ECVAPI.webSocketBase(base) }
+
+    static func start(_ configure: (inout ReferenceServiceConfiguration) -> Void = { _ in }) async throws -> TestService {
+        var configuration = ReferenceServiceConfiguration()
+        configuration.acd.identifiers = .sequential
+        configure(&configuration)
+        let service = try ReferenceService(configuration: configuration)
+        let url = try await service.start(host: "127.0.0.1", port: 0)
+        return TestService(service: service, base: url.absoluteString)
+    }
+
+    private init(service: ReferenceService, base: String) {
+        self.service = service
+        self.base = base
+    }
+
+    func stop() async { await service.stop() }
+
+    // MARK: HTTP
+
+    func post(_ path: String, body: String = "", headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+        var all = headers
+        if !body.isEmpty, all["Content-Type"] == nil { all["Content-Type"] = "application/json" }
+        return try await client.send(HTTPRequest(method: "POST", url: base + path, headers: all, body: Array(body.utf8)))
+    }
+
+    func post<Body: Encodable>(_ path: String, json body: Body, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+        try await post(path, body: try ECVJSON.encodeString(body), headers: headers)
+    }
+
+    func get(_ path: String) async throws -> HTTPResponse {
+        try await client.get(base + path)
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse) throws -> T {
+        try ECVJSON.decode(T.self, from: response.data)
+    }
+
+    /// The error body of a failed answer, checked against the expected status.
+    func error(_ response: HTTPResponse, status: Int) throws -> ServiceErrorResponse {
+        #expect(response.status == status, "status \(response.status): \(response.text ?? "")")
+        #expect(response.headers["Content-Type"] == "application/json")
+        return try ECVJSON.decode(ServiceErrorResponse.self, from: response.data)
+    }
+
+    // MARK: Caller side
+
+    func rtcId() async throws -> String {
+        try decode(GetRtcIdResponse.self, try await post(ECVAPI.getRtcId)).rtcId
+    }
+
+    /// GetRtcId + DialEx; returns the rtcId.
+    func dial(_ name: String = "Jane Doe", queue: String? = nil, acd: [String: String] = [:]) async throws -> String {
+        let rtcId = try await rtcId()
+        let response = try await post(ECVAPI.dialEx, json: DialExRequest(rtcId: rtcId, callerName: name, queue: queue,
+                                                                         acdAttributes: acd))
+        #expect(response.status == 200, "DialEx: \(response.text ?? "")")
+        return rtcId
+    }
+
+    func hangup(_ rtcId: String) async throws -> HTTPResponse {
+        try await post(ECVAPI.hangup, json: HangupRequest(rtcId: rtcId, reason: "LOCAL_HANGUP"))
+    }
+
+    func poll(_ rtcId: String, queueInfo: Bool = true) async throws -> QueueInfoResponse {
+        let path = (queueInfo ? ECVAPI.waitForRoomQueueInterval : ECVAPI.waitForRoomInterval) + "?rtcId=" + rtcId
+        return try decode(QueueInfoResponse.self, try await get(path))
+    }
+
+    func queueSocket(_ rtcId: String) async throws -> SocketProbe {
+        try await SocketProbe.connect(ws + ECVAPI.queueSocket + "?rtcId=" + rtcId)
+    }
+
+    // MARK: Agent side
+
+    func login(_ name: String, secret: String? = nil) async throws -> AgentLoginResponse {
+        let response = try await post(ECVAPI.agentLogin, json: AgentLoginRequest(name: name, secret: secret))
+        #expect(response.status == 200, "Login: \(response.text ?? "")")
+        return try decode(AgentLoginResponse.self, response)
+    }
+
+    /// Logs in, opens the socket, reads the greeting and, when `queues` is given, goes ready.
+    func agent(_ name: String, ready queues: [String]? = ["default"]) async throws -> AgentProbe {
+        let login = try await login(name)
+        let socket = try await SocketProbe.connect(ws + ECVAPI.agentSocket + "?agentId=\(login.agentId)&token=\(login.token)")
+        let agent = AgentProbe(id: login.agentId, token: login.token, socket: socket)
+        let greeting = try await agent.next()
+        #expect(greeting == .agentState(AgentStateUpdate(agentId: login.agentId, state: .notReady, queues: [])))
+        if let queues {
+            try agent.send(.ready(queues: queues), requestId: "ready")
+            #expect(try await agent.next() == .ack(requestId: "ready"))
+            #expect(try await agent.nextState().state == .ready)
+        }
+        return agent
+    }
+
+    // MARK: Rooms
+
+    func join(_ room: String) async throws -> JoinResponse {
+        try decode(JoinResponse.self, try await post(ECVAPI.joinPath(room: room)))
+    }
+
+    func collider() async throws -> SocketProbe {
+        try await SocketProbe.connect(ws + ECVAPI.signalingSocket)
+    }
+}
+
+/// An agent's socket with its identity.
+final class AgentProbe: Sendable {
+    let id: String
+    let token: String
+    let socket: SocketProbe
+
+    init(id: String, token: String, socket: SocketProbe) {
+        self.id = id
+        self.token = token
+        self.socket = socket
+    }
+
+    func send(_ command: AgentCommand, requestId: String? = nil) throws {
+        try socket.send(AgentRequest(command, requestId: requestId))
+    }
+
+    func next() async throws -> AgentEvent { try await socket.next(AgentEvent.self) }
+
+    /// The next event, which must be an `agent_state`.
+    func nextState() async throws -> AgentStateUpdate {
+        let event = try await next()
+        guard case .agentState(let update) = event else {
+            throw UnexpectedFrame(description: "expected agent_state, got \(event)")
+        }
+        return update
+    }
+
+    /// The next event, which must be an offer.
+    func nextOffer() async throws -> CallOffer {
+        let event = try await next()
+        guard case .offer(let offer) = event else { throw UnexpectedFrame(description: "expected an offer, got \(event)") }
+        return offer
+    }
+
+    /// Sends a command with a request id and returns the answer (ack or error).
+    func request(_ command: AgentCommand, id requestId: String) async throws -> AgentEvent {
+        try send(command, requestId: requestId)
+        return try await next()
+    }
+}
+
+/// Open file descriptors of this process.
+func openFileDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
+
+/// Threads of this process, from /proc/self/status.
+func threadCount() -> Int {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    for line in status.split(separator: "\n") where line.hasPrefix("Threads:") {
+        return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) ?? -1
+    }
+    return -1
+}
+
+/// Waits (bounded) for a log entry whose message matches.
+func waitFor(_ log: AsyncStream<ServiceLogEntry>, _ what: String, _ matches: @escaping @Sendable (String) -> Bool) async throws {
+    let found = try await within(10, what) {
+        for await entry in log where matches(entry.message) { return true }
+        return false
+    }
+    if !found { throw TimedOut(what: what + " (the log ended)") }
+}

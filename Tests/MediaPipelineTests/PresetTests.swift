@@ -1,0 +1,84 @@
+import Foundation
+import Testing
+@testable import MediaPipeline
+
+@Suite("Presets")
+struct PresetTests {
+    static let presetDirectory = Fixtures.pipelinesDirectory.appendingPathComponent("presets")
+
+    @Test("built-in presets parse and include the documented names")
+    func builtIns() {
+        let names = PresetLibrary.builtIn.names
+        for name in ["smpte-live", "ball", "black", "tone-440", "webcam", "silence", "speaker"] { #expect(names.contains(name)) }
+        #expect(PresetLibrary.builtIn.preset(named: "webcam")?.elements == [.element(factory: "v4l2src", properties: [NodeProperty("device", .serialized("/dev/video0"))])])
+    }
+
+    @Test("pipelines/presets holds exactly the built-ins, byte for byte")
+    func directoryMatchesBuiltIns() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.presetDirectory.path).filter { $0.hasSuffix(".pipeline") }
+        #expect(Set(files) == Set(PresetLibrary.builtInFiles.map { "\($0.name).pipeline" }))
+        for (name, text) in PresetLibrary.builtInFiles {
+            let file = try String(contentsOf: Self.presetDirectory.appendingPathComponent("\(name).pipeline"), encoding: .utf8)
+            #expect(file == text, "\(name).pipeline differs from the built-in")
+        }
+        #expect(try PresetLibrary.loading(directory: Self.presetDirectory, over: try PresetLibrary([])) == PresetLibrary.builtIn)
+    }
+
+    @Test("a user's preset directory adds and overrides presets without recompiling")
+    func userDirectory() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-presets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "# Green, small.\n# kind: video-source\nvideotestsrc is-live=true pattern=green ! video/x-raw,width=320,height=240\n"
+            .write(to: directory.appendingPathComponent("green.pipeline"), atomically: true, encoding: .utf8)
+        try "# kind: video-source\nvideotestsrc is-live=true pattern=snow\n"
+            .write(to: directory.appendingPathComponent("black.pipeline"), atomically: true, encoding: .utf8)
+        try "ignored".write(to: directory.appendingPathComponent("README.txt"), atomically: true, encoding: .utf8)
+
+        let library = try PresetLibrary.loading(directory: directory)
+        #expect(library.preset(named: "black")?.launch == "videotestsrc is-live=true pattern=snow")
+        #expect(library.preset(named: "ball") != nil)
+        let graph = try PipelineCompiler(catalog: Fixtures.software, presets: library)
+            .compileSend(parameters: ConnectParameters(), video: .single(.preset(name: "green")))
+        #expect(Array(graph.factories.prefix(3)) == ["videotestsrc", "capsfilter", "videoconvert"])
+        #expect(graph.node("video_src")?[property: "pattern"] == .serialized("green"))
+        #expect(graph.node("video_src1")?[property: "caps"] == .caps("video/x-raw,width=320,height=240"))
+        #expect(graph.launchDescription.hasPrefix("videotestsrc name=video_src is-live=true pattern=green ! capsfilter name=video_src1 caps=\"video/x-raw,width=320,height=240\" ! videoconvert"))
+    }
+
+    @Test("an invalid preset file fails the load, naming the file")
+    func invalidFileFailsLoad() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-presets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "videotestsrc\n".write(to: directory.appendingPathComponent("nokind.pipeline"), atomically: true, encoding: .utf8)
+        let failure = compileError { () throws(PipelineCompileError) in _ = try PresetLibrary.loading(directory: directory) }
+        guard case .invalidPreset("nokind", let reason)? = failure else { Issue.record("wrong result \(String(describing: failure))"); return }
+        #expect(reason.contains("kind"))
+    }
+
+    @Test("preset syntax errors name the problem",
+          arguments: [("# kind: video-source\nvideotestsrc name=x\n", "name="),
+                      ("# kind: video-source\nvideotestsrc ! src.\n", "references"),
+                      ("# kind: video-source\nvideotestsrc pattern=\"ball\n", "quote"),
+                      ("# kind: video-source\nvideotestsrc !  ! fakesink\n", "empty"),
+                      ("# kind: camera\nv4l2src\n", "unknown kind"),
+                      ("# kind: video-source\nvideotestsrc pattern\n", "property=value")])
+    func syntaxErrors(text: String, expected: String) {
+        let failure = compileError { () throws(PipelineCompileError) in _ = try Preset.parse(name: "bad", text: text) }
+        #expect(failure?.description.contains(expected) == true, "\(String(describing: failure))")
+    }
+
+    @Test("preset names are lowercase with dashes")
+    func names() {
+        #expect(compileError { () throws(PipelineCompileError) in _ = try Preset.parse(name: "My Preset", text: "# kind: video-source\nvideotestsrc") } != nil)
+    }
+
+    @Test("quoted values survive parsing and re-rendering")
+    func quotedValues() throws {
+        let preset = try Preset.parse(name: "clip", text: "# kind: video-source\nfilesrc location=\"/tmp/my clip.mkv\" ! decodebin")
+        #expect(preset.elements.first == .element(factory: "filesrc", properties: [NodeProperty("location", .serialized("/tmp/my clip.mkv"))]))
+        #expect(NodeProperty("location", .serialized("/tmp/my clip.mkv")).value.launchText == "\"/tmp/my clip.mkv\"")
+        #expect(try Preset.parse(name: "clip", text: preset.fileText) == preset)
+    }
+}
