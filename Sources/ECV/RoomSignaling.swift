@@ -160,6 +160,8 @@ public final class RoomSignaling: Sendable {
     }
 
     private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection) {
+        // A room the service closed (call ended, transferred) has no one left to tell.
+        guard connection.state == .open else { return }
         do {
             try connection.send(text: ECVJSON.encodeString(ColliderCommand.send(message)))
         } catch {

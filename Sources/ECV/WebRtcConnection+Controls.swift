@@ -66,7 +66,7 @@ extension WebRtcConnection {
     }
 
     func sendCommand(_ command: DataChannelCommand) {
-        guard let channel = textChannel else { return }
+        guard let channel = textChannel, !live.withLock({ $0.closed }) else { return }
         do { try channel.send(command.text) } catch {
             Logger.warn("[\(call.rtcId)] cannot send \(command.text): \(error)")
         }

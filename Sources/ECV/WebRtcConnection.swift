@@ -32,6 +32,7 @@ public final class WebRtcConnection: Sendable {
         var connected = false
         var closed = false
         var recoveryDeadline: Task<Void, Never>?
+        var recording: (CallRecording, CallMarkers)?
     }
     let live = Mutex(Live())
 
@@ -299,6 +300,10 @@ public final class WebRtcConnection: Sendable {
             return (live.room, live.peer, live.tasks, live.textChannel)
         }
         for task in tasks { task.cancel() }
+        // The file is finalised (EOS through the muxer) while the pipeline still runs.
+        if let summary = try? await stopRecording() {
+            Logger.info("[\(call.rtcId)] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
+        }
         channel?.close()
         if sendBye { room?.send(.bye) }
         await peer?.close()

@@ -32,6 +32,8 @@ public struct AgentBotConfiguration: Sendable {
     /// False: accepted calls never join their room (an agent whose media never comes, for tests
     /// of the caller's connection timeout).
     public var joinsRooms: Bool
+    /// False: the bot sends no media (a recording or monitoring bot: no encoding cost per call).
+    public var sendsMedia: Bool
 
     public init(serviceUrl: String, name: String = "Agent Bot", secret: String? = nil, queues: [String] = [],
                 webrtcUrl: String? = nil, signalingUrl: String? = nil, autoAccept: Bool = true,
@@ -41,6 +43,7 @@ public struct AgentBotConfiguration: Sendable {
                 receiveVideo: ReceiveSinkSpec = .renderer(name: "caller_video"), receiveAudio: ReceiveSinkSpec = .discard,
                 iceServers: [WebRTC.ICEServer] = [], flashReplyTimeout: Duration = .seconds(30), joinsRooms: Bool = true) {
         self.joinsRooms = joinsRooms
+        sendsMedia = true
         self.serviceUrl = serviceUrl
         self.webrtcUrl = webrtcUrl ?? serviceUrl
         self.signalingUrl = signalingUrl

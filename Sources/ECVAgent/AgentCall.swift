@@ -3,6 +3,7 @@ import ECVProtocol
 import Foundation
 import GStreamer
 import MediaPipeline
+import MediaRuntime
 import WebRTC
 
 /// One call an agent bot accepted: the room, the peer connection, the text channel and the
@@ -23,6 +24,7 @@ public final class AgentCall: Sendable {
         var flashWaiters: [OneShot<String, Never>] = []
     }
     private let state = Locked(State())
+    private let recording = Locked<CallRecording?>(nil)
     private let renderer = Locked<(@Sendable (VideoFrame) -> Void)?>(nil)
     private let history = Locked<[AgentCallEvent]>([])
 
@@ -64,7 +66,8 @@ public final class AgentCall: Sendable {
             let servers = joined.pcConfig.iceServers.map { WebRTC.ICEServer(urls: $0.urls, username: $0.username, credential: $0.credential) }
                 + configuration.iceServers
             let media = MediaConfiguration(parameters: configuration.parameters, video: configuration.video, audio: configuration.audio,
-                                           receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio)
+                                           receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
+                                           sendsMedia: configuration.sendsMedia)
             let peer = PeerConnection(configuration: PeerConfiguration(iceServers: servers, media: media),
                                       role: joined.isInitiator ? .offerer : .answerer) { message in
                 room.send(ECVProtocol.SignalingMessage(message))
@@ -146,6 +149,8 @@ public final class AgentCall: Sendable {
         switch DataChannelCommand(parsing: text) {
         case .status(let media, let muted, _):
             emit(.callerStatus(media: media.rawValue, muted: muted))
+            let period = "caller \(media.rawValue.lowercased()) muted"
+            try? muted ? recording.value?.beginPeriod(period) : recording.value?.endPeriod(period)
         case .flashReply(let request, let approval):
             emit(.flashReply(turningOn: request == .on, approval: approval.rawValue))
             let waiters = state.withLock { state in defer { state.flashWaiters = [] }; return state.flashWaiters }
@@ -163,8 +168,15 @@ public final class AgentCall: Sendable {
         try channel.send(command.text)
     }
 
-    public func hold() throws(DataChannelError) { try send(.hold(rtcId: rtcId)) }
-    public func pickup() throws(DataChannelError) { try send(.pickup(rtcId: rtcId)) }
+    public func hold() throws(DataChannelError) {
+        try send(.hold(rtcId: rtcId))
+        try? recording.value?.beginPeriod("hold")
+    }
+
+    public func pickup() throws(DataChannelError) {
+        try send(.pickup(rtcId: rtcId))
+        try? recording.value?.endPeriod("hold")
+    }
     public func takePhoto(_ on: Bool) throws(DataChannelError) { try send(on ? .takePhotoOn : .takePhotoOff) }
     public func sendStatus(media: DataChannelCommand.MediaKind, muted: Bool) throws(DataChannelError) {
         try send(.status(media: media, muted: muted, rtcId: rtcId))
@@ -183,6 +195,7 @@ public final class AgentCall: Sendable {
 
     /// Transfers the call to a queue or another agent (the service does it; the caller re-queues).
     public func transfer(to target: TransferTarget) async throws(AgentBotError) {
+        try? recording.value?.mark("transfer to \(target.description)")
         try await bot.request(.transfer(rtcId: rtcId, target: target))
     }
 
@@ -194,6 +207,26 @@ public final class AgentCall: Sendable {
         try? await bot.request(.hangup(rtcId: rtcId))
         await closeMedia(sendBye: true)
         finish(reason: "AGENT_HANGUP")
+    }
+
+    // MARK: Recording
+
+    /// Records the call (agent video + audio, caller video + audio) without re-encoding; hold,
+    /// mute and transfer actions of this bot are written as chapters. Finalised at the call's end.
+    public func startRecording(to url: URL, format: RecordingFormat = .matroska) async throws(RecordingError) -> CallRecording {
+        guard let peer = peerConnection else { throw .pipeline("the call's media has not started") }
+        let started = try await peer.startRecording(to: url, format: format, labels: RecordingLabels(local: "agent", remote: "caller"))
+        recording.value = started
+        return started
+    }
+
+    public var activeRecording: CallRecording? { recording.value }
+
+    /// Finalises the recording, if any.
+    @discardableResult
+    public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
+        guard let active = recording.withLock({ value in defer { value = nil }; return value }) else { return nil }
+        return try await active.stop()
     }
 
     // MARK: End
@@ -226,6 +259,9 @@ public final class AgentCall: Sendable {
             return (state.room, state.peer, state.tasks, state.channel)
         }
         for task in tasks { task.cancel() }
+        if let summary = try? await stopRecording() {
+            Logger.info("[agent] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
+        }
         channel?.close()
         if sendBye { room?.send(.bye) }
         await peer?.close()

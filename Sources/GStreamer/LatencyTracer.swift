@@ -34,9 +34,14 @@ public enum LatencyTracer {
         GStreamerRuntime.require()
         let created: Bool = try state.withLock { state throws(GStreamerError) in
             guard state.tracers[flags] == nil else { return false }
-            guard let feature = gst_registry_find_feature(gst_registry_get(), "latency", gst_tracer_factory_get_type()) else {
+            guard let found = gst_registry_find_feature(gst_registry_get(), "latency", gst_tracer_factory_get_type()) else {
                 throw .elementNotFound(factory: "latency tracer (coretracers plugin)")
             }
+            // The tracer type is registered only once its plugin is loaded, which GStreamer does at
+            // start-up only for tracers named in GST_TRACERS.
+            let loaded = gst_plugin_feature_load(found)
+            gst_object_unref(UnsafeMutableRawPointer(found))
+            guard let feature = loaded else { throw .notSupported("cannot load the coretracers plugin") }
             defer { gst_object_unref(UnsafeMutableRawPointer(feature)) }
             let type = gst_tracer_factory_get_tracer_type(feature)
             let object = withGValue(of: ecv_type_string()) { params -> UnsafeMutableRawPointer? in

@@ -45,7 +45,7 @@ public final class PadProbe: Sendable {
     }
 }
 
-private final class ProbeBox {
+final class ProbeBox {
     let handler: @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision
     let readsData: Bool
     init(handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision, readsData: Bool) {
@@ -55,29 +55,26 @@ private final class ProbeBox {
 }
 
 extension Pad {
-    /// Calls `handler` on the streaming thread for every buffer that crosses the pad.
-    /// With `readingData`, the buffer's bytes are mapped read-only for the call.
+    /// Calls `handler` on the streaming thread for every buffer that crosses the pad, including
+    /// each buffer of a buffer list (RTP payloaders push lists). With `readingData`, the buffer's
+    /// bytes are mapped read-only for the call. A `.drop` or `.remove` from any buffer of a list
+    /// applies to the whole list.
     public func addBufferProbe(readingData: Bool = false,
                                _ handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision) -> PadProbe {
         let box = Unmanaged.passRetained(ProbeBox(handler: handler, readsData: readingData)).toOpaque()
-        let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, { _, info, data in
-            guard let info, let data, let buffer = ecv_probe_info_buffer(info) else { return GST_PAD_PROBE_OK }
+        let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
+        let id = gst_pad_add_probe(pad, mask, { _, info, data in
+            guard let info, let data else { return GST_PAD_PROBE_OK }
             let box = Unmanaged<ProbeBox>.fromOpaque(data).takeUnretainedValue()
-            let bufferInfo = BufferInfo(
-                pts: Sample.clockTime(buffer.pointee.pts), dts: Sample.clockTime(buffer.pointee.dts),
-                duration: Sample.clockTime(buffer.pointee.duration), size: Int(gst_buffer_get_size(buffer)),
-                isKeyFrame: ecv_buffer_is_delta_unit(buffer) == 0)
-            let decision: ProbeDecision
-            if box.readsData {
-                var map = GstMapInfo()
-                if gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 {
-                    decision = box.handler(bufferInfo, UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
-                    gst_buffer_unmap(buffer, &map)
-                } else {
-                    decision = box.handler(bufferInfo, nil)
+            var decision = ProbeDecision.pass
+            if let buffer = ecv_probe_info_buffer(info) {
+                decision = Pad.inspect(buffer, box)
+            } else if let list = ecv_probe_info_buffer_list(info) {
+                for index in 0..<gst_buffer_list_length(list) {
+                    guard let buffer = gst_buffer_list_get(list, index) else { continue }
+                    let verdict = Pad.inspect(buffer, box)
+                    if verdict != .pass { decision = verdict }
                 }
-            } else {
-                decision = box.handler(bufferInfo, nil)
             }
             switch decision {
             case .pass: return GST_PAD_PROBE_OK
@@ -88,5 +85,17 @@ extension Pad {
             Unmanaged<ProbeBox>.fromOpaque(data!).release()
         }
         return PadProbe(pad: raw, id: id)
+    }
+
+    private static func inspect(_ buffer: UnsafeMutablePointer<GstBuffer>, _ box: ProbeBox) -> ProbeDecision {
+        let info = BufferInfo(
+            pts: Sample.clockTime(buffer.pointee.pts), dts: Sample.clockTime(buffer.pointee.dts),
+            duration: Sample.clockTime(buffer.pointee.duration), size: Int(gst_buffer_get_size(buffer)),
+            isKeyFrame: ecv_buffer_is_delta_unit(buffer) == 0)
+        guard box.readsData else { return box.handler(info, nil) }
+        var map = GstMapInfo()
+        guard gst_buffer_map(buffer, &map, GST_MAP_READ) != 0 else { return box.handler(info, nil) }
+        defer { gst_buffer_unmap(buffer, &map) }
+        return box.handler(info, UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
     }
 }

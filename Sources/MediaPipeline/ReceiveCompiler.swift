@@ -45,7 +45,10 @@ struct ReceiveCompiler {
     }
 
     private func compileVideo(_ codec: VideoCodec, sink: ReceiveSinkSpec, prefix: String, into builder: inout GraphBuilder) throws(PipelineCompileError) {
-        let depay = try builder.add("\(prefix)_depay", codec.depayloader, role: .depayloader, purpose: "\(codec.rawValue) RTP depayloading")
+        // A stream joined mid-GOP, or one that lost packets, asks the sender for a keyframe (RTCP
+        // PLI) instead of waiting for the next scheduled one.
+        let depay = try builder.add("\(prefix)_depay", codec.depayloader, ["request-keyframe": .bool(true), "wait-for-keyframe": .bool(true)],
+                                    role: .depayloader, purpose: "\(codec.rawValue) RTP depayloading")
         var chain = [depay]
         switch sink {
         case .renderer(let name, let format):
@@ -78,12 +81,16 @@ struct ReceiveCompiler {
         builder.chain(chain)
     }
 
+    /// GstVideoDecoder asks upstream for a sync point when a reference frame is missing, and drops
+    /// corrupted frames instead of rendering garbage.
+    static let decoderRecovery: KeyValuePairs<String, PropertyValue> = ["automatic-request-sync-points": .bool(true), "discard-corrupted-frames": .bool(true)]
+
     private func addVideoDecoder(_ codec: VideoCodec, prefix: String, into builder: inout GraphBuilder) throws(PipelineCompileError) -> [String] {
         switch codec {
         case .vp8:
-            return [try builder.add("\(prefix)_decoder", "vp8dec", role: .decoder, purpose: "VP8 decoding")]
+            return [try builder.add("\(prefix)_decoder", "vp8dec", Self.decoderRecovery, role: .decoder, purpose: "VP8 decoding")]
         case .vp9:
-            return [try builder.add("\(prefix)_decoder", "vp9dec", role: .decoder, purpose: "VP9 decoding")]
+            return [try builder.add("\(prefix)_decoder", "vp9dec", Self.decoderRecovery, role: .decoder, purpose: "VP9 decoding")]
         case .h264:
             let parse = try builder.add("\(prefix)_parse", "h264parse", role: .videoParser, purpose: "H.264 parsing")
             let candidates = ["avdec_h264", "openh264dec"]
@@ -92,7 +99,7 @@ struct ReceiveCompiler {
                 throw .missingElement(factory: "avdec_h264", package: "gstreamer1.0-libav (or openh264dec from gstreamer1.0-plugins-bad)", purpose: "H.264 decoding")
             }
             builder.decide("H.264 decoder: \(chosen.name) (rank \(chosen.rank))" + (installed.count > 1 ? ", over " + installed.dropFirst().map(\.name).joined(separator: ", ") : ""))
-            return [parse, try builder.add("\(prefix)_decoder", chosen.name, role: .decoder, purpose: "H.264 decoding")]
+            return [parse, try builder.add("\(prefix)_decoder", chosen.name, Self.decoderRecovery, role: .decoder, purpose: "H.264 decoding")]
         }
     }
 

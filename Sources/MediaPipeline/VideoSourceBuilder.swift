@@ -56,7 +56,9 @@ struct VideoSourceBuilder {
         }
         let convert = try builder.add("\(prefix)_convert", "videoconvert", purpose: "video format conversion")
         let scale = try builder.add("\(prefix)_scale", "videoscale", purpose: "scaling video to the call's size")
-        let rate = try builder.add("\(prefix)_rate", "videorate", purpose: "adapting video to the call's frame rate")
+        // drop-only: a videorate that may duplicate holds every frame one interval (33 ms at
+        // 30 fps, measured) to decide; dropping only passes frames straight through.
+        let rate = try builder.add("\(prefix)_rate", "videorate", ["drop-only": .bool(true)], purpose: "adapting video to the call's frame rate")
         let caps = try builder.addCaps("\(prefix)_caps", rawCaps, role: .videoFormat)
         builder.chain([sourceEnd, convert, scale, rate, caps])
         return (caps, loop)

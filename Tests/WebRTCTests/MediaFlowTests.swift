@@ -67,3 +67,30 @@ import MediaPipeline
         await pair.close()
     }
 }
+
+/// A peer that only receives (an agent bot that records) works for every codec, as offerer and answerer.
+@Suite(.serialized) struct ReceiveOnlyTests {
+    @Test(arguments: ["VP8", "VP9", "H264"])
+    func receiveOnlyAnswererGetsVideo(codec: String) async throws {
+        var listener = testMedia(codec: codec)
+        listener.sendsMedia = false
+        let pair = PeerPair(offerer: testMedia(codec: codec), answerer: listener)
+        let atAnswerer = RemoteMedia(pair.answerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.answerer)
+        try await eventually(.seconds(10), "\(codec) frames at the receive-only side") { atAnswerer.video.count > 20 }
+        await pair.close()
+    }
+
+    @Test(arguments: ["VP8", "H264"])
+    func receiveOnlyOffererGetsVideo(codec: String) async throws {
+        var listener = testMedia(codec: codec)
+        listener.sendsMedia = false
+        let pair = PeerPair(offerer: listener, answerer: testMedia(codec: codec))
+        let atOfferer = RemoteMedia(pair.offerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        try await eventually(.seconds(10), "\(codec) frames at the receive-only side") { atOfferer.video.count > 20 }
+        await pair.close()
+    }
+}

@@ -54,6 +54,8 @@ static inline GType ecv_type_structure(void) { return GST_TYPE_STRUCTURE; }
 
 // GST_PAD_PROBE_INFO_BUFFER is a macro cast on the probe's data pointer.
 static inline GstBuffer *ecv_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
+// GST_PAD_PROBE_INFO_BUFFER_LIST likewise.
+static inline GstBufferList *ecv_probe_info_buffer_list(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER_LIST(info); }
 // GST_PAD_PROBE_INFO_EVENT likewise.
 static inline GstEvent *ecv_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
 

@@ -1,0 +1,77 @@
+import Foundation
+import MediaRuntime
+import WebRTC
+
+@_exported import enum MediaRuntime.RecordingFormat
+@_exported import struct MediaRuntime.RecordingSummary
+@_exported import enum MediaRuntime.RecordingError
+
+/// Recording a call from the caller's side, with the call's life written into the file.
+extension WebRtcConnection {
+    /// Records both directions to `url` without re-encoding (caller video + audio, agent video +
+    /// audio). Hold, mute and transfer periods become chapters on the media clock, and a stats
+    /// sidecar (`<file>.stats.ndjson`) is written once a second. The recording is finalised when
+    /// the call ends, or by `stopRecording()`.
+    public func startRecording(to url: URL, format: RecordingFormat = .matroska) async throws(RecordingError) {
+        guard let peer = peerConnection else { throw .pipeline("startRecording() needs a started room (after startRoom())") }
+        let recording = try await peer.startRecording(to: url, format: format, labels: RecordingLabels(local: "caller", remote: "agent"))
+        let markers = CallMarkers(recording: recording, events: call.events())
+        live.withLock { $0.recording = (recording, markers) }
+    }
+
+    /// Finalises the recording and returns what it holds; nil when none is running.
+    @discardableResult
+    public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
+        guard let (recording, markers) = live.withLock({ live in defer { live.recording = nil }; return live.recording }) else { return nil }
+        markers.stop()
+        return try await recording.stop()
+    }
+
+    /// Writes the current remote video frame as a PNG (needs a running recording's decode branch
+    /// or the remote renderer's last frame).
+    public func snapshot(to url: URL) async throws(RecordingError) {
+        guard let (recording, _) = live.withLock({ $0.recording }) else {
+            throw .pipeline("snapshot() needs a running recording")
+        }
+        try await recording.snapshot(to: url)
+    }
+}
+
+/// Turns a call's events into recording chapters: periods for hold, local and remote mutes and
+/// photo mode; marks for transfer and flash.
+final class CallMarkers: Sendable {
+    private let task: Task<Void, Never>
+
+    init(recording: CallRecording, events: AsyncStream<VideoCallEvent>) {
+        task = Task {
+            for await event in events {
+                let action: (CallRecording) throws -> Void
+                switch event.type {
+                case .StartHold: action = { try $0.beginPeriod("hold") }
+                case .EndHold: action = { try $0.endPeriod("hold") }
+                case .AudioMuted: action = { try $0.beginPeriod("caller audio muted") }
+                case .AudioUnmuted: action = { try $0.endPeriod("caller audio muted") }
+                case .VideoMuted: action = { try $0.beginPeriod("caller video muted") }
+                case .VideoUnmuted: action = { try $0.endPeriod("caller video muted") }
+                case .RemoteAudioMuted: action = { try $0.beginPeriod("agent audio muted") }
+                case .RemoteAudioUnmuted: action = { try $0.endPeriod("agent audio muted") }
+                case .RemoteVideoMuted: action = { try $0.beginPeriod("agent video muted") }
+                case .RemoteVideoUnmuted: action = { try $0.endPeriod("agent video muted") }
+                case .TakePhotoOn: action = { try $0.beginPeriod("photo") }
+                case .TakePhotoOff: action = { try $0.endPeriod("photo") }
+                case .TransferPending: action = { try $0.mark("transfer pending") }
+                case .TransferCancelled: action = { try $0.mark("transfer cancelled") }
+                case .TransferCompleted: action = { try $0.mark("transferred to \(event.data["rtcId"] ?? "?")") }
+                case .FlashOn: action = { try $0.mark("flash on") }
+                case .FlashOff: action = { try $0.mark("flash off") }
+                default: continue
+                }
+                // A call's last events (a completed transfer) can arrive after the recording closed.
+                do { try action(recording) } catch { Logger.debug("recording marker for \(event.type): \(error)") }
+            }
+        }
+    }
+
+    func stop() { task.cancel() }
+    deinit { task.cancel() }
+}

@@ -1,0 +1,101 @@
+import ECV
+import ECVAgent
+import ECVProtocol
+import Foundation
+import GStreamer
+
+/// `ecv agent`: a headless agent bot that answers calls, optionally records them and runs a script.
+enum AgentCommand {
+    static let usage = """
+        ecv agent [options]      run a headless agent bot
+          --service-url URL        the ECV service (required)
+          --name NAME              agent name shown to callers (default "Agent Bot")
+          --secret S               agent secret, when the service requires one
+          --queue NAME             queue to work (repeatable; default: the service's default queue)
+          --record DIR             record every call to DIR/<rtcId>.mkv
+          --script "STEPS"         actions per call, e.g. "hold 2s, pickup, flash on, take photo,
+                                   transfer Billing, hangup after 20s"
+          --calls N                exit after N calls (default: run until Ctrl-C)
+          --receive-only           send no media (a recording bot)
+          --json                   one JSON object per line
+        \(MediaOptions.help)
+        """
+
+    static func run(_ words: [String]) async throws(CLIError) {
+        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["json", "receive-only"]))
+        guard let serviceUrl = arguments.value("service-url") else { throw .usage("--service-url URL is required") }
+        let parameters = try MediaOptions.parameters(&arguments)
+        let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "ball"))
+        let record = arguments.value("record")
+        let script: AgentScript?
+        do { script = try arguments.value("script").map { text throws(AgentScriptError) in try AgentScript(text) } } catch {
+            throw .usage(error.description)
+        }
+        let maxCalls = try arguments.int("calls")
+        let json = arguments.flag("json"), receiveOnly = arguments.flag("receive-only")
+        var configuration = AgentBotConfiguration(serviceUrl: serviceUrl, name: arguments.value("name") ?? "Agent Bot",
+                                                  secret: arguments.value("secret"), queues: arguments.values("queue"),
+                                                  parameters: parameters, video: .single(video),
+                                                  receiveVideo: record != nil ? .passthrough(name: "caller_video") : .renderer(name: "caller_video"))
+        if configuration.queues.isEmpty { configuration.queues = ["default"] }
+        configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        configuration.sendsMedia = !receiveOnly
+        try arguments.finish()
+        if let record { try? FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) }
+
+        Logger.setLevel(logLevel: .warn)
+        let bot = AgentBot(configuration: configuration)
+        let events = bot.events()
+        do {
+            try await bot.connect()
+            try await bot.ready()
+        } catch {
+            throw .failed("\(error)")
+        }
+        report(json, ["event": "ready", "agentId": bot.agentId ?? "?", "queues": configuration.queues])
+        let interrupt = Task { await Interrupts.wait(); await bot.logout() }
+        var handled = 0
+        for await event in events {
+            switch event {
+            case .offered(let offer):
+                report(json, ["event": "offered", "rtcId": offer.rtcId, "caller": offer.callerName, "queue": offer.queue,
+                              "attributes": offer.attributes])
+            case .callStarted(let call):
+                Task { await handle(call, record: record, script: script, json: json) }
+            case .callEnded(let rtcId, let reason):
+                report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason])
+                handled += 1
+                if let maxCalls, handled >= maxCalls { await bot.logout() }
+            case .error(let message):
+                report(json, ["event": "error", "message": message])
+            case .disconnected(let code, let reason):
+                report(json, ["event": "disconnected", "code": Int(code), "reason": reason])
+            case .state, .offerWithdrawn:
+                continue
+            }
+        }
+        interrupt.cancel()
+    }
+
+    static func handle(_ call: AgentCall, record: String?, script: AgentScript?, json: Bool) async {
+        let events = call.events()
+        var opened = false
+        for await event in events {
+            report(json, ["event": "call", "rtcId": call.rtcId, "what": "\(event)"])
+            if case .connected = event, let record, call.activeRecording == nil {
+                let url = URL(fileURLWithPath: record).appendingPathComponent("\(call.rtcId).mkv")
+                do { _ = try await call.startRecording(to: url) } catch { report(json, ["event": "error", "message": "recording: \(error)"]) }
+            }
+            if case .textChannelOpen = event, !opened, let script {
+                opened = true
+                Task { await script.run(on: call) { step in report(json, ["event": "script", "rtcId": call.rtcId, "step": step]) } }
+            }
+        }
+    }
+
+    static func report(_ json: Bool, _ fields: [String: any Sendable]) {
+        if json { NDJSON.emit(fields) } else {
+            say("agent: " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        }
+    }
+}

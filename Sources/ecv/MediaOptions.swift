@@ -1,0 +1,74 @@
+import ECV
+import Foundation
+import MediaPipeline
+
+/// The ConnectParameters flags shared by `ecv pipeline`, `ecv call` and `ecv agent`.
+enum MediaOptions {
+    static let flags: Set<String> = ["audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker"]
+
+    static let help = """
+          --codec VP8|VP9|H264     video codec (default VP8)
+          --width N --height N     video size (default 480x640, the seed's)
+          --fps N                  frames per second (default 30)
+          --bitrate KBPS           video max bitrate (default: by resolution)
+          --audio-bitrate KBPS     Opus start bitrate (default: encoder's)
+          --hw on|off              prefer a hardware encoder (default on)
+          --audio-only             no video at all
+          --no-audio-processing    no webrtcdsp (AEC, NS, AGC)
+          --no-aec / --no-ns       disable echo cancellation / noise suppression only
+          --no-speaker             discard far-end audio instead of playing it
+          --tracing                latency tracer and DOT dumps ($ECV_TRACE_DIR)
+          --source NAME            video source: a preset name (smpte-live, ball, black, webcam…),
+                                   camera:/dev/videoN, file:PATH (looped), or pattern:NAME
+          --audio-source NAME      audio source: a preset name (tone-440, ticks, silence…), file:PATH
+          --presets DIR            extra presets (*.pipeline) overriding the built-in ones
+        """
+
+    static func parameters(_ arguments: inout Arguments) throws(CLIError) -> ConnectParameters {
+        var parameters = ConnectParameters()
+        if let codec = arguments.value("codec") { parameters.videoCodec = codec }
+        if let width = try arguments.int("width") { parameters.videoWidth = width }
+        if let height = try arguments.int("height") { parameters.videoHeight = height }
+        if let fps = try arguments.int("fps") { parameters.videoFps = fps }
+        if let bitrate = try arguments.int("bitrate") { parameters.videoMaxBitrate = bitrate }
+        if let bitrate = try arguments.int("audio-bitrate") { parameters.audioStartBitrate = bitrate }
+        if let hardware = arguments.value("hw") {
+            switch hardware.lowercased() {
+            case "on", "true", "yes": parameters.videoCodecHwAcceleration = true
+            case "off", "false", "no": parameters.videoCodecHwAcceleration = false
+            default: throw .usage("--hw takes on or off, not '\(hardware)'")
+            }
+        }
+        if arguments.flag("audio-only") { parameters.videoCallEnabled = false }
+        if arguments.flag("no-audio-processing") { parameters.noAudioProcessing = true }
+        if arguments.flag("no-aec") { parameters.disableBuiltInAEC = true }
+        if arguments.flag("no-ns") { parameters.disableBuiltInNS = true }
+        if arguments.flag("no-speaker") { parameters.useSpeakerPhone = false }
+        if arguments.flag("tracing") { parameters.tracing = true }
+        return parameters
+    }
+
+    static func presets(_ arguments: inout Arguments) throws(CLIError) -> PresetLibrary {
+        guard let directory = arguments.value("presets") else { return .builtIn }
+        do {
+            return try PresetLibrary.loading(directory: URL(fileURLWithPath: directory))
+        } catch {
+            throw .failed("cannot load presets from \(directory): \(error)")
+        }
+    }
+
+    static func video(_ arguments: inout Arguments, default fallback: VideoSourceSpec = .testPattern()) -> VideoSourceSpec {
+        guard let text = arguments.value("source") else { return fallback }
+        if text.hasPrefix("camera:") { return .camera(device: String(text.dropFirst(7))) }
+        if text.hasPrefix("file:") { return .file(path: String(text.dropFirst(5)), loop: true) }
+        if text.hasPrefix("pattern:") { return .testPattern(pattern: String(text.dropFirst(8))) }
+        return .preset(name: text)
+    }
+
+    static func audio(_ arguments: inout Arguments, default fallback: AudioSourceSpec = .testTone()) -> AudioSourceSpec {
+        guard let text = arguments.value("audio-source") else { return fallback }
+        if text.hasPrefix("file:") { return .file(path: String(text.dropFirst(5)), loop: true) }
+        if text == "silence" { return .silence }
+        return .preset(name: text)
+    }
+}

@@ -1,0 +1,44 @@
+import MediaPipeline
+import MediaRuntime
+
+/// `ecv pipeline`: the compiled send graph for the given parameters, as gst-launch text or DOT.
+enum PipelineCommand {
+    static let usage = """
+        ecv pipeline [options]   print the media graph ConnectParameters compile to
+          --format launch|dot      gst-launch-1.0 text (default) or Graphviz
+          --receive KIND           print the receive fragment for an incoming VP8/VP9/H264/OPUS
+                                   stream instead (e.g. --receive H264)
+          --test-run               the self-running variant (60 buffers, fakesinks)
+        \(MediaOptions.help)
+        """
+
+    static func run(_ words: [String]) throws(CLIError) {
+        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["test-run"]))
+        let parameters = try MediaOptions.parameters(&arguments)
+        let presets = try MediaOptions.presets(&arguments)
+        let video = MediaOptions.video(&arguments)
+        let audio = MediaOptions.audio(&arguments)
+        let format = arguments.value("format") ?? "launch"
+        let receive = arguments.value("receive")
+        let testRun = arguments.flag("test-run")
+        try arguments.finish()
+        guard format == "launch" || format == "dot" else { throw .usage("--format takes launch or dot, not '\(format)'") }
+        let compiler = PipelineCompiler(catalog: LiveCatalog.shared, presets: presets)
+        do throws(PipelineCompileError) {
+            if let receive {
+                let kind: MediaKind = receive.uppercased() == "OPUS" ? .audio : .video
+                let fragment = try compiler.compileReceive(kind: kind, encodingName: receive.uppercased(),
+                                                           sink: kind == .video ? .renderer(name: "remote_video") : .playback,
+                                                           parameters: parameters)
+                print(format == "dot" ? fragment.dot : fragment.launchDescription)
+                for decision in fragment.decisions { printErr("# \(decision)") }
+                return
+            }
+            let graph = try compiler.compileSend(parameters: parameters, video: .single(video), audio: audio).adaptedToAudioOutput()
+            print(format == "dot" ? graph.dot : graph.launchDescription(testRun: testRun))
+            for decision in graph.decisions { printErr("# \(decision)") }
+        } catch {
+            throw .failed(error.description)
+        }
+    }
+}

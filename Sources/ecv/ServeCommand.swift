@@ -1,0 +1,86 @@
+import ECVProtocol
+import ECVService
+import Foundation
+
+/// `ecv serve`: the reference ECV service, standalone, until Ctrl-C.
+enum ServeCommand {
+    static let usage = """
+        ecv serve [options]      run the reference ECV service (REST, queue socket, rooms, collider, agents)
+          --host ADDR              listen address (default 0.0.0.0)
+          --port N                 HTTP port (default 8080)
+          --backend 1.5|1.75       backend version to behave like (default 1.75)
+          --queue NAME             a queue (repeatable; the first is the default queue)
+          --ice-server URL         advertised in join answers (repeatable), e.g. stun:stun.example.com:3478
+          --turn-username U --turn-credential C   credentials for turn: servers
+          --agent-secret S         agents must present this secret to log in
+          --offer-timeout SEC      seconds an offer rings before re-routing (default 15)
+          --log                    print the service's event log
+        """
+
+    static func configuration(_ arguments: inout Arguments) throws(CLIError) -> ReferenceServiceConfiguration {
+        var configuration = ReferenceServiceConfiguration()
+        switch arguments.value("backend") ?? "1.75" {
+        case "1.5": configuration.backendVersion = .v1_5
+        case "1.75": configuration.backendVersion = .v1_75
+        case let other: throw .usage("--backend takes 1.5 or 1.75, not '\(other)'")
+        }
+        let queues = arguments.values("queue")
+        if !queues.isEmpty {
+            configuration.queues = queues
+            configuration.defaultQueue = queues[0]
+        }
+        let username = arguments.value("turn-username"), credential = arguments.value("turn-credential")
+        configuration.iceServers = arguments.values("ice-server").map { url in
+            url.hasPrefix("turn") ? ECVProtocol.ICEServer(urls: [url], username: username, credential: credential) : ECVProtocol.ICEServer(urls: [url])
+        }
+        configuration.agentSecrets = arguments.values("agent-secret")
+        if let timeout = try arguments.double("offer-timeout") { configuration.offerTimeout = timeout }
+        return configuration
+    }
+
+    static func run(_ words: [String]) async throws(CLIError) {
+        var arguments = try Arguments(words, flags: ["log"])
+        var configuration = try configuration(&arguments)
+        let host = arguments.value("host") ?? "0.0.0.0"
+        let port = try arguments.int("port") ?? 8080
+        if arguments.flag("log") { configuration.logHandler = { entry in say(entry.description) } }
+        try arguments.finish()
+        guard (0...65535).contains(port) else { throw .usage("--port must be 0…65535") }
+        let server = Task {
+            try await ReferenceService.runForever(configuration: configuration, host: host, port: UInt16(port)) { banner in
+                say(banner)
+            }
+        }
+        await Interrupts.wait()
+        server.cancel()
+        do { try await server.value } catch is CancellationError {} catch {
+            throw .failed("the service failed: \(error)")
+        }
+    }
+}
+
+/// Waits for SIGINT or SIGTERM (Ctrl-C, `kill`), so commands can shut down cleanly.
+enum Interrupts {
+    static func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let fired = Locked(false)
+            for signalNumber in [SIGINT, SIGTERM] {
+                signal(signalNumber, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+                source.setEventHandler {
+                    let first = fired.withLock { value in defer { value = true }; return !value }
+                    if first { continuation.resume() }
+                }
+                source.resume()
+                Interrupts.sources.withLock { $0.append(SignalSourceBox(source: source)) }
+            }
+        }
+    }
+
+    /// Signal sources must outlive the wait; DispatchSource is thread-safe.
+    // @unchecked Sendable: the source is only resumed/cancelled through its own thread-safe API.
+    struct SignalSourceBox: @unchecked Sendable { let source: any DispatchSourceSignal }
+    static let sources = Locked<[SignalSourceBox]>([])
+}
+
+import GStreamer

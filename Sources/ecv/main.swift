@@ -1,0 +1,42 @@
+import Foundation
+import GStreamer
+
+/// `ecv`: the ECVKit command line. Subcommands: demo, serve, agent, call, pipeline, doctor, env.
+let usage = """
+    ecv — headless ECV video calls on GStreamer
+
+    \(DemoCommand.usage)
+    \(ServeCommand.usage)
+    \(AgentCommand.usage)
+    \(CallCommand.usage)
+    \(PipelineCommand.usage)
+    \(DoctorCommand.usage)
+    \(EnvCommand.usage)
+    """
+
+let words = Array(CommandLine.arguments.dropFirst())
+let command = words.first ?? "help"
+let rest = Array(words.dropFirst())
+
+do {
+    switch command {
+    case "demo": try await DemoCommand.run(rest)
+    case "serve": try await ServeCommand.run(rest)
+    case "agent": try await AgentCommand.run(rest)
+    case "call": try await CallCommand.run(rest)
+    case "pipeline": try PipelineCommand.run(rest)
+    case "doctor": try DoctorCommand.run(rest)
+    case "env": try EnvCommand.run(rest)
+    case "help", "--help", "-h": print(usage)
+    default:
+        printErr("ecv: unknown command '\(command)'\n\n\(usage)")
+        exit(2)
+    }
+} catch let error as CLIError {
+    printErr("ecv \(command): \(error)")
+    if case .usage = error { exit(2) }
+    exit(1)
+} catch {
+    printErr("ecv \(command): \(error)")
+    exit(1)
+}
