@@ -72,6 +72,7 @@ let package = Package(
                                                     "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVAgentTests", dependencies: ["ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                          "MediaRuntime", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer"], swiftSettings: strict),
     ]
 )

@@ -41,11 +41,35 @@ public enum LeakTracer {
         return type != 0 && base != 0 && g_type_is_a(type, base) != 0
     }
 
-    /// Starts recording which GstObjects and GstMiniObjects are created from now on.
-    /// Only one tracking may run at a time (the tracer's checkpoints are process-wide);
-    /// returns nil when the tracer is not active.
+    // @unchecked Sendable: created once and kept for the process lifetime (GStreamer's hook table
+    // holds its raw pointer); never mutated from Swift.
+    private struct TracerHandle: @unchecked Sendable { let object: UnsafeMutableRawPointer }
+    private static let runtimeTracer = Mutex<TracerHandle?>(nil)
+
+    /// Makes sure a leaks tracer runs, creating one now when GST_TRACERS did not ask for it at
+    /// start-up. It tracks objects created from then on, which is all a tracking needs.
+    @discardableResult
+    public static func ensureActive() -> Bool {
+        if isActive { return true }
+        return runtimeTracer.withLock { handle -> Bool in
+            if handle != nil { return true }
+            guard let found = gst_registry_find_feature(gst_registry_get(), "leaks", gst_tracer_factory_get_type()) else { return false }
+            let loaded = gst_plugin_feature_load(found)
+            gst_object_unref(UnsafeMutableRawPointer(found))
+            guard let feature = loaded else { return false }
+            defer { gst_object_unref(UnsafeMutableRawPointer(feature)) }
+            let type = gst_tracer_factory_get_tracer_type(feature)
+            guard let object = g_object_new_with_properties(type, 0, nil, nil) else { return false }
+            handle = TracerHandle(object: UnsafeMutableRawPointer(object))
+            return true
+        }
+    }
+
+    /// Starts recording which GstObjects and GstMiniObjects are created from now on, starting a
+    /// leaks tracer if none runs. Only one tracking may run at a time (the tracer's checkpoints are
+    /// process-wide); returns nil when no tracer can be had.
     public static func startTracking() -> Tracking? {
-        guard withTracer({ tracer in
+        guard ensureActive(), withTracer({ tracer in
             _ = try? tracer.emit("activity-start-tracking", arguments: [])
             _ = checkpoint(tracer) // drop whatever an earlier tracking left
             return true

@@ -1,0 +1,136 @@
+import ECV
+import ECVAgent
+import ECVProtocol
+import ECVService
+import Foundation
+import GStreamer
+import Testing
+
+/// Runs the built `ecv` executable (it sits next to the test bundle in `.build/<config>/`).
+struct ECVProcess {
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("ecv").path), directory.path != "/" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("ecv")
+    }
+
+    /// Runs `ecv arguments…` to completion (bounded), returning its exit status and output.
+    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60))
+        async throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        // Blocking reads run on GCD threads: on the 2-thread cooperative pool they would starve the
+        // in-process service the child talks to.
+        async let stdout = readToEnd(out)
+        async let stderr = readToEnd(err)
+        while process.isRunning {
+            if ContinuousClock.now > deadline { process.terminate() }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return (process.terminationStatus, await stdout, await stderr)
+    }
+
+    private static func readToEnd(_ pipe: Pipe) async -> String {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
+            }
+        }
+    }
+}
+
+@Suite(.serialized) struct CLITests {
+    @Test func pipelineShowsX264WithItsBitrateUnitAndSize() async throws {
+        let result = try await ECVProcess.run(["pipeline", "--codec", "H264", "--width", "1280", "--height", "720", "--bitrate", "1500", "--hw", "off"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("x264enc"))
+        #expect(result.stdout.contains("bitrate=1500"))
+        #expect(result.stdout.contains("width=1280,height=720"))
+    }
+
+    @Test func pipelineShowsVP8TargetBitrateInBitsPerSecond() async throws {
+        let result = try await ECVProcess.run(["pipeline", "--codec", "VP8", "--bitrate", "800"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("vp8enc"))
+        #expect(result.stdout.contains("target-bitrate=800000"))
+        let dot = try await ECVProcess.run(["pipeline", "--codec", "VP8", "--format", "dot"])
+        #expect(dot.status == 0 && dot.stdout.hasPrefix("digraph"))
+    }
+
+    @Test func unsupportedCodecExitsNonZeroNamingIt() async throws {
+        let result = try await ECVProcess.run(["pipeline", "--codec", "AV1"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("AV1"))
+        let unknownOption = try await ECVProcess.run(["pipeline", "--colour", "blue"])
+        #expect(unknownOption.status == 2 && unknownOption.stderr.contains("--colour"))
+    }
+
+    @Test func hardwareRequestFallsBackToSoftwareAndSaysSo() async throws {
+        let result = try await ECVProcess.run(["pipeline", "--codec", "H264", "--hw", "on"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("x264enc"))
+        #expect(result.stderr.lowercased().contains("hardware"), "the decision is printed: \(result.stderr)")
+    }
+
+    @Test func doctorListsCodecsAndEncoders() async throws {
+        let result = try await ECVProcess.run(["doctor"])
+        #expect(result.status == 0)
+        for expected in ["VP8", "H264", "x264enc", "vp8enc", "AV1", "WebRTC"] { #expect(result.stdout.contains(expected), "\(expected)") }
+    }
+
+    @Test func environmentsPersistAndValidateAttributes() async throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-env-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: config) }
+        let env = ["XDG_CONFIG_HOME": config.path]
+        let list = try await ECVProcess.run(["env", "list"], environment: env)
+        #expect(list.stdout.contains("danamon-local"), "the Danamon example ships built in")
+        let add = try await ECVProcess.run(["env", "add", "staging", "--service-url", "http://127.0.0.1:1", "--queue-mode", "info",
+                                            "--attr-select", "video_flow=Video Flow:ETB,NTB"], environment: env)
+        #expect(add.status == 0, "\(add.stderr)")
+        #expect(try await ECVProcess.run(["env", "use", "staging"], environment: env).status == 0)
+        let after = try await ECVProcess.run(["env", "list"], environment: env)
+        #expect(after.stdout.contains("* staging") && after.stdout.contains("queue-mode=info"))
+        let invalid = try await ECVProcess.run(["call", "--attr", "video_flow=XYZ"], environment: env)
+        #expect(invalid.status == 2 && invalid.stderr.contains("ETB"), "\(invalid.stderr)")
+        #expect(try await ECVProcess.run(["env", "remove", "staging"], environment: env).status == 0)
+    }
+
+    /// `ecv call --json`: one JSON object per line, a script can follow the whole call.
+    @Test func callJSONEmitsOneEventPerLine() async throws {
+        try GStreamerRuntime.ensureInitialized()
+        var configuration = ReferenceServiceConfiguration()
+        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        configuration.acd.queueEntryDelay = 0
+        let service = try ReferenceService(configuration: configuration)
+        let url = try await service.start()
+        let base = url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Scripted", queues: ["default"],
+                                                     parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
+        botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        let bot = AgentBot(configuration: botConfiguration)
+        try await bot.connect()
+        try await bot.ready()
+        let result = try await ECVProcess.run(["call", "--service-url", base, "--name", "Script", "--width", "320", "--height", "240",
+                                               "--no-audio-processing", "--duration", "2", "--json"], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(objects.count == lines.count, "every line is one JSON object")
+        let events = objects.compactMap { $0["event"] as? String }
+        for expected in ["GotRtcId", "DialSuccess", "OnQueue", "AgentConnected", "WebRtcConnected", "Stats", "Hangup", "CallEnded"] {
+            #expect(events.contains(expected), "\(expected) in \(events)")
+        }
+        #expect(objects.last?["detail"] as? String == "LOCAL_HANGUP")
+        await bot.logout()
+        await service.stop()
+    }
+}

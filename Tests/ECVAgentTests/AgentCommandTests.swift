@@ -1,0 +1,130 @@
+import ECV
+import ECVAgent
+import ECVProtocol
+import ECVService
+import GStreamer
+import MediaPipeline
+import Testing
+
+/// Each agent command's events and side effects on the caller, measured on real media.
+@Suite(.serialized) struct AgentCommandTests {
+    @Test func holdMutesAndRestoresWhatTheCallerHad() async throws {
+        let backend = try await Backend.start()
+        let agent = try await backend.agent()
+        let sdk = backend.sdk()
+        let log = EventLog(sdk)
+        let c = try await connectedCall(sdk, log, agent: agent)
+        try await eventually(.seconds(10), "white picture at the agent") { (c.view.color?.red ?? 0) > 200 }
+        c.connection.setAudioEnabled(state: false) // the caller chose to mute before the hold
+        let media = try #require(await c.connection.peerConnection?.media)
+        try await eventually(.seconds(5), "muted") { media.isAudioMuted }
+
+        try c.agentCall.hold()
+        _ = try await log.wait(for: .StartHold, c.call.rtcId)
+        try await eventually(.seconds(10), "black frames while on hold") { c.view.isBlack && media.isVideoMuted && media.isAudioMuted }
+        try c.agentCall.pickup()
+        _ = try await log.wait(for: .EndHold, c.call.rtcId)
+        try await eventually(.seconds(10), "picture back after pickup") { (c.view.color?.red ?? 0) > 200 }
+        #expect(!media.isVideoMuted)
+        #expect(media.isAudioMuted, "a caller who had muted stays muted")
+        #expect(log.count(.AudioMuted, c.call.rtcId) == 1, "hold side effects are not announced as the caller's own mutes")
+        c.call.hangup()
+        _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
+    @Test func holdWithoutSideEffectsOnlyEmitsEvents() async throws {
+        let backend = try await Backend.start()
+        let agent = try await backend.agent()
+        let sdk = backend.sdk()
+        let log = EventLog(sdk)
+        let c = try await connectedCall(sdk, log, agent: agent, holdSideEffects: false)
+        try c.agentCall.hold()
+        _ = try await log.wait(for: .StartHold, c.call.rtcId)
+        try await Task.sleep(for: .milliseconds(500))
+        let media = try #require(await c.connection.peerConnection?.media)
+        #expect(!media.isVideoMuted && !media.isAudioMuted)
+        #expect((c.view.color?.red ?? 0) > 200, "the picture keeps flowing")
+        c.call.hangup()
+        _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
+    struct Torch: FlashlightHandler {
+        let approves: Bool
+        let switched = Locked<[Bool]>([])
+        func approve(turningOn: Bool) async -> Bool { approves }
+        func setTorch(on: Bool) async -> Bool { switched.withLock { $0.append(on) }; return true }
+    }
+
+    @Test func flashApprovalBothWaysAndWithoutATorch() async throws {
+        let backend = try await Backend.start()
+        let agent = try await backend.agent()
+        let sdk = backend.sdk()
+        let log = EventLog(sdk)
+        for (torch, expected) in [(Torch(approves: true), "ACCEPTED"), (Torch(approves: false), "REFUSED")] {
+            let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
+            #expect(try await c.agentCall.requestFlash(true) == expected)
+            #expect(log.first(.FlashOn, c.call.rtcId)?.data["requestedBy"] == "agent")
+            #expect(torch.switched.value == (expected == "ACCEPTED" ? [true] : []))
+            c.call.hangup()
+            _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+            try await eventually(.seconds(10), "agent free") { agent.calls.isEmpty }
+        }
+        let headless = try await connectedCall(sdk, log, agent: agent, torch: nil)
+        #expect(try await headless.agentCall.requestFlash(true) == "UNAVAILABLE")
+        headless.call.hangup()
+        _ = try await log.wait(for: .CallEnded, headless.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
+    @Test func takePhotoSwitchesToTheBackSourceAndBack() async throws {
+        let backend = try await Backend.start()
+        let agent = try await backend.agent()
+        let sdk = backend.sdk()
+        let log = EventLog(sdk)
+        let cameras = VideoInputs.cameras(front: .testPattern(pattern: "red"), back: .testPattern(pattern: "blue"))
+        let c = try await connectedCall(sdk, log, agent: agent, video: cameras)
+        @Sendable func dominant() -> String? {
+            guard let color = c.view.color else { return nil }
+            return color.red > 150 && color.blue < 100 ? "red" : color.blue > 150 && color.red < 100 ? "blue" : nil
+        }
+        try await eventually(.seconds(10), "front (red) at the agent") { dominant() == "red" }
+        try c.agentCall.takePhoto(true)
+        _ = try await log.wait(for: .TakePhotoOn, c.call.rtcId)
+        try await eventually(.seconds(10), "back (blue) at the agent") { dominant() == "blue" }
+        try c.agentCall.takePhoto(false)
+        _ = try await log.wait(for: .TakePhotoOff, c.call.rtcId)
+        try await eventually(.seconds(10), "front again") { dominant() == "red" }
+        c.call.hangup()
+        _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
+    @Test func muteStatusTravelsBothWaysAndUnknownTextIsRaw() async throws {
+        let backend = try await Backend.start()
+        let agent = try await backend.agent()
+        let sdk = backend.sdk()
+        let log = EventLog(sdk)
+        let c = try await connectedCall(sdk, log, agent: agent)
+        c.connection.setVideoEnabled(state: false)
+        try await eventually(.seconds(5), "agent told the caller muted video") {
+            c.agentCall.eventHistory.contains(.callerStatus(media: "VIDEO", muted: true))
+        }
+        try c.agentCall.sendStatus(media: .audio, muted: true)
+        _ = try await log.wait(for: .RemoteAudioMuted, c.call.rtcId)
+        try c.agentCall.send(.raw("OCR_RETRY"))
+        #expect(try await log.wait(for: .TextChannelMessage, c.call.rtcId).detail == "OCR_RETRY")
+        try c.agentCall.send(.hold(rtcId: "some-other-call"))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(log.count(.StartHold, c.call.rtcId) == 0, "a HOLD for another rtcId is not acted on")
+        c.call.hangup()
+        _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+}

@@ -1,0 +1,80 @@
+import ECV
+import ECVAgent
+import ECVProtocol
+import ECVService
+import GStreamer
+import Testing
+
+@Suite(.serialized) struct TransferAndConcurrencyTests {
+    /// Agent A transfers to Billing; the caller re-queues with the new rtcId without a DialEx and
+    /// agent B takes the call with media.
+    @Test func transferToAQueueEndToEnd() async throws {
+        let backend = try await Backend.start()
+        let alice = try await backend.agent(name: "Alice", queues: ["default"])
+        let bob = try await backend.agent(name: "Bob", queues: ["Billing"])
+        let sdk = backend.sdk()
+        let log = EventLog(sdk)
+        let c = try await connectedCall(sdk, log, agent: alice)
+        let dialsBefore = backend.service.script.dialCount(rtcId: c.call.rtcId)
+        try await c.agentCall.transfer(to: .queue("Billing"))
+        _ = try await log.wait(for: .TransferPending, c.call.rtcId)
+        let completed = try await log.wait(for: .TransferCompleted, c.call.rtcId)
+        let newRtcId = try #require(completed.data["rtcId"])
+        #expect(newRtcId != c.call.rtcId)
+        #expect(try await log.wait(for: .CallEnded, c.call.rtcId).detail == "TRANSFERRED")
+
+        let leg = try #require(await sdk.createVideoCall(rtcId: newRtcId))
+        leg.isDialed = true
+        #expect(await leg.createQueueSocket())
+        _ = try await log.wait(for: .AgentConnected, newRtcId)
+        #expect(log.first(.AgentConnected, newRtcId)?.data["agentName"] == "Bob")
+        let connection = try #require(leg.connect(parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true)))
+        let renderer = CountingRenderer()
+        connection.remoteVideoRenderer = renderer
+        await connection.startRoom()
+        try await eventually(.seconds(10), "Bob's picture at the caller") { renderer.count > 5 }
+        #expect(backend.service.script.dialCount(rtcId: newRtcId) == 0, "the transferred leg is never dialed")
+        #expect(backend.service.script.dialCount(rtcId: c.call.rtcId) == dialsBefore)
+        #expect(!log.types(newRtcId).contains(.DialSuccess))
+        leg.hangup()
+        _ = try await log.wait(for: .CallEnded, newRtcId)
+        await alice.logout()
+        await bob.logout()
+        await backend.close()
+    }
+
+    /// Five callers dial at once; two bots take them all (a bot serves one call at a time), with media.
+    @Test func twoBotsTakeFiveConcurrentCalls() async throws {
+        let backend = try await Backend.start()
+        let bots = [try await backend.agent(name: "B1"), try await backend.agent(name: "B2")]
+        let served = Locked<[String: Int]>([:])
+        let watchers = bots.map { bot in
+            Task {
+                for await case .callStarted(let call) in bot.events() {
+                    served.withLock { $0[bot.configuration.name, default: 0] += 1 }
+                    Task { try? await Task.sleep(for: .seconds(1.5)); await call.hangup() }
+                }
+            }
+        }
+        let sdk = backend.sdk()
+        let log = EventLog(sdk)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<5 {
+                group.addTask {
+                    let renderer = CountingRenderer()
+                    let call = try await placeCall(sdk, log: log, parameters: DialCallParameters(callerName: "Caller \(index)"),
+                                                   renderer: renderer)
+                    try await eventually(.seconds(20), "agent media for caller \(index)") { renderer.count > 3 || call.isEnded }
+                    #expect(try await log.wait(for: .CallEnded, call.rtcId, timeout: .seconds(60)).detail == "REMOTE_HANGUP")
+                    #expect(renderer.count > 3)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(served.value.values.reduce(0, +) == 5)
+        #expect(served.value.count == 2, "both bots served calls: \(served.value)")
+        watchers.forEach { $0.cancel() }
+        for bot in bots { await bot.logout() }
+        await backend.close()
+    }
+}
