@@ -1,0 +1,108 @@
+import BenchmarkSupport
+import Foundation
+import GStreamer
+
+// bench-call: what a call costs and how it feels. `g2g` measures glass-to-glass latency through two
+// real peer connections; `setup` the time from dialing to media through the whole ECV stack; `cost`
+// the CPU and memory of concurrent agent calls.
+
+let usage = """
+    usage: bench-call g2g [--smoke] [--frames N] [--codecs vp8,vp9,h264] [--jitter-buffers 200,20] [--one-way]
+                          [--results DIR] [--work DIR] [--fragment FILE] [--no-publish]
+           bench-call setup [--smoke]    call setup time over 20 calls (3 with --smoke)
+           bench-call cost [--smoke]     CPU and memory of 1, 5, 10, 20, 40 recording and 1, 5, 10 decoding agent calls
+
+      g2g       glass-to-glass latency per codec at 640×480 and per jitter buffer latency
+      --smoke   a few seconds (VP8, 20 ms jitter buffer, 30 frames), results in a temporary directory
+      --frames  measured frames per configuration after the warm-up (default 300)
+      --one-way the agent only receives (sendsMedia: false); with H264 this crashes webrtcbin 1.22 here
+      --fragment also write the report JSON to FILE (for `bench-encode report`); --no-publish: only that
+    """
+
+/// A benchmark of `bench-call`: the lead adds setup time and call cost here once the ECV SDK exists.
+protocol CallBenchmark {
+    static var name: String { get }
+    /// Measures and records into `report`.
+    static func run(options: Options, report: inout BenchmarkReport) async throws
+}
+
+enum GlassToGlassBenchmark: CallBenchmark {
+    static let name = "g2g"
+
+    static func run(options: Options, report: inout BenchmarkReport) async throws {
+        let smoke = options.has("smoke")
+        let frames = try options.int("frames", default: smoke ? 30 : 300, range: 1...60_000)
+        let codecs = try options.list("codecs", allowed: ["vp8", "vp9", "h264"])?.map { $0.uppercased() } ?? (smoke ? ["VP8"] : ["VP8", "VP9", "H264"])
+        let jitterBuffers = try jitterBufferList(options.values["jitter-buffers"]) ?? (smoke ? [20] : [200, 20])
+        let timer = SectionTimer()
+        var figures: [GlassToGlassFigure] = []
+        for codec in codecs {
+            for jitter in jitterBuffers {
+                var run = GlassToGlass(codec: codec, jitterBufferMs: jitter, frames: frames)
+                run.agentSends = !options.has("one-way")
+                figures.append(try await run.run(log: progress))
+            }
+        }
+        report.glassToGlass = GlassToGlassSection(method: GlassToGlass.method, figures: figures, load: timer.finish())
+    }
+
+    static func jitterBufferList(_ text: String?) throws -> [Int]? {
+        guard let text else { return nil }
+        return try text.split(separator: ",").map { item in
+            guard let value = Int(item.trimmingCharacters(in: .whitespaces)), (0...5000).contains(value) else {
+                throw BenchmarkError.badInput("--jitter-buffers takes milliseconds in 0...5000, got \"\(item)\"")
+            }
+            return value
+        }
+    }
+}
+
+func main() async -> Int32 {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    guard let command = arguments.first, !command.hasPrefix("--") else {
+        print(usage)
+        return 2
+    }
+    arguments.removeFirst()
+    do {
+        let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
+                                  valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir"])
+        switch command {
+        case "cost-agents":
+            try await CostAgents.run(options: options)
+            return 0
+        case GlassToGlassBenchmark.name, CallSetupBenchmark.name, CallCostBenchmark.name:
+            try GStreamerRuntime.ensureInitialized()
+            let smoke = options.has("smoke")
+            var report = BenchmarkReport(machine: MachineInfo.current(), smoke: smoke)
+            progress("bench-call \(command) on \(report.machine.cpuModel), \(report.machine.cores) cores, \(report.machine.gstreamer); "
+                     + "load \(report.machine.loadAverage.map { String($0) }.joined(separator: " "))")
+            switch command {
+            case CallSetupBenchmark.name: try await CallSetupBenchmark.run(options: options, report: &report)
+            case CallCostBenchmark.name: try await CallCostBenchmark.run(options: options, report: &report)
+            default: try await GlassToGlassBenchmark.run(options: options, report: &report)
+            }
+            let paths = try OutputPaths(options: options, smoke: smoke)
+            if let fragment = options.values["fragment"] {
+                try ReportFiles.write(report, to: fragment)
+                progress("wrote \(fragment)")
+            }
+            if !options.has("no-publish") {
+                for path in try ReportFiles.publish(report, in: paths.results) { progress("wrote \(path)") }
+                print("")
+                print(MarkdownReport.render(report))
+            }
+            return 0
+        case "help", "-h":
+            print(usage)
+            return 0
+        default:
+            throw BenchmarkError.badInput("unknown command \"\(command)\"\n\(usage)")
+        }
+    } catch {
+        FileHandle.standardError.write(Data("bench-call: \(error)\n".utf8))
+        return 1
+    }
+}
+
+exit(await main())

@@ -1,0 +1,68 @@
+import Foundation
+import GStreamer
+
+/// What the figures were measured on.
+public struct MachineInfo: Codable, Sendable {
+    public var cpuModel: String
+    public var cores: Int
+    public var memoryGiB: Double
+    public var kernel: String
+    public var gstreamer: String
+    public var swift: String
+    /// ISO 8601, UTC.
+    public var date: String
+    /// 1, 5 and 15 minute load averages when the program started.
+    public var loadAverage: [Double]
+
+    public static func current() -> MachineInfo {
+        let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .flatMap { $0.split(separator: ":", maxSplits: 1).last }
+            .map { $0.trimmingCharacters(in: .whitespaces) } ?? "unknown"
+        let kernel = ((try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8)) ?? "unknown")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return MachineInfo(cpuModel: model, cores: ProcessInfo.processInfo.activeProcessorCount,
+                           memoryGiB: (Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824 * 10).rounded() / 10,
+                           kernel: "Linux " + kernel, gstreamer: GStreamerRuntime.versionString, swift: swiftVersion,
+                           date: ISO8601DateFormatter().string(from: Date()), loadAverage: loadAverage())
+    }
+
+    /// `Benchmarks/run.sh` passes `swift --version`'s first line; without it, the compiler that
+    /// built this program, as precisely as `#if compiler` can tell.
+    static var swiftVersion: String {
+        if let given = ProcessInfo.processInfo.environment["ECV_BENCH_SWIFT_VERSION"], !given.isEmpty { return given }
+        #if compiler(>=7.0)
+        return "Swift compiler ≥ 7.0"
+        #elseif compiler(>=6.3)
+        return "Swift compiler 6.3"
+        #elseif compiler(>=6.2)
+        return "Swift compiler 6.2"
+        #elseif compiler(>=6.1)
+        return "Swift compiler 6.1"
+        #else
+        return "Swift compiler 6.0"
+        #endif
+    }
+
+    /// The 1, 5 and 15 minute load averages from /proc/loadavg.
+    public static func loadAverage() -> [Double] {
+        let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
+        return text.split(separator: " ").prefix(3).compactMap { Double($0) }
+    }
+}
+
+/// Measures the wall time and load around one section of a benchmark.
+public struct SectionTimer: Sendable {
+    private let startLoad: Double
+    private let started: UInt64
+
+    public init() {
+        startLoad = MachineInfo.loadAverage().first ?? 0
+        started = MonotonicClock.nanoseconds()
+    }
+
+    public func finish() -> LoadWindow {
+        LoadWindow(start: startLoad, end: MachineInfo.loadAverage().first ?? 0,
+                   wallSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
+    }
+}

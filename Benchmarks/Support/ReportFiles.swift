@@ -1,0 +1,64 @@
+import Foundation
+
+/// Reading and writing reports: JSON fragments between programs, and the published set
+/// (`<timestamp>.json`, `<timestamp>.md`, `latest.json`, `latest.md`, `latest-encode.svg`).
+public enum ReportFiles {
+    public static func write(_ report: BenchmarkReport, to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try encoder.encode(report).write(to: url)
+    }
+
+    public static func read(_ path: String) throws -> BenchmarkReport {
+        do {
+            return try JSONDecoder().decode(BenchmarkReport.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch {
+            throw BenchmarkError.badInput("cannot read the report \(path): \(error)")
+        }
+    }
+
+    /// Writes the published set into `directory` and returns the paths written.
+    @discardableResult
+    public static func publish(_ report: BenchmarkReport, in directory: String) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let stamp = formatter.string(from: Date())
+        let markdown = MarkdownReport.render(report)
+        var written: [String] = []
+        func put(_ name: String, _ text: String) throws {
+            let path = (directory as NSString).appendingPathComponent(name)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            written.append(path)
+        }
+        for name in ["\(stamp).json", "latest.json"] {
+            let path = (directory as NSString).appendingPathComponent(name)
+            try write(report, to: path)
+            written.append(path)
+        }
+        try put("\(stamp).md", markdown)
+        try put("latest.md", markdown)
+        if let encode = report.encode {
+            let title = "ECVKit, \(report.machine.gstreamer), \(report.machine.cpuModel), \(report.machine.cores) cores, \(report.machine.date)"
+                + (report.smoke ? " (smoke run: meaningless)" : "")
+            try put("latest-encode.svg", EncodeChart.render(encode, title: title))
+        }
+        return written
+    }
+}
+
+/// A clear error for the programs to print before exiting non-zero.
+public enum BenchmarkError: Error, CustomStringConvertible {
+    case badInput(String)
+    case failed(String)
+
+    public var description: String {
+        switch self {
+        case .badInput(let message), .failed(let message): message
+        }
+    }
+}

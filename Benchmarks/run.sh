@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# ECVKit benchmarks, the whole set (what `make bench` runs):
+#   1. release build of bench-encode and bench-call
+#   2. aiortc in Benchmarks/.venv (created once, quietly; benchmarks only)
+#   3. bench-encode: encode latency, framework overhead vs gst-launch-1.0, our half of the aiortc comparison
+#   4. bench-call g2g: glass-to-glass latency through two real peer connections;
+#      bench-call setup: call setup time over 20 calls; bench-call cost: CPU and RSS of concurrent agent calls
+#   5. aiortc's encoders on the same raw frames
+#   6. merge into Benchmarks/results/<timestamp>.json|.md, latest.json|.md, latest-encode.svg
+#
+# Usage: Benchmarks/run.sh [--smoke]
+#   --smoke   seconds instead of minutes, tiny frame counts, no aiortc, results in a temporary directory
+# Environment: ECV_BENCH_FRAMES (default 300), ECV_BENCH_SCRATCH (a --scratch-path for the build).
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+started=$SECONDS
+smoke=""
+if [[ "${1:-}" == "--smoke" ]]; then smoke="--smoke"; elif [[ $# -gt 0 ]]; then
+    echo "usage: Benchmarks/run.sh [--smoke]" >&2; exit 2
+fi
+frames=${ECV_BENCH_FRAMES:-300}
+scratch=()
+[[ -n "${ECV_BENCH_SCRATCH:-}" ]] && scratch=(--scratch-path "$ECV_BENCH_SCRATCH")
+# Quiet when the build succeeds; on failure, its last lines (without SwiftPM's harmless
+# "prohibited flag(s): -pthread" warnings).
+build() {
+    local log
+    log=$(mktemp)
+    if swift build -c release "${scratch[@]}" "$@" >"$log" 2>&1; then rm -f "$log"; return 0; fi
+    grep -v "prohibited flag(s): -pthread" "$log" | tail -n 40 >&2
+    rm -f "$log"
+    return 1
+}
+
+echo "== building (release)"
+build --product bench-encode
+build --product bench-call
+bin=$(swift build -c release "${scratch[@]}" --show-bin-path)
+export ECV_BENCH_SWIFT_VERSION="$(swift --version 2>/dev/null | head -n 1)"
+
+venv=Benchmarks/.venv
+aiortc=""
+if [[ -z "$smoke" ]]; then
+    echo "== aiortc (Benchmarks/.venv)"
+    if ! "$venv/bin/python" -c "import aiortc" 2>/dev/null; then
+        if python3 -m venv "$venv" >/dev/null && "$venv/bin/pip" install -q --disable-pip-version-check aiortc; then :; else
+            echo "aiortc could not be installed; the comparison with aiortc is left out" >&2
+        fi
+    fi
+    "$venv/bin/python" -c "import aiortc" 2>/dev/null && aiortc=yes
+fi
+
+if [[ -n "$smoke" ]]; then work=$(mktemp -d); trap 'rm -rf "$work"' EXIT; frames_args=(); else
+    work=Benchmarks/.work; rm -rf "$work"; mkdir -p "$work"; frames_args=(--frames "$frames")
+fi
+
+echo "== bench-encode"
+"$bin/bench-encode" run $smoke "${frames_args[@]}" --work "$work" --fragment "$work/encode.json" --no-publish --keep-raw
+echo "== bench-call g2g"
+"$bin/bench-call" g2g $smoke "${frames_args[@]}" --work "$work" --fragment "$work/call.json" --no-publish
+
+echo "== bench-call setup"
+"$bin/bench-call" setup $smoke --work "$work" --fragment "$work/setup.json" --no-publish
+echo "== bench-call cost"
+"$bin/bench-call" cost $smoke --work "$work" --fragment "$work/cost.json" --no-publish
+
+merge=("$work/encode.json" "$work/call.json" "$work/setup.json" "$work/cost.json")
+if [[ -n "$aiortc" ]]; then
+    echo "== aiortc encoders on the same frames"
+    "$venv/bin/python" Benchmarks/aiortc/encode_bench.py --frames-file "$work/frames-640x480.i420" --count "$frames" \
+        --width 640 --height 480 --kbps 800 --out "$work/aiortc.json"
+    merge+=(--aiortc "$work/aiortc.json")
+fi
+rm -f "$work/frames-640x480.i420"
+
+echo "== results"
+results=()
+[[ -z "$smoke" ]] && results=(--results Benchmarks/results)
+"$bin/bench-encode" report "${merge[@]}" "${results[@]}"
+echo "== done in $((SECONDS - started)) s"
