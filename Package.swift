@@ -61,16 +61,20 @@ let package = Package(
         // Test helpers: a child process the recording tests SIGKILL mid-recording.
         .executableTarget(name: "ecv-recording-probe", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                           path: "Tests/Support/RecordingProbe", swiftSettings: strict),
+        // Test support shared by the test targets
+        .target(name: "MediaTestSupport", dependencies: ["GStreamer"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
+        .target(name: "ECVTestSupport", dependencies: ["MediaTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
+                path: "Tests/Support/ECVTestSupport", swiftSettings: strict),
         // Tests
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strict),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
         .testTarget(name: "MediaRuntimeTests", dependencies: ["MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
-        .testTarget(name: "ECVTests", dependencies: ["ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
+        .testTarget(name: "ECVTests", dependencies: ["ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                     "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "ECVAgentTests", dependencies: ["ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
+        .testTarget(name: "ECVAgentTests", dependencies: ["ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                          "MediaRuntime", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer"], swiftSettings: strict),

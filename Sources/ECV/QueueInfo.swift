@@ -22,14 +22,8 @@ public struct QueueInfo: Sendable, Equatable {
     }
 
     /// `position` when it is a real position, else nil.
-    public var displayPosition: Int? {
-        guard let position, position > 0 else { return nil }
-        return position
-    }
+    public var displayPosition: Int? { QueueFigures.displayPosition(position) }
 
     /// `ewtSeconds` rounded up to whole minutes, nil when unknown.
-    public var ewtMinutes: Int? {
-        guard let ewtSeconds, ewtSeconds >= 0, ewtSeconds.isFinite else { return nil }
-        return Int((ewtSeconds / 60).rounded(.up))
-    }
+    public var ewtMinutes: Int? { QueueFigures.minutes(ewtSeconds) }
 }

@@ -176,6 +176,15 @@ public final class RoomSignaling: Sendable {
         _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: HTTPHeaders(options.headers)))
     }
 
+    /// Ends this participant's part in the call: tells the other side (`bye`) when asked, closes
+    /// the peer connection, leaves the room and closes the socket. Caller and agent end calls alike.
+    public func hangUp(peer: PeerConnection?, sendBye: Bool) async {
+        if sendBye { send(.bye) }
+        await peer?.close()
+        await leave()
+        close()
+    }
+
     /// Closes the socket; the event stream ends.
     public func close() {
         try? socket.value?.close(code: 1000, reason: "leaving")

@@ -305,12 +305,7 @@ public final class WebRtcConnection: Sendable {
             Logger.info("[\(call.rtcId)] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
         }
         channel?.close()
-        if sendBye { room?.send(.bye) }
-        await peer?.close()
-        if let room {
-            await room.leave()
-            room.close()
-        }
+        if let room { await room.hangUp(peer: peer, sendBye: sendBye) } else { await peer?.close() }
     }
 
     /// A stats sample of the peer connection.

@@ -263,12 +263,7 @@ public final class AgentCall: Sendable {
             Logger.info("[agent] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
         }
         channel?.close()
-        if sendBye { room?.send(.bye) }
-        await peer?.close()
-        if let room {
-            await room.leave()
-            room.close()
-        }
+        if let room { await room.hangUp(peer: peer, sendBye: sendBye) } else { await peer?.close() }
     }
 }
 

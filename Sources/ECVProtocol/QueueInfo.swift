@@ -70,13 +70,22 @@ public struct QueueInfoResponse: Codable, Sendable, Equatable {
     }
 
     /// `position` when it is a real position, else nil (so UI code needs no -1 handling).
-    public var displayPosition: Int? {
+    public var displayPosition: Int? { QueueFigures.displayPosition(position) }
+
+    /// `ewtSeconds` rounded up to whole minutes, nil when unknown.
+    public var ewtMinutes: Int? { QueueFigures.minutes(ewtSeconds) }
+}
+
+/// The seed's rules for showing queue figures: -1 and nil both mean "nothing to show".
+public enum QueueFigures {
+    /// A position to display: a real (positive) one, else nil.
+    public static func displayPosition(_ position: Int?) -> Int? {
         guard let position, position > 0 else { return nil }
         return position
     }
 
-    /// `ewtSeconds` rounded up to whole minutes, nil when unknown.
-    public var ewtMinutes: Int? {
+    /// An estimated wait in whole minutes, rounded up; nil when unknown or -1.
+    public static func minutes(_ ewtSeconds: Double?) -> Int? {
         guard let ewtSeconds, ewtSeconds >= 0, ewtSeconds.isFinite else { return nil }
         return Int((ewtSeconds / 60).rounded(.up))
     }

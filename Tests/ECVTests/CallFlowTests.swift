@@ -1,3 +1,4 @@
+import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVProtocol

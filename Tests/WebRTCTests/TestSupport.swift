@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import MediaTestSupport
 import GStreamer
 import MediaPipeline
 @testable import WebRTC
@@ -56,10 +57,6 @@ func waitFor(_ state: PeerState, on peer: PeerConnection, timeout: Duration = .s
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 func withTimeout<T: Sendable>(_ timeout: Duration, _ what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T.self) { group in
@@ -126,20 +123,6 @@ final class SampleCollector: Sendable {
     }
 }
 
-/// Mean red, green and blue of an RGBA frame (0…255), sampling every 7th pixel.
-func meanColor(_ frame: VideoFrame) -> (red: Double, green: Double, blue: Double) {
-    var sums = (0.0, 0.0, 0.0), count = 0.0
-    let stride = frame.info.strides.first ?? frame.width * 4
-    for y in Swift.stride(from: 0, to: frame.height, by: 7) {
-        for x in Swift.stride(from: 0, to: frame.width, by: 7) {
-            let offset = y * stride + x * 4
-            guard offset + 2 < frame.data.count else { continue }
-            sums.0 += Double(frame.data[offset]); sums.1 += Double(frame.data[offset + 1]); sums.2 += Double(frame.data[offset + 2])
-            count += 1
-        }
-    }
-    return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
-}
 
 /// Counts buffers leaving the sender's element with `role`.
 func countBuffers(leaving role: NodeRole, of peer: PeerConnection) async throws -> (PadProbe, Counter) {
@@ -158,25 +141,8 @@ final class Counter: Sendable {
     var count: Int { value.value }
 }
 
-/// Polls `condition` every 100 ms until it holds or `timeout` passes.
-func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    throw TestFailure("not true within \(timeout): \(what)")
-}
 
-func processThreadCount() -> Int {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
-    return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
-}
 
-func openFileDescriptorCount() -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-}
 
 /// Small test media: 320×240 video, renderers and sample sinks on the receiving side.
 func testMedia(codec: String = "VP8", video: VideoInputs = .single(.testPattern()), bitrate: Int = 0,

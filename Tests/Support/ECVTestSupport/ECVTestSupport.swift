@@ -5,9 +5,10 @@ import ECVService
 import Foundation
 import GStreamer
 import Testing
+@_exported import MediaTestSupport
 
-enum TestRuntime {
-    static let ready: Void = {
+public enum TestRuntime {
+    public static let ready: Void = {
         LeakTracer.enableBeforeInitialization()
         try! GStreamerRuntime.ensureInitialized()
         Logger.setLevel(logLevel: .warn)
@@ -15,11 +16,11 @@ enum TestRuntime {
 }
 
 /// A reference service on loopback plus an SDK pointed at it, torn down by `close()`.
-struct Backend {
-    let service: ReferenceService
-    let url: String
+public struct Backend: Sendable {
+    public let service: ReferenceService
+    public let url: String
 
-    static func start(version: BackendVersion = .v1_75, configure: (inout ReferenceServiceConfiguration) -> Void = { _ in })
+    public static func start(version: BackendVersion = .v1_75, configure: (inout ReferenceServiceConfiguration) -> Void = { _ in })
         async throws -> Backend {
         _ = TestRuntime.ready
         var configuration = ReferenceServiceConfiguration(backendVersion: version)
@@ -35,7 +36,7 @@ struct Backend {
         return Backend(service: service, url: text)
     }
 
-    func sdk(useQueueSocket: Bool = true, useQueueInfo: Bool = false, delay: Int = 200,
+    public func sdk(useQueueSocket: Bool = true, useQueueInfo: Bool = false, delay: Int = 200,
              configure: (inout ECVSdkConfiguration) -> Void = { _ in }) -> ECVSdk {
         var configuration = ECVSdkConfiguration(name: "test", serviceUrl: url, useQueueSocket: useQueueSocket,
                                                 waitForRoomIntervalDelay: delay, useQueueInfo: useQueueInfo,
@@ -45,7 +46,7 @@ struct Backend {
     }
 
     /// A connected, ready agent bot.
-    func agent(name: String = "Alice", queues: [String] = ["default"],
+    public func agent(name: String = "Alice", queues: [String] = ["default"],
                configure: (inout AgentBotConfiguration) -> Void = { _ in }) async throws -> AgentBot {
         var configuration = AgentBotConfiguration(serviceUrl: url, name: name, queues: queues,
                                                   parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
@@ -56,14 +57,14 @@ struct Backend {
         return bot
     }
 
-    func close() async { await service.stop() }
+    public func close() async { await service.stop() }
 }
 
 /// Every event of every call of an SDK, in delivery order.
-final class EventLog: Sendable {
+public final class EventLog: Sendable {
     private let entries = Locked<[(rtcId: String, event: VideoCallEvent, last: VideoCallEvent)]>([])
 
-    init(_ sdk: ECVSdk) {
+    public init(_ sdk: ECVSdk) {
         sdk.modules.onCallEvent.append { [entries] call, event, last in
             // Keep value-like payloads only: holding a remote stream or channel would keep GStreamer
             // objects alive for the whole test and hide real leaks behind the log's own.
@@ -71,22 +72,22 @@ final class EventLog: Sendable {
         }
     }
 
-    static func valueOnly(_ event: VideoCallEvent) -> VideoCallEvent {
+    public static func valueOnly(_ event: VideoCallEvent) -> VideoCallEvent {
         let kept = event.objData is QueueInfo || event.objData is ErrorObject || event.objData is [String: any Sendable]
         return VideoCallEvent(type: event.type, detail: event.detail, objData: kept ? event.objData : nil,
                               data: event.data, createdAt: event.createdAt)
     }
 
-    func events(_ rtcId: String? = nil) -> [VideoCallEvent] {
+    public func events(_ rtcId: String? = nil) -> [VideoCallEvent] {
         entries.value.filter { rtcId == nil || $0.rtcId == rtcId }.map(\.event)
     }
-    func types(_ rtcId: String? = nil) -> [VideoCallEventType] { events(rtcId).map(\.type) }
-    func first(_ type: VideoCallEventType, _ rtcId: String? = nil) -> VideoCallEvent? { events(rtcId).first { $0.type == type } }
-    func count(_ type: VideoCallEventType, _ rtcId: String? = nil) -> Int { events(rtcId).filter { $0.type == type }.count }
-    var pairs: [(VideoCallEvent, VideoCallEvent)] { entries.value.map { ($0.event, $0.last) } }
+    public func types(_ rtcId: String? = nil) -> [VideoCallEventType] { events(rtcId).map(\.type) }
+    public func first(_ type: VideoCallEventType, _ rtcId: String? = nil) -> VideoCallEvent? { events(rtcId).first { $0.type == type } }
+    public func count(_ type: VideoCallEventType, _ rtcId: String? = nil) -> Int { events(rtcId).filter { $0.type == type }.count }
+    public var pairs: [(VideoCallEvent, VideoCallEvent)] { entries.value.map { ($0.event, $0.last) } }
 
     /// Waits until an event of `type` was delivered (for `rtcId`, when given).
-    func wait(for type: VideoCallEventType, _ rtcId: String? = nil, timeout: Duration = .seconds(15)) async throws -> VideoCallEvent {
+    public func wait(for type: VideoCallEventType, _ rtcId: String? = nil, timeout: Duration = .seconds(15)) async throws -> VideoCallEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let event = first(type, rtcId) { return event }
@@ -96,39 +97,27 @@ final class EventLog: Sendable {
     }
 }
 
-struct TestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
 
 /// Holds true for `types` appearing in `sequence` in this order (other events may come between).
-func isOrderedSubsequence(_ types: [VideoCallEventType], of sequence: [VideoCallEventType]) -> Bool {
+public func isOrderedSubsequence(_ types: [VideoCallEventType], of sequence: [VideoCallEventType]) -> Bool {
     var remaining = types[...]
     for type in sequence where type == remaining.first { remaining = remaining.dropFirst() }
     return remaining.isEmpty
 }
 
 /// A renderer that counts frames and keeps the last one.
-final class CountingRenderer: VideoRenderer {
+public final class CountingRenderer: VideoRenderer {
+    public init() {}
     private let state = Locked<(count: Int, last: VideoFrame?, size: (Int, Int)?)>((0, nil, nil))
-    var count: Int { state.value.count }
-    var last: VideoFrame? { state.value.last }
-    var size: (Int, Int)? { state.value.size }
-    func setSize(width: Int, height: Int) { state.withLock { $0.size = (width, height) } }
-    func renderFrame(_ frame: VideoFrame?) { state.withLock { $0.count += 1; $0.last = frame } }
-}
-
-func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if await condition() { return }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    throw TestFailure("not true within \(timeout): \(what)")
+    public var count: Int { state.value.count }
+    public var last: VideoFrame? { state.value.last }
+    public var size: (Int, Int)? { state.value.size }
+    public func setSize(width: Int, height: Int) { state.withLock { $0.size = (width, height) } }
+    public func renderFrame(_ frame: VideoFrame?) { state.withLock { $0.count += 1; $0.last = frame } }
 }
 
 /// Dials a call on `sdk` and connects its media once an agent picks up.
-func placeCall(_ sdk: ECVSdk, log: EventLog, parameters: DialCallParameters = DialCallParameters(callerName: "Jane"),
+public func placeCall(_ sdk: ECVSdk, log: EventLog, parameters: DialCallParameters = DialCallParameters(callerName: "Jane"),
                connect: ConnectParameters = ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true),
                renderer: CountingRenderer? = nil) async throws -> VideoCall {
     let call = try #require(await sdk.createVideoCall())
@@ -140,8 +129,3 @@ func placeCall(_ sdk: ECVSdk, log: EventLog, parameters: DialCallParameters = Di
     return call
 }
 
-func processThreadCount() -> Int {
-    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-    let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
-    return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
-}

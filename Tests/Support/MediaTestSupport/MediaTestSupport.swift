@@ -1,0 +1,47 @@
+import Foundation
+import GStreamer
+
+/// Helpers every media-level test target shares: colours of frames, polling with a bound, and
+/// process resource counts from /proc.
+
+public struct TestFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// Mean red, green and blue of an RGBA frame (0…255), sampling every 7th pixel.
+public func meanColor(_ frame: VideoFrame) -> (red: Double, green: Double, blue: Double) {
+    var sums = (0.0, 0.0, 0.0), count = 0.0
+    let stride = frame.info.strides.first ?? frame.width * 4
+    for y in Swift.stride(from: 0, to: frame.height, by: 7) {
+        for x in Swift.stride(from: 0, to: frame.width, by: 7) {
+            let offset = y * stride + x * 4
+            guard offset + 2 < frame.data.count else { continue }
+            sums.0 += Double(frame.data[offset]); sums.1 += Double(frame.data[offset + 1]); sums.2 += Double(frame.data[offset + 2])
+            count += 1
+        }
+    }
+    return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
+}
+
+/// Polls `condition` until it holds or `timeout` passes (then throws naming `what`).
+public func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw TestFailure("not true within \(timeout): \(what)")
+}
+
+/// Threads of this process, from /proc.
+public func processThreadCount() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
+    return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
+}
+
+/// Open file descriptors of this process, from /proc.
+public func openFileDescriptorCount() -> Int {
+    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
