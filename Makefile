@@ -5,7 +5,7 @@ SWIFT ?= swift
 # Debian packages the build, the tests and the demo need.
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
 	libnice-dev gstreamer1.0-nice gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools \
+	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-plugins-base-apps \
 	libsoup-3.0-dev glib-networking openssl pkg-config
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # SwiftPM warns about -pthread in pkg-config flags; it is harmless, so keep it out of the output.

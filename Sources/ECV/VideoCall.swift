@@ -310,6 +310,23 @@ public final class VideoCall: Sendable {
 
     // MARK: End
 
+    /// The agent left the room (`bye`). The service closes the room both when the call ends and
+    /// when it is transferred, and the queue socket or the next poll says which; so the verdict
+    /// waits that long before concluding a remote hangup.
+    func remoteLeftRoom() {
+        let mode = state.withLock { $0.waitMode }
+        let grace: Duration = switch mode {
+        case .queueSocket?: .milliseconds(1500)
+        case .queueInfoPolling?: .milliseconds(min(5000, sdk.config.queueInfoIntervalDelay + 1000))
+        case .legacyPolling?: .milliseconds(min(5000, sdk.config.waitForRoomIntervalDelay + 1000))
+        case nil: .zero
+        }
+        Task { [weak self] in
+            try? await Task.sleep(for: grace)
+            self?.end(CallEndReason.remoteHangup)
+        }
+    }
+
     /// Ends the call from this side: `Hangup` now, then the service is told, media is closed and
     /// `CallEnded` (`LOCAL_HANGUP`) follows.
     public func hangup() {

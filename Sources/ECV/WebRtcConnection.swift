@@ -195,7 +195,7 @@ public final class WebRtcConnection: Sendable {
     private func handleSignaling(_ event: RoomSignalingEvent, peer: PeerConnection) async {
         switch event {
         case .message(.bye):
-            call.end(CallEndReason.remoteHangup)
+            call.remoteLeftRoom()
         case .message(let message):
             switch message {
             case .offer: call.emit(.GotOffer, objData: message)

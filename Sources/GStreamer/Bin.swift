@@ -49,7 +49,7 @@ public class Bin: Element, @unchecked Sendable {
     /// The direct children of the bin.
     public var children: [Element] {
         var result: [Element] = []
-        GST_OBJECT_LOCK_SWIFT(gstObject) {
+        withObjectLock(gstObject) {
             var node = bin.pointee.children
             while let current = node {
                 if let data = current.pointee.data, let child = Object.wrap(data, .borrowed) as? Element {

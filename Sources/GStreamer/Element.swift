@@ -79,7 +79,7 @@ public class Element: Object, @unchecked Sendable {
     /// All pads of the element, in order.
     public var pads: [Pad] {
         var result: [Pad] = []
-        GST_OBJECT_LOCK_SWIFT(gstObject) {
+        withObjectLock(gstObject) {
             var node = element.pointee.pads
             while let current = node {
                 if let data = current.pointee.data { result.append(Pad(data, .borrowed)) }
@@ -163,8 +163,9 @@ public class Element: Object, @unchecked Sendable {
     }
 }
 
-/// Runs `body` under a GstObject's lock; the macro GST_OBJECT_LOCK is g_mutex_lock on its field.
-func GST_OBJECT_LOCK_SWIFT(_ object: UnsafeMutablePointer<GstObject>, _ body: () -> Void) {
+/// Runs `body` under a GstObject's lock (what the GST_OBJECT_LOCK macro does), e.g. to walk its
+/// children or pads consistently.
+func withObjectLock(_ object: UnsafeMutablePointer<GstObject>, _ body: () -> Void) {
     g_mutex_lock(&object.pointee.lock)
     defer { g_mutex_unlock(&object.pointee.lock) }
     body()

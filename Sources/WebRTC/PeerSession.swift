@@ -87,15 +87,14 @@ final class PeerSession: Sendable {
                 }
             })
             try pipeline.add(webrtc)
-            for (kind, tee) in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }) {
+            // Video first, so m-line order is stable across rebuilds.
+            for tee in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
                 let teePad = try tee.requestPad("src_%u")
                 let sinkPad = try webrtc.requestPad("sink_%u")
                 try teePad.link(to: sinkPad)
                 teePads.withLock { $0.append((tee, teePad)) }
-                _ = kind
             }
-            for (kind, caps) in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }) {
-                _ = kind
+            for caps in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
                 try webrtc.addTransceiver(direction: .recvonly, caps: Caps(caps))
             }
         } catch {

@@ -85,7 +85,14 @@ enum CallCommand {
                 earlier = sample
             }
         } : nil
-        let timer = duration.map { seconds in Task { try? await Task.sleep(for: .seconds(seconds)); call.hangup() } }
+        // --duration counts connected time, so a short call still gets its stats lines.
+        let timer = duration.map { seconds in
+            Task {
+                while !connection.isConnected && !call.isEnded { try? await Task.sleep(for: .milliseconds(50)) }
+                try? await Task.sleep(for: .seconds(seconds))
+                call.hangup()
+            }
+        }
         _ = await watcher.value
         timer?.cancel(); stats?.cancel(); interrupt.cancel()
         if !json { say("call \(call.rtcId) ended: \(outcome.endDetail ?? "?")" + (record.map { ", recording: \($0)" } ?? "")) }

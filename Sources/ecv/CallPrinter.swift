@@ -6,12 +6,21 @@ import GStreamer
 final class CallPrinter: Sendable {
     let json: Bool
     private let started = ContinuousClock.now
+    /// Set once CallEnded is printed: a stats sample still in flight must not follow the final line.
+    private let ended = Locked(false)
 
     init(json: Bool) { self.json = json }
 
     var elapsed: Double { (ContinuousClock.now - started).seconds }
 
     func event(_ call: VideoCall, _ event: VideoCallEvent) {
+        ended.withLock { ended in
+            print(call, event)
+            if event.type == .CallEnded { ended = true }
+        }
+    }
+
+    private func print(_ call: VideoCall, _ event: VideoCallEvent) {
         if json {
             var fields: [String: any Sendable] = ["t": (elapsed * 1000).rounded() / 1000, "rtcId": call.rtcId, "event": event.type.rawValue]
             if let detail = event.detail, event.type != .SentOffer, event.type != .GotOffer { fields["detail"] = detail }
@@ -41,6 +50,10 @@ final class CallPrinter: Sendable {
 
     /// One line per second while connected: bitrates, RTT, loss.
     func statsLine(_ stats: PeerStats, since earlier: PeerStats?) {
+        ended.withLock { ended in if !ended { print(stats, since: earlier) } }
+    }
+
+    private func print(_ stats: PeerStats, since earlier: PeerStats?) {
         let rates = earlier.map { stats.bitrates(since: $0) }
         func kbps(_ value: Double?) -> String { value.map { "\(Int($0 / 1000)) kbit/s" } ?? "—" }
         let rtt = stats.roundTripTime.map { String(format: "%.1f ms", $0 * 1000) } ?? "—"

@@ -120,7 +120,7 @@ struct ECVProcess {
         try await bot.connect()
         try await bot.ready()
         let result = try await ECVProcess.run(["call", "--service-url", base, "--name", "Script", "--width", "320", "--height", "240",
-                                               "--no-audio-processing", "--duration", "2", "--json"], timeout: .seconds(60))
+                                               "--no-audio-processing", "--duration", "2.5", "--json"], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         let objects = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

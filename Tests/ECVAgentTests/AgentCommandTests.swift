@@ -68,7 +68,7 @@ import Testing
         for (torch, expected) in [(Torch(approves: true), "ACCEPTED"), (Torch(approves: false), "REFUSED")] {
             let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
             #expect(try await c.agentCall.requestFlash(true) == expected)
-            #expect(log.first(.FlashOn, c.call.rtcId)?.data["requestedBy"] == "agent")
+            #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == "agent")
             #expect(torch.switched.value == (expected == "ACCEPTED" ? [true] : []))
             c.call.hangup()
             _ = try await log.wait(for: .CallEnded, c.call.rtcId)

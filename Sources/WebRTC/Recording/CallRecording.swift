@@ -16,16 +16,13 @@ extension PeerConnection {
         let events = events()
         try await recorder.start()
         let recording = CallRecording(recorder: recorder, peer: self)
-        for kind in [MediaKind.video, .audio] {
-            guard let tee = outgoingRTPTee(kind) else { continue }
-            do throws(RecordingError) {
-                try recorder.attach(.of(kind, local: true), to: tee)
-            } catch {
-                _ = try? await recorder.stop()
-                throw error
-            }
+        let local = [MediaKind.video, .audio].compactMap { kind in outgoingRTPTee(kind).map { (kind, $0) } }
+        do throws(RecordingError) {
+            try recording.follower.attachAll(local: local, remote: currentRemoteRTPTees())
+        } catch {
+            _ = try? await recorder.stop()
+            throw error
         }
-        for (kind, tee) in currentRemoteRTPTees() { recording.attachRemote(kind, tee: tee) }
         recording.follow(events)
         recording.sampleStats()
         return recording
@@ -72,18 +69,19 @@ public final class CallRecording: Sendable {
     public let recorder: CallRecorder
     private let peer: PeerConnection
     private let tasks = Locked<[Task<Void, Never>]>([])
-    private let issues = Locked<[String]>([])
+    let follower: StreamFollower
 
     init(recorder: CallRecorder, peer: PeerConnection) {
         self.recorder = recorder
         self.peer = peer
+        follower = StreamFollower(target: recorder)
     }
 
     deinit { for task in tasks.value { task.cancel() } }
 
     public var url: URL { recorder.url }
     /// Streams that could not be attached (e.g. a codec other than the declared one), in order.
-    public var problems: [String] { issues.value }
+    public var problems: [String] { follower.problems }
 
     public func mark(_ label: String) throws(RecordingError) { try recorder.mark(label) }
     public func beginPeriod(_ label: String) throws(RecordingError) { try recorder.beginPeriod(label) }
@@ -100,30 +98,8 @@ public final class CallRecording: Sendable {
         return try await recorder.stop()
     }
 
-    func attachRemote(_ kind: MediaKind, tee: Element) {
-        do throws(RecordingError) {
-            try recorder.attach(.of(kind, local: false), to: tee)
-        } catch {
-            issues.withLock { $0.append(error.description) }
-        }
-    }
-
-    /// Attaches incoming streams as they arrive; after a rebuild the old tees are gone and the
-    /// new session's streams continue the same tracks.
     func follow(_ events: AsyncStream<PeerEvent>) {
-        let task = Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                switch event {
-                case .remoteStream(let stream): self.attachRemote(stream.kind, tee: stream.rtpTee)
-                case .rebuilt:
-                    self.recorder.detach(.remoteVideo)
-                    self.recorder.detach(.remoteAudio)
-                default: break
-                }
-            }
-        }
-        tasks.withLock { $0.append(task) }
+        tasks.withLock { $0.append(follower.follow(events)) }
     }
 
     /// Samples `PeerConnection.stats()` once a second into the stats sidecar, one line per direction.

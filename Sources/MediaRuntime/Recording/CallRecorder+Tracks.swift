@@ -1,0 +1,87 @@
+import Foundation
+import GStreamer
+
+extension CallRecorder {
+    // MARK: Tracks
+
+    /// Feeds `role` from an RTP tee (allow-not-linked) in a running call pipeline. A role that is
+    /// attached again (a new tee after a peer rebuild) continues its track in the same file.
+    public func attach(_ role: TrackRole, to tee: Element) throws(RecordingError) {
+        let (track, previous, prefix, origin) = try state.withLock { state throws(RecordingError) in
+            try Self.requireRecording(state.phase)
+            guard let track = state.recorderTracks[role] else {
+                throw .invalidTracks(state.dropped[role].map { "the \(role.rawValue) track was left out of the file: \($0)" }
+                                     ?? "the recording has no \(role.rawValue) track")
+            }
+            state.tapCount += 1
+            return (track, state.taps.removeValue(forKey: role), "rec\(id)_\(role.rawValue)_\(state.tapCount)", state.origin!)
+        }
+        if let previous, previous.tee == tee {
+            state.withLock { $0.taps[role] = previous }
+            return
+        }
+        previous?.remove()
+        if let caps = tee.staticPad("sink")?.currentCaps, let encoding = caps.structures.first?.string("encoding-name"),
+           encoding.uppercased() != track.spec.codec.rawValue {
+            throw .trackMismatch(role: role, expected: track.spec.codec.rawValue, got: encoding)
+        }
+        track.beginNewSource()
+        let mapping = MediaClockMapping(origin: origin, reference: tee)
+        let tap = try RTPTap(tee: tee, namePrefix: prefix) { sample in
+            track.push(sample, at: mapping.mediaTime(pts: sample.pts))
+        }
+        let kept = state.withLock { state -> (Bool, continued: Bool, displaced: RTPTap?) in
+            guard state.phase == .recording else { return (false, false, nil) }
+            // A concurrent attach of the same role may have won the race: the newest tap feeds.
+            let displaced = state.taps.updateValue(tap, forKey: role)
+            return (true, !state.everAttached.insert(role).inserted, displaced)
+        }
+        kept.displaced?.remove()
+        guard kept.0 else {
+            tap.remove()
+            throw .alreadyStopped
+        }
+        broadcaster.yield(kept.continued ? .reattached(role) : .attached(role))
+    }
+
+    /// Stops feeding `role`; its track stays in the file and can be attached again.
+    public func detach(_ role: TrackRole) {
+        let tap = state.withLock { $0.taps.removeValue(forKey: role) }
+        guard let tap else { return }
+        tap.remove()
+        broadcaster.yield(.detached(role))
+    }
+
+    /// Leaves declared tracks that never received data out of the file, so the header (which
+    /// waits for every track) can be written.
+    func dropTracksWithoutData(reason: String) {
+        let (removed, taps, pipeline, muxer, barrier) = state.withLock { state -> ([RecorderTrack], [RTPTap], Pipeline?, Element?, StartBarrier?) in
+            guard state.phase == .recording || state.phase == .stopping else { return ([], [], nil, nil, nil) }
+            // Behind a start barrier nothing starts until all have data: there, no data is the test.
+            let barrier = state.barrier
+            let idle = state.recorderTracks.values.filter { barrier == nil ? !$0.hasStarted : !$0.hasData }
+            var taps: [RTPTap] = []
+            for track in idle {
+                state.recorderTracks[track.spec.role] = nil
+                state.dropped[track.spec.role] = reason
+                if let tap = state.taps.removeValue(forKey: track.spec.role) { taps.append(tap) }
+            }
+            return (idle, taps, state.pipeline, state.muxer, state.barrier)
+        }
+        for tap in taps { tap.remove() }
+        for track in removed { barrier?.remove(track.spec.role) }
+        guard let pipeline, let muxer else { return }
+        for track in removed {
+            track.remove(from: pipeline, muxer: muxer)
+            broadcaster.yield(.trackDropped(track.spec.role, reason: reason))
+        }
+    }
+
+    static func requireRecording(_ phase: State.Phase) throws(RecordingError) {
+        switch phase {
+        case .recording: return
+        case .idle, .starting: throw .notStarted
+        case .stopping, .stopped: throw .alreadyStopped
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// One track inside the recording pipeline: `appsrc → depayloader → parser → taginject → muxer`.
+///
+/// The appsrc is the track's persistent input: taps come and go (a peer rebuild replaces the
+/// incoming RTP tee) while the muxer pad, and so the track in the file, stays the same. Times
+/// are the recording's media time, kept monotonic across taps.
+final class RecorderTrack: Sendable {
+    let spec: RecordedTrack
+    let name: String
+    let input: RTPInput
+    var source: AppSource { input.source }
+    let muxerPad: Pad
+    private let elements: [Element]
+    private let probes: [PadProbe]
+    private let state: Locked<State>
+    let gop: GroupOfPictures?
+    private let gatesKeyFrames: Bool
+
+    private struct State {
+        var waitingForKeyFrame = true
+        var started = false
+        var hasData = false
+        var framesThroughDepayloader = 0
+        var removed = false
+    }
+
+    /// Builds the chain in `pipeline` and links it to a new request pad of `muxer`.
+    /// `onStart` runs once, on the streaming thread, when the first buffer reaches the muxer.
+    /// With `gatesKeyFrames`, video starts (and restarts after a new source) at a key frame; with a
+    /// `barrier`, nothing passes until every track of the barrier has data, so all tracks start
+    /// together (for MP4, whose fragments drop each track's start offset).
+    init(spec: RecordedTrack, name: String, prefix: String, pipeline: Pipeline, muxer: Element, maxBufferedBytes: UInt64,
+         gatesKeyFrames: Bool, barrier: StartBarrier?, onStart: @escaping @Sendable () -> Void) throws(RecordingError) {
+        self.spec = spec
+        self.name = name
+        self.gatesKeyFrames = gatesKeyFrames && spec.codec.kind == .video
+        let state = Locked(State(waitingForKeyFrame: self.gatesKeyFrames))
+        self.state = state
+        var created: [Element] = []
+        var added: [Element] = []
+        do throws(GStreamerError) {
+            // Not live: a muxer must see every track before it writes its header, and mp4mux (an
+            // aggregator) would otherwise start on a timeout and leave a late track out.
+            let source = try AppSource(name: prefix + "_src", caps: Caps(spec.codec.rtpCaps), isLive: false,
+                                       maxBytes: maxBufferedBytes, block: false)
+            try source.set("leaky-type", "downstream")
+            try source.set("max-buffers", UInt64(0))
+            input = RTPInput(source: source, isLive: false)
+            created.append(source)
+            let depayloader = try Element(factory: spec.codec.depayloader, name: prefix + "_depay")
+            created.append(depayloader)
+            for (index, stage) in spec.codec.parserChain.enumerated() {
+                let element = try Element(factory: stage.factory, name: "\(prefix)_parse\(index)")
+                for (property, value) in stage.properties { try element.set(property, fromString: value) }
+                created.append(element)
+            }
+            let tagger = try Element(factory: "taginject", name: prefix + "_title")
+            try tagger.set("tags", "title=\"\(Self.escaped(name))\"")
+            created.append(tagger)
+            for element in created {
+                try pipeline.add(element)
+                added.append(element)
+            }
+            for (upstream, downstream) in zip(created, created.dropFirst()) { try upstream.link(to: downstream) }
+            muxerPad = try muxer.requestPad(spec.role.kind == .video ? "video_%u" : "audio_%u")
+            guard let output = tagger.staticPad("src") else { throw .padNotFound(element: tagger.name, pad: "src") }
+            try output.link(to: muxerPad)
+            elements = created
+            let gop = spec.codec.kind == .video ? GroupOfPictures() : nil
+            self.gop = gop
+            var probes: [PadProbe] = []
+            if let counted = depayloader.staticPad("src") {
+                probes.append(counted.addBufferProbe { _, _ in
+                    state.withLock { $0.framesThroughDepayloader += 1 }
+                    return .pass
+                })
+            }
+            let role = spec.role
+            probes.append(output.addBufferProbe(readingData: gop != nil) { info, bytes in
+                // A frame without a time cannot be placed on the timeline (h264parse emits some
+                // when a stream starts mid-picture), and mp4mux would wait on it for ever.
+                guard info.pts != nil else { return .drop }
+                state.withLock { $0.hasData = true }
+                if let barrier, !barrier.passes(role) { return .drop }
+                let (pass, first) = state.withLock { state -> (Bool, Bool) in
+                    if state.waitingForKeyFrame {
+                        guard info.isKeyFrame else { return (false, false) }
+                        state.waitingForKeyFrame = false
+                    }
+                    defer { state.started = true }
+                    return (true, !state.started)
+                }
+                guard pass else { return .drop }
+                if let gop, let bytes { gop.add(bytes, pts: info.pts, isKeyFrame: info.isKeyFrame) }
+                if first { onStart() }
+                return .pass
+            })
+            self.probes = probes
+        } catch {
+            for element in added.reversed() {
+                element.requestState(.null)
+                pipeline.remove(element)
+            }
+            throw .gstreamer(error)
+        }
+    }
+
+    private static func escaped(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+    }
+
+    var hasStarted: Bool { state.withLock { $0.started } }
+    /// Data reached the muxer's side of the track, even if held back (key frame, start barrier).
+    var hasData: Bool { state.withLock { $0.hasData } }
+    var framesThroughDepayloader: Int { state.withLock { $0.framesThroughDepayloader } }
+
+    /// A new tap feeds this track: video waits for a key frame again, so the file never holds
+    /// frames that reference pictures from another source.
+    func beginNewSource() {
+        state.withLock { if gatesKeyFrames { $0.waitingForKeyFrame = true } }
+    }
+
+    /// Copies one RTP packet into the track at media time `time` (nanoseconds).
+    func push(_ sample: Sample, at time: Int64) { input.push(sample, at: time) }
+
+    /// Takes the track out of a running pipeline before the container header was written
+    /// (a track that never received data), releasing its muxer pad.
+    func remove(from pipeline: Pipeline, muxer: Element) {
+        let first = state.withLock { state in defer { state.removed = true }; return !state.removed }
+        guard first else { return }
+        input.close()
+        for probe in probes { probe.cancel() }
+        for element in elements { element.requestState(.null) }
+        if let peer = muxerPad.peer { peer.unlink(from: muxerPad) }
+        muxer.releaseRequestPad(muxerPad)
+        for element in elements { pipeline.remove(element) }
+    }
+
+    /// Cancels the probes once the pipeline has stopped.
+    func finish() {
+        state.withLock { $0.removed = true }
+        input.close()
+        for probe in probes { probe.cancel() }
+    }
+}

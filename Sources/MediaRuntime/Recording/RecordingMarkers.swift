@@ -1,0 +1,147 @@
+import Foundation
+import GStreamer
+import Synchronization
+
+/// A mark or a period (hold, transfer, mute) on the recording's media timeline, in seconds.
+public struct RecordingChapter: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable { case mark, period }
+    public var kind: Kind
+    public var label: String
+    public var start: Double
+    /// The end of a period; nil for marks and for a period still open.
+    public var end: Double?
+}
+
+/// Where markers go: a chapters sidecar written atomically on every change (`<file>.chapters.json`),
+/// and, in Matroska, a timed UTF-8 subtitle track named "markers" that is written as the call
+/// goes, so a killed process keeps them too.
+///
+/// GStreamer 1.22's `matroskamux` writes chapters (its GstTocSetter TOC) only once, with the
+/// header, before any mark exists, and re-writes them only when finalising; a timed text track is
+/// the in-file form that survives a crash, and the sidecar gives tools the periods as ranges.
+///
+/// A sparse track stalls `matroskamux` (GstCollectPads waits for it once the other tracks pass
+/// its position, and nothing here can send GAP events), so the track also gets an empty text
+/// `heartbeat` every half second.
+final class RecordingMarkers: Sendable {
+    /// How long a marker's text is shown by players that display the markers track.
+    static let displayDuration: UInt64 = 1_000_000_000
+    /// How often the markers track gets an empty text while nothing is marked.
+    static let heartbeatInterval: Duration = .milliseconds(500)
+
+    private let source: AppSource?
+    private let elements: [Element]
+    private let sidecar: URL?
+    private let chapters = Mutex<[RecordingChapter]>([])
+    private let lastTextTime = Mutex<Int64>(-1)
+
+    /// Adds the markers track to `pipeline` when `muxer` is given (Matroska), else keeps the sidecar only.
+    init(pipeline: Pipeline, muxer: Element?, prefix: String, sidecar: URL?) throws(RecordingError) {
+        self.sidecar = sidecar
+        Self.persist([], to: sidecar)
+        guard let muxer else {
+            source = nil
+            elements = []
+            return
+        }
+        do throws(GStreamerError) {
+            let source = try AppSource(name: prefix + "_src", caps: Caps("text/x-raw,format=utf8"), isLive: false)
+            let tagger = try Element(factory: "taginject", name: prefix + "_title")
+            try tagger.set("tags", "title=markers")
+            try pipeline.add(source)
+            try pipeline.add(tagger)
+            try source.link(to: tagger)
+            try tagger.link(pad: "src", to: muxer, pad: "subtitle_%u")
+            self.source = source
+            elements = [source, tagger]
+        } catch {
+            throw .gstreamer(error)
+        }
+    }
+
+    var list: [RecordingChapter] { chapters.withLock { $0 } }
+
+    /// Writes a text marker at `time` (nanoseconds of media time) into the track.
+    func write(_ text: String, at time: Int64) {
+        push(text, at: time, duration: Self.displayDuration)
+    }
+
+    /// Keeps the track's position moving (see the type's comment).
+    func heartbeat(at time: Int64) {
+        push("", at: time, duration: nil)
+    }
+
+    /// Pushes in time order: a text never goes before one already in the track.
+    private func push(_ text: String, at time: Int64, duration: UInt64?) {
+        guard let source else { return }
+        lastTextTime.withLock { last in
+            guard time >= 0, text.isEmpty ? time > last : true else { return }
+            let stamp = max(time, last)
+            last = stamp
+            try? source.push(Array(text.utf8), pts: UInt64(stamp), duration: duration)
+        }
+    }
+
+    var hasTrack: Bool { source != nil }
+
+    func mark(_ label: String, at time: Int64) {
+        update { $0.append(RecordingChapter(kind: .mark, label: label, start: Self.seconds(time), end: nil)) }
+        write(label, at: time)
+    }
+
+    /// Opens a period; a period of that name that is already open stays as it is.
+    @discardableResult
+    func begin(_ label: String, at time: Int64) -> Bool {
+        let opened = update { chapters -> Bool in
+            guard !chapters.contains(where: { $0.kind == .period && $0.label == label && $0.end == nil }) else { return false }
+            chapters.append(RecordingChapter(kind: .period, label: label, start: Self.seconds(time), end: nil))
+            return true
+        }
+        if opened { write("begin \(label)", at: time) }
+        return opened
+    }
+
+    /// Closes the open period of that name; without one, nothing happens.
+    @discardableResult
+    func end(_ label: String, at time: Int64) -> Bool {
+        let closed = update { chapters -> Bool in
+            guard let index = chapters.lastIndex(where: { $0.kind == .period && $0.label == label && $0.end == nil }) else { return false }
+            chapters[index].end = Self.seconds(time)
+            return true
+        }
+        if closed { write("end \(label)", at: time) }
+        return closed
+    }
+
+    /// Closes every open period at `time` (the end of the recording).
+    func closeAll(at time: Int64) {
+        let open = chapters.withLock { $0.filter { $0.kind == .period && $0.end == nil }.map(\.label) }
+        for label in open { end(label, at: time) }
+    }
+
+    func endOfStream() { source?.endOfStream() }
+
+    private func update<R>(_ body: (inout [RecordingChapter]) -> R) -> R {
+        // Persisting under the lock keeps the sidecar's writes in the order of the changes.
+        chapters.withLock { chapters in
+            let result = body(&chapters)
+            Self.persist(chapters, to: sidecar)
+            return result
+        }
+    }
+
+    private static func persist(_ snapshot: [RecordingChapter], to sidecar: URL?) {
+        guard let sidecar else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        guard let data = try? encoder.encode(ChaptersDocument(chapters: snapshot)) else { return }
+        writeAtomically(data, to: sidecar)
+    }
+
+    static func seconds(_ nanoseconds: Int64) -> Double { (Double(nanoseconds) / 1e9 * 1000).rounded() / 1000 }
+}
+
+/// The JSON document of `<file>.chapters.json`.
+public struct ChaptersDocument: Sendable, Codable {
+    public var chapters: [RecordingChapter]
+}

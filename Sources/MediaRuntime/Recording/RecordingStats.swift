@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+
+/// One second of a call's transport statistics in one direction, as the peer connection reports
+/// them; the recorder adds the media time and the frame rate it counted itself.
+public struct DirectionStats: Sendable, Hashable {
+    public enum Direction: String, Sendable, Hashable, Codable { case sent, received }
+
+    public var direction: Direction
+    /// Bits per second of all media in this direction.
+    public var bitrate: Double?
+    public var videoBitrate: Double?
+    public var audioBitrate: Double?
+    /// Cumulative packets lost (as reported by the receiving side for `sent`).
+    public var packetsLost: Int?
+    /// Round-trip time in seconds, from RTCP.
+    public var roundTripTime: Double?
+    /// Interarrival jitter in seconds.
+    public var jitter: Double?
+
+    public init(direction: Direction, bitrate: Double? = nil, videoBitrate: Double? = nil, audioBitrate: Double? = nil,
+                packetsLost: Int? = nil, roundTripTime: Double? = nil, jitter: Double? = nil) {
+        self.direction = direction
+        self.bitrate = bitrate
+        self.videoBitrate = videoBitrate
+        self.audioBitrate = audioBitrate
+        self.packetsLost = packetsLost
+        self.roundTripTime = roundTripTime
+        self.jitter = jitter
+    }
+}
+
+/// One line of `<file>.stats.ndjson`.
+public struct StatsLine: Sendable, Hashable, Codable {
+    /// Media time of the sample, seconds since the recording started.
+    public var time: Double
+    public var direction: DirectionStats.Direction
+    public var bitrate: Double?
+    public var videoBitrate: Double?
+    public var audioBitrate: Double?
+    /// Video frames per second through this direction's depayloader in the recorder.
+    public var fps: Double?
+    public var packetsLost: Int?
+    public var roundTripTime: Double?
+    public var jitter: Double?
+}
+
+/// Writes stats lines as they come, one `write(2)` per line so a crash leaves whole lines.
+final class StatsSidecar: Sendable {
+    private let writer: LineWriter
+    private let lastFrames = Mutex<[DirectionStats.Direction: (frames: Int, time: Int64)]>([:])
+
+    init(url: URL) throws(RecordingError) {
+        writer = try LineWriter(url: url)
+    }
+
+    /// Appends `sample` at media time `time` (ns); `frames` is the direction's running frame count.
+    func append(_ sample: DirectionStats, at time: Int64, frames: Int?) -> StatsLine {
+        let fps: Double? = frames.flatMap { frames in
+            lastFrames.withLock { last in
+                defer { last[sample.direction] = (frames, time) }
+                guard let previous = last[sample.direction], time > previous.time else { return nil }
+                return (Double(frames - previous.frames) / (Double(time - previous.time) / 1e9) * 10).rounded() / 10
+            }
+        }
+        let line = StatsLine(time: RecordingMarkers.seconds(time), direction: sample.direction, bitrate: sample.bitrate,
+                             videoBitrate: sample.videoBitrate, audioBitrate: sample.audioBitrate, fps: fps,
+                             packetsLost: sample.packetsLost, roundTripTime: sample.roundTripTime, jitter: sample.jitter)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        if let data = try? encoder.encode(line), let text = String(data: data, encoding: .utf8) {
+            writer.append(text)
+        }
+        return line
+    }
+
+    func close() { writer.close() }
+}
