@@ -60,7 +60,7 @@ extension CallRecorder {
             let role: TrackRole = sample.direction == .sent ? .localVideo : .remoteVideo
             return (state.stats, (ContinuousClock.now - state.origin!).nanoseconds, state.recorderTracks[role])
         }
-        return sidecar?.append(sample, at: time, frames: track?.framesThroughDepayloader)
+        return sidecar?.append(sample, at: time, frames: track?.depayloadedFrames)
     }
 
     // MARK: Stop

@@ -24,6 +24,7 @@ final class RecorderTrack: Sendable {
         var started = false
         var hasData = false
         var framesThroughDepayloader = 0
+        var lastDepayloadedPTS: UInt64?
         var removed = false
     }
 
@@ -73,8 +74,11 @@ final class RecorderTrack: Sendable {
             self.gop = gop
             var probes: [PadProbe] = []
             if let counted = depayloader.staticPad("src") {
-                probes.append(counted.addBufferProbe { _, _ in
-                    state.withLock { $0.framesThroughDepayloader += 1 }
+                probes.append(counted.addBufferProbe { info, _ in
+                    state.withLock { state in
+                        state.framesThroughDepayloader += 1
+                        if let pts = info.pts { state.lastDepayloadedPTS = pts }
+                    }
                     return .pass
                 })
             }
@@ -115,7 +119,11 @@ final class RecorderTrack: Sendable {
     var hasStarted: Bool { state.withLock { $0.started } }
     /// Data reached the muxer's side of the track, even if held back (key frame, start barrier).
     var hasData: Bool { state.withLock { $0.hasData } }
-    var framesThroughDepayloader: Int { state.withLock { $0.framesThroughDepayloader } }
+    /// Frames out of the depayloader and the timestamp of the newest: frame rate is measured over
+    /// media time, because the muxer makes the depayloader run in bursts.
+    var depayloadedFrames: FrameProgress? {
+        state.withLock { state in state.lastDepayloadedPTS.map { FrameProgress(count: state.framesThroughDepayloader, lastPTS: $0) } }
+    }
 
     /// A new tap feeds this track: video waits for a key frame again, so the file never holds
     /// frames that reference pictures from another source.

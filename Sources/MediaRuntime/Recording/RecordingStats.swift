@@ -30,6 +30,12 @@ public struct DirectionStats: Sendable, Hashable {
     }
 }
 
+/// How far a track's video has come: frames counted and the timestamp of the newest one.
+struct FrameProgress: Sendable {
+    var count: Int
+    var lastPTS: UInt64
+}
+
 /// One line of `<file>.stats.ndjson`.
 public struct StatsLine: Sendable, Hashable, Codable {
     /// Media time of the sample, seconds since the recording started.
@@ -38,7 +44,7 @@ public struct StatsLine: Sendable, Hashable, Codable {
     public var bitrate: Double?
     public var videoBitrate: Double?
     public var audioBitrate: Double?
-    /// Video frames per second through this direction's depayloader in the recorder.
+    /// Video frames per second of media time through this direction's depayloader in the recorder.
     public var fps: Double?
     public var packetsLost: Int?
     public var roundTripTime: Double?
@@ -48,19 +54,20 @@ public struct StatsLine: Sendable, Hashable, Codable {
 /// Writes stats lines as they come, one `write(2)` per line so a crash leaves whole lines.
 final class StatsSidecar: Sendable {
     private let writer: LineWriter
-    private let lastFrames = Mutex<[DirectionStats.Direction: (frames: Int, time: Int64)]>([:])
+    private let lastFrames = Mutex<[DirectionStats.Direction: FrameProgress]>([:])
 
     init(url: URL) throws(RecordingError) {
         writer = try LineWriter(url: url)
     }
 
-    /// Appends `sample` at media time `time` (ns); `frames` is the direction's running frame count.
-    func append(_ sample: DirectionStats, at time: Int64, frames: Int?) -> StatsLine {
+    /// Appends `sample` at media time `time` (ns); `frames` is the direction's video progress.
+    func append(_ sample: DirectionStats, at time: Int64, frames: FrameProgress?) -> StatsLine {
         let fps: Double? = frames.flatMap { frames in
             lastFrames.withLock { last in
-                defer { last[sample.direction] = (frames, time) }
-                guard let previous = last[sample.direction], time > previous.time else { return nil }
-                return (Double(frames - previous.frames) / (Double(time - previous.time) / 1e9) * 10).rounded() / 10
+                defer { last[sample.direction] = frames }
+                guard let previous = last[sample.direction], frames.lastPTS > previous.lastPTS else { return nil }
+                let seconds = Double(frames.lastPTS - previous.lastPTS) / 1e9
+                return (Double(frames.count - previous.count) / seconds * 10).rounded() / 10
             }
         }
         let line = StatsLine(time: RecordingMarkers.seconds(time), direction: sample.direction, bitrate: sample.bitrate,
