@@ -46,6 +46,9 @@ public final class ECVSdk: Sendable {
             call.fail(.SERVICE_URL_REQUIRED, "ECVSdkConfiguration.serviceUrl is empty", endingCall: true)
             return call
         }
+        // Without an rtcId the call can never start (start() reports CALL_NOT_INITIALIZED), so it
+        // is not registered: the SDK would otherwise keep it, and it the SDK, for ever.
+        guard !rtcId.isEmpty else { return call }
         register(call)
         call.emit(.GotRtcId, detail: rtcId)
         return call

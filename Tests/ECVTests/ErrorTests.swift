@@ -92,9 +92,8 @@ import Testing
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         await call.start()
-        try await eventually(.seconds(5), "queue socket open") {
-            backend.service.log.entries(rtcId: call.rtcId).contains { $0.category == .queueSocket }
-        }
+        // Attached (greeted), not just opened: only an attached socket can be dropped.
+        try await eventually(.seconds(5), "queue socket attached") { backend.service.queueSocketRtcIds.contains(call.rtcId) }
         #expect(backend.service.script.dropQueueSocket(rtcId: call.rtcId))
         try await expectError(.QUEUE_SOCKET_CLOSED, call, log, ends: true)
         await backend.close()
