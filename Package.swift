@@ -67,7 +67,7 @@ let package = Package(
                 path: "Tests/Support/ECVTestSupport", swiftSettings: strict),
         // Tests
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strict),
-        .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
         .testTarget(name: "MediaRuntimeTests", dependencies: ["MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
@@ -77,6 +77,6 @@ let package = Package(
         .testTarget(name: "ECVAgentTests", dependencies: ["ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                          "MediaRuntime", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
     ]
 )

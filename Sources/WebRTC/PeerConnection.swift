@@ -139,6 +139,7 @@ public actor PeerConnection {
             createChannel(config, on: session)
         }
         if started { session.webrtc.syncStateWithParent() }
+        try session.linkOutputs()
     }
 
     // MARK: Data channels

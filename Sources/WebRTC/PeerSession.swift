@@ -29,6 +29,8 @@ final class PeerSession: Sendable {
     /// SSRC → kind of incoming streams, from webrtcbin's src pad caps when each pad appeared.
     private let incomingKinds = Locked<[UInt: MediaKind]>([:])
     private let connections: Mutex<[SignalConnection]>
+    /// Send outputs not linked yet: see `linkOutputs()`.
+    private let pendingOutputs = Mutex<[(tee: Pad, webrtc: Pad)]>([])
 
     /// Creates the webrtcbin, wires its signals to `deliver`, links the send outputs and adds it to
     /// the pipeline (still in NULL: the caller brings it up).
@@ -88,12 +90,13 @@ final class PeerSession: Sendable {
             })
             try pipeline.add(webrtc)
             // Video first, so m-line order is stable across rebuilds.
+            var outputs: [(tee: Pad, webrtc: Pad)] = []
             for tee in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
                 let teePad = try tee.requestPad("src_%u")
-                let sinkPad = try webrtc.requestPad("sink_%u")
-                try teePad.link(to: sinkPad)
                 teePads.withLock { $0.append((tee, teePad)) }
+                outputs.append((teePad, try webrtc.requestPad("sink_%u")))
             }
+            pendingOutputs.withLock { $0 = outputs }
             for caps in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
                 try webrtc.addTransceiver(direction: .recvonly, caps: Caps(caps))
             }
@@ -208,6 +211,16 @@ final class PeerSession: Sendable {
 
     /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin
     /// (so the tees keep the encoders running), incoming branches and webrtcbin removed.
+    /// Links the send graph's tees to webrtcbin. In a running pipeline this must wait until
+    /// webrtcbin is up: a push into its inactive sink pads returns FLUSHING, which the tee passes
+    /// upstream, and that stops the send graph's queues and live sources for good.
+    func linkOutputs() throws(PeerError) {
+        let outputs = pendingOutputs.withLock { pending in defer { pending = [] }; return pending }
+        for output in outputs {
+            do throws(GStreamerError) { try output.tee.link(to: output.webrtc) } catch { throw .setup(error.description) }
+        }
+    }
+
     func tearDown() {
         let handlers: [SignalConnection] = connections.withLock { state in defer { state = [] }; return state }
         for handler in handlers { handler.cancel() }

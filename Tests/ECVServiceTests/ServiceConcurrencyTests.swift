@@ -1,6 +1,7 @@
 import ECVProtocol
 import ECVService
 import Foundation
+import MediaTestSupport
 import Soup
 import Synchronization
 import Testing

@@ -1,31 +1,9 @@
 import ECVProtocol
 import ECVService
 import Foundation
+import MediaTestSupport
 import Soup
 import Testing
-
-/// Fails the test instead of hanging it when `body` does not finish in `seconds`.
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out: \(what)" }
-}
-
-func within<T: Sendable>(_ seconds: Double, _ what: String,
-                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        guard let first = try await group.next(), let value = first else {
-            group.cancelAll()
-            throw TimedOut(what: what)
-        }
-        group.cancelAll()
-        return value
-    }
-}
 
 struct UnexpectedFrame: Error, CustomStringConvertible {
     let description: String

@@ -1,30 +1,8 @@
 import Foundation
+import MediaTestSupport
 import Glibc
 import Soup
 import Testing
-
-/// Fails the test instead of hanging it when `body` does not finish in `seconds`.
-struct TimedOut: Error, CustomStringConvertible {
-    let what: String
-    var description: String { "timed out: \(what)" }
-}
-
-func within<T: Sendable>(_ seconds: Double, _ what: String = "operation",
-                         _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        guard let first = try await group.next(), let value = first else {
-            group.cancelAll()
-            throw TimedOut(what: what)
-        }
-        group.cancelAll()
-        return value
-    }
-}
 
 /// Reads events until `.closed` (inclusive) or until `count` events arrived.
 func collect(_ events: AsyncStream<WebSocketEvent>, count: Int = .max, seconds: Double = 10) async throws -> [WebSocketEvent] {

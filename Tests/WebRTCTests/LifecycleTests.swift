@@ -29,8 +29,13 @@ import MediaPipeline
         func cycle() async throws {
             let media = testMedia(videoEnabled: false)
             let pair = PeerPair(offerer: media, answerer: media)
-            try await pair.start(dataChannels: [DataChannelConfig(enabled: true, label: "textchannel")])
+            let config = DataChannelConfig(enabled: true, label: "textchannel")
+            try await pair.start(dataChannels: [config])
             try await waitFor(.connected, on: pair.offerer)
+            // A call ends after its channel opened; closing one still opening trips a webrtcbin 1.22
+            // leak (README, Known limits), which is GStreamer's, not ours.
+            let offerSide = await pair.offerer.openDataChannel(config), answerSide = await pair.answerer.openDataChannel(config)
+            try await eventually(.seconds(15), "channel open on both sides") { offerSide.isOpen && answerSide.isOpen }
             await pair.close()
         }
         for _ in 0..<3 { try await cycle() }

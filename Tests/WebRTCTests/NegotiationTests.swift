@@ -69,9 +69,11 @@ import MediaPipeline
         try await pair.offerer.rebuild()
         #expect(await rebuilt.value == 1, "the answerer rebuilt itself for the new offer")
         try await waitFor(.connected, on: pair.offerer)
-        let before = (atAnswerer.video.count, atOfferer.video.count)
-        try await eventually(.seconds(15), "frames after rebuild, both ways") {
+        let before = (atAnswerer.video.count, atOfferer.video.count, atAnswerer.audio.count, atOfferer.audio.count)
+        // Audio too: a send branch that saw the new webrtcbin before it was up would stay stopped.
+        try await eventually(.seconds(15), "frames and samples after rebuild, both ways") {
             atAnswerer.video.count > before.0 + 30 && atOfferer.video.count > before.1 + 30
+                && atAnswerer.audio.count > before.2 + 50 && atOfferer.audio.count > before.3 + 50
         }
         // The same data channel handle carries on over the new webrtcbin.
         let received = Task { for await case .text(let text) in channel.events() { return text }; return "" }

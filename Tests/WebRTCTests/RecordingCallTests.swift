@@ -93,7 +93,6 @@ import MediaRuntime
         for track in info.tracks where !track.isText {
             let first = try #require(track.firstTime), last = try #require(track.lastTime)
             #expect(first < rebuiltAt && last > rebuiltAt + 2, "\(track.pad) spans \(first)…\(last) s around the rebuild at \(rebuiltAt) s")
-            print(track.pad, first, last, track.frames, track.longestGap)
         }
         await pair.close()
     }

@@ -71,7 +71,10 @@ func connectedPair(offerer: MediaConfiguration, answerer: MediaConfiguration) as
     let atOfferer = RemoteMedia(pair.offerer), atAnswerer = RemoteMedia(pair.answerer)
     try await pair.start()
     try await waitFor(.connected, on: pair.offerer)
-    try await eventually(.seconds(10), "first frames both ways") { atOfferer.video.count > 0 && atAnswerer.video.count > 0 }
+    // Every remote stream wired (audio's branch can come after video's), so element counts are final.
+    try await eventually(.seconds(10), "first frames and samples both ways") {
+        atOfferer.video.count > 0 && atAnswerer.video.count > 0 && atOfferer.audio.count > 0 && atAnswerer.audio.count > 0
+    }
     return (pair, atOfferer, atAnswerer)
 }
 

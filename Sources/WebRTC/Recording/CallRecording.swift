@@ -16,16 +16,22 @@ extension PeerConnection {
         let events = events()
         try await recorder.start()
         let recording = CallRecording(recorder: recorder, peer: self)
-        let local = [MediaKind.video, .audio].compactMap { kind in outgoingRTPTee(kind).map { (kind, $0) } }
-        do throws(RecordingError) {
-            try recording.follower.attachAll(local: local, remote: currentRemoteRTPTees())
-        } catch {
-            _ = try? await recorder.stop()
-            throw error
-        }
+        try await attachCurrentStreams(to: recording.follower) { _ = try? await recorder.stop() }
         recording.follow(events)
         recording.sampleStats()
         return recording
+    }
+
+    /// Attaches what this peer sends and the streams it already receives; a recorder that cannot
+    /// take them is stopped, so a failed start leaves no file open.
+    func attachCurrentStreams(to follower: StreamFollower, orStop stop: () async -> Void) async throws(RecordingError) {
+        let local = [MediaKind.video, .audio].compactMap { kind in outgoingRTPTee(kind).map { (kind, $0) } }
+        do throws(RecordingError) {
+            try follower.attachAll(local: local, remote: currentRemoteRTPTees())
+        } catch {
+            await stop()
+            throw error
+        }
     }
 
     /// The tracks of this call: what we send, and what we expect to receive, by kind and codec.

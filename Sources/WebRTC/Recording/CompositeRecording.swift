@@ -18,13 +18,7 @@ extension PeerConnection {
         let events = events()
         try await recorder.start()
         let recording = CompositeRecording(recorder: recorder)
-        let local = [MediaKind.video, .audio].compactMap { kind in outgoingRTPTee(kind).map { (kind, $0) } }
-        do throws(RecordingError) {
-            try recording.follower.attachAll(local: local, remote: currentRemoteRTPTees())
-        } catch {
-            _ = try? await recorder.stop()
-            throw error
-        }
+        try await attachCurrentStreams(to: recording.follower) { _ = try? await recorder.stop() }
         recording.follow(events)
         return recording
     }

@@ -1,7 +1,7 @@
 import Foundation
 import GStreamer
 
-/// Helpers every media-level test target shares: colours of frames, polling with a bound, and
+/// Helpers the test targets share: colours of frames, polling and timeouts with a bound, and
 /// process resource counts from /proc.
 
 public struct TestFailure: Error, CustomStringConvertible {
@@ -44,4 +44,28 @@ public func processThreadCount() -> Int {
 /// Open file descriptors of this process, from /proc.
 public func openFileDescriptorCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+}
+
+/// Fails the test instead of hanging it when `body` does not finish in `seconds`.
+public struct TimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public init(what: String) { self.what = what }
+    public var description: String { "timed out: \(what)" }
+}
+
+public func within<T: Sendable>(_ seconds: Double, _ what: String = "operation",
+                                _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .seconds(seconds))
+            return nil
+        }
+        guard let first = try await group.next(), let value = first else {
+            group.cancelAll()
+            throw TimedOut(what: what)
+        }
+        group.cancelAll()
+        return value
+    }
 }
