@@ -22,7 +22,8 @@ enum CallCostBenchmark: CallBenchmark {
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
         let smoke = options.has("smoke")
-        let tiers: [(String, [Int])] = smoke ? [("record", [1]), ("decode", [1])] : [("record", [1, 5, 10, 20, 40]), ("decode", [1, 5, 10])]
+        var tiers: [(String, [Int])] = smoke ? [("record", [1]), ("decode", [1])] : [("record", [1, 5, 10, 20, 40]), ("decode", [1, 5, 10])]
+        if let only = options.values["calls"] { tiers = try parseTiers(only) }
         let window = smoke ? 2.0 : 8.0
         let work = options.values["work"] ?? NSTemporaryDirectory()
         let timer = SectionTimer()
@@ -36,6 +37,21 @@ enum CallCostBenchmark: CallBenchmark {
             }
         }
         report.callCost = CallCostSection(method: method, figures: figures, load: timer.finish())
+    }
+
+    /// `--calls record=10,40;decode=5`: measures only these tiers.
+    static func parseTiers(_ text: String) throws -> [(String, [Int])] {
+        try text.split(separator: ";").map { tier in
+            let parts = tier.split(separator: "=")
+            guard parts.count == 2, ["record", "decode"].contains(parts[0]) else {
+                throw BenchmarkError.badInput("--calls wants mode=N,N;mode=N with mode record or decode, got \(tier)")
+            }
+            let counts = try parts[1].split(separator: ",").map { count in
+                guard let value = Int(count), (1...200).contains(value) else { throw BenchmarkError.badInput("--calls: \(count) is not 1…200") }
+                return value
+            }
+            return (String(parts[0]), counts)
+        }
     }
 
     static func measure(mode: String, calls: Int, window: Double, work: String) async throws -> CallCostFigure {
@@ -52,25 +68,33 @@ enum CallCostBenchmark: CallBenchmark {
         let sdk = ECVSdk(config: ECVSdkConfiguration(name: "cost", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
         let parameters = ConnectParameters(videoWidth: 320, videoHeight: 240, videoFps: 15, noAudioProcessing: true)
         var placed: [VideoCall] = []
-        try await withThrowingTaskGroup(of: VideoCall?.self) { group in
+        var outcomes: [String: Int] = [:]
+        try await withThrowingTaskGroup(of: (VideoCall, String)?.self) { group in
             for index in 0..<calls {
                 group.addTask {
                     guard let call = await sdk.createVideoCall() else { return nil }
                     let events = call.events()
                     await call.start(dialCallParameters: DialCallParameters(callerName: "Cost \(index)"))
+                    var outcome = "no outcome"
                     for await event in events {
                         if event.type == .AgentConnected, let connection = call.connect(parameters: parameters) {
                             connection.localPreviewEnabled = false
                             connection.remoteAudioSink = .discard
                             await connection.startRoom()
                         }
-                        if event.type == .WebRtcConnected || event.type == .CallEnded { break }
+                        if event.type == .WebRtcConnected { outcome = "connected"; break }
+                        if event.type == .CallEnded { outcome = "ended \(event.detail ?? "")"; break }
                     }
-                    return call
+                    return (call, outcome)
                 }
             }
-            for try await call in group { if let call { placed.append(call) } }
+            for try await result in group {
+                guard let (call, outcome) = result else { continue }
+                placed.append(call)
+                outcomes[outcome, default: 0] += 1
+            }
         }
+        if outcomes["connected"] != calls { progress("cost: \(mode) ×\(calls): callers saw \(outcomes)") }
         try await Task.sleep(for: .seconds(3))
         let connected = child.lastConnected
         let before = ProcStat.cpuSeconds(child.pid)
@@ -79,7 +103,9 @@ enum CallCostBenchmark: CallBenchmark {
         let rss = ProcStat.rssMiB(child.pid)
         let flowing = min(connected, child.lastConnected)
         for call in placed { call.hangup() }
-        try await Task.sleep(for: .seconds(1))
+        // Let the hangups reach the service (seconds under this load) before it stops.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while service.roomCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
         child.stop()
         await service.stop()
         try? FileManager.default.removeItem(at: recordings)

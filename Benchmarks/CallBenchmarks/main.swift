@@ -10,7 +10,8 @@ let usage = """
     usage: bench-call g2g [--smoke] [--frames N] [--codecs vp8,vp9,h264] [--jitter-buffers 200,20] [--one-way]
                           [--results DIR] [--work DIR] [--fragment FILE] [--no-publish]
            bench-call setup [--smoke]    call setup time over 20 calls (3 with --smoke)
-           bench-call cost [--smoke]     CPU and memory of 1, 5, 10, 20, 40 recording and 1, 5, 10 decoding agent calls
+           bench-call cost [--smoke] [--calls record=N,N;decode=N]
+                                         CPU and memory of 1, 5, 10, 20, 40 recording and 1, 5, 10 decoding agent calls
 
       g2g       glass-to-glass latency per codec at 640×480 and per jitter buffer latency
       --smoke   a few seconds (VP8, 20 ms jitter buffer, 30 frames), results in a temporary directory
@@ -19,7 +20,7 @@ let usage = """
       --fragment also write the report JSON to FILE (for `bench-encode report`); --no-publish: only that
     """
 
-/// A benchmark of `bench-call`: the lead adds setup time and call cost here once the ECV SDK exists.
+/// A benchmark of `bench-call`.
 protocol CallBenchmark {
     static var name: String { get }
     /// Measures and records into `report`.
@@ -66,7 +67,7 @@ func main() async -> Int32 {
     arguments.removeFirst()
     do {
         let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
-                                  valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir"])
+                                  valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls"])
         switch command {
         case "cost-agents":
             try await CostAgents.run(options: options)

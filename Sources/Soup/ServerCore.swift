@@ -87,7 +87,10 @@ final class ServerCore: @unchecked Sendable {
 
         var error: UnsafeMutablePointer<GError>?
         let options = tls == nil ? SoupServerListenOptions(rawValue: 0) : SOUP_SERVER_LISTEN_HTTPS
-        guard soup_server_listen(soup, UnsafeMutableRawPointer(address).assumingMemoryBound(to: GSocketAddress.self), options, &error) != 0 else {
+        let socketAddress = UnsafeMutableRawPointer(address).assumingMemoryBound(to: GSocketAddress.self)
+        let socket = Self.listeningSocket(socketAddress, &error)
+        defer { if let socket { g_object_unref(socket) } } // the server holds its own reference
+        guard let socket, soup_server_listen_socket(soup, socket, options, &error) != 0 else {
             let message = error.map { GLibError(taking: $0).message } ?? "unknown error"
             teardown()
             return .failure(.listenFailed(host: host, port: port, message: message))
@@ -95,6 +98,21 @@ final class ServerCore: @unchecked Sendable {
         let actualPort = listeningPort(soup) ?? port
         bound.withLock { $0 = (host, actualPort) }
         return .success(actualPort)
+    }
+
+    /// Connections a burst of clients may have waiting for accept(). `soup_server_listen` keeps
+    /// GSocket's default of 10: forty callers dialling at once then see resets and connect timeouts.
+    static let listenBacklog: Int32 = 512
+
+    private static func listeningSocket(_ address: UnsafeMutablePointer<GSocketAddress>,
+                                        _ error: inout UnsafeMutablePointer<GError>?) -> UnsafeMutablePointer<GSocket>? {
+        guard let socket = g_socket_new(g_socket_address_get_family(address), G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error) else { return nil }
+        g_socket_set_listen_backlog(socket, listenBacklog)
+        guard g_socket_bind(socket, address, 1, &error) != 0, g_socket_listen(socket, &error) != 0 else {
+            g_object_unref(socket)
+            return nil
+        }
+        return socket
     }
 
     func stop() {

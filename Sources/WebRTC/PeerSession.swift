@@ -46,6 +46,7 @@ final class PeerSession: Sendable {
             try webrtc.set("latency", UInt(max(0, configuration.jitterBufferLatencyMs)))
             try webrtc.set("ice-transport-policy", configuration.iceTransportPolicy.rawValue)
             try Self.configureICE(webrtc, servers: configuration.iceServers)
+            try Self.disableUPnP(webrtc)
         } catch {
             throw .setup(error.description)
         }
@@ -124,6 +125,15 @@ final class PeerSession: Sendable {
                 }
             }
         }
+    }
+
+    /// libnice asks the LAN's router for port mappings (UPnP) by default: per call an HTTP server,
+    /// SSDP multicast and GUPnP state shared across calls that trips GLib's hash-table checks when
+    /// dozens of calls start at once. A headless server behind STUN/TURN has no use for it.
+    private static func disableUPnP(_ webrtc: WebRTCBin) throws(GStreamerError) {
+        guard let ice = try webrtc.get("ice-agent").objectValue, ice.hasProperty("agent"),
+              let agent = try ice.get("agent").objectValue, agent.hasProperty("upnp") else { return }
+        try agent.set("upnp", false)
     }
 
     /// `turn:host:port?transport=udp` + credentials → `turn://user:pass@host:port?transport=udp`.

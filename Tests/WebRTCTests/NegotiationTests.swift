@@ -84,6 +84,20 @@ import MediaPipeline
         await pair.close()
     }
 
+    /// Both peers connect on host candidates with libnice's UPnP port mapping switched off.
+    @Test func iceAgentsConnectWithoutUPnP() async throws {
+        let media = testMedia(videoEnabled: false)
+        let pair = PeerPair(offerer: media, answerer: media)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        for peer in [pair.offerer, pair.answerer] {
+            let webrtc = try #require(await peer.session?.webrtc)
+            let agent = try #require(try webrtc.get("ice-agent").objectValue?.get("agent").objectValue)
+            #expect(try agent.get("upnp").boolValue == false)
+        }
+        await pair.close()
+    }
+
     @Test func malformedRemoteOfferIsAnErrorNotACrash() async throws {
         let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
         let errors = Task { for await case .error(let message) in pair.answerer.events() { return message }; return "" }
