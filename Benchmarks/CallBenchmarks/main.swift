@@ -7,7 +7,7 @@ import GStreamer
 // the CPU and memory of concurrent agent calls.
 
 let usage = """
-    usage: bench-call g2g [--smoke] [--frames N] [--codecs vp8,vp9,h264] [--jitter-buffers 200,20] [--one-way]
+    usage: bench-call g2g [--smoke] [--frames N] [--codecs vp8,vp9,h264] [--jitter-buffers 100,20] [--one-way]
                           [--results DIR] [--work DIR] [--fragment FILE] [--no-publish]
            bench-call setup [--smoke]    call setup time over 20 calls (3 with --smoke)
            bench-call cost [--smoke] [--calls record=N,N;decode=N]
@@ -34,7 +34,7 @@ enum GlassToGlassBenchmark: CallBenchmark {
         let smoke = options.has("smoke")
         let frames = try options.int("frames", default: smoke ? 30 : 300, range: 1...60_000)
         let codecs = try options.list("codecs", allowed: ["vp8", "vp9", "h264"])?.map { $0.uppercased() } ?? (smoke ? ["VP8"] : ["VP8", "VP9", "H264"])
-        let jitterBuffers = try jitterBufferList(options.values["jitter-buffers"]) ?? (smoke ? [20] : [200, 20])
+        let jitterBuffers = try jitterBufferList(options.values["jitter-buffers"]) ?? (smoke ? [20] : [100, 20])
         let timer = SectionTimer()
         var figures: [GlassToGlassFigure] = []
         for codec in codecs {

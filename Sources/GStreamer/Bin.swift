@@ -40,6 +40,12 @@ public class Bin: Element, @unchecked Sendable {
         gst_bin_remove(bin, element.element)
     }
 
+    /// Stops `element` (see `Element.stopForRemoval()`) and takes it out of this running bin.
+    public func stopAndRemove(_ element: Element) {
+        element.stopForRemoval()
+        remove(element)
+    }
+
     /// Finds a direct or nested child by name.
     public func element(named name: String) -> Element? {
         guard let found = gst_bin_get_by_name(bin, name) else { return nil }

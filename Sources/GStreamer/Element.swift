@@ -135,6 +135,15 @@ public class Element: Object, @unchecked Sendable {
         gst_element_set_state(element, state.native) != GST_STATE_CHANGE_FAILURE
     }
 
+    /// Stops an element that is about to leave a running bin. Its state is locked first: a state
+    /// change the bin makes meanwhile (a new sink finishing its preroll makes the pipeline apply
+    /// PLAYING to every child again) would otherwise restart it, and it would be disposed while
+    /// its streaming thread still runs.
+    public func stopForRemoval() {
+        gst_element_set_locked_state(element, 1)
+        gst_element_set_state(element, GST_STATE_NULL)
+    }
+
     /// Brings a newly added element to its parent's state.
     @discardableResult
     public func syncStateWithParent() -> Bool { gst_element_sync_state_with_parent(element) != 0 }

@@ -38,10 +38,7 @@ public final class MaterializedGraph: Sendable {
             }
         } catch {
             for connection in connections { connection.cancel() }
-            for element in added.reversed() {
-                element.requestState(.null)
-                bin.remove(element)
-            }
+            for element in added.reversed() { bin.stopAndRemove(element) }
             throw .gstreamer(error)
         }
         elements = created
@@ -71,8 +68,7 @@ public final class MaterializedGraph: Sendable {
         for connection in dynamicLinks { connection.cancel() }
         for id in order {
             guard let element = elements[id] else { continue }
-            element.requestState(.null)
-            bin.remove(element)
+            bin.stopAndRemove(element)
         }
     }
 

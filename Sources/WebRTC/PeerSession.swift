@@ -180,8 +180,7 @@ final class PeerSession: Sendable {
         do throws(MediaRuntimeError) {
             receiver = try ReceiveMedia(fragment: fragment, into: pipeline, from: teeOutput, send: send)
         } catch {
-            tee.requestState(.null)
-            pipeline.remove(tee)
+            pipeline.stopAndRemove(tee)
             throw .media("cannot attach incoming \(kind.rawValue): \(error)")
         }
         let stream = RemoteStream(kind: kind, encodingName: encoding, caps: caps.description, ssrc: structure.uint("ssrc"),
@@ -240,10 +239,7 @@ final class PeerSession: Sendable {
             link.tee.releaseRequestPad(link.pad)
         }
         let tees: [Element] = incomingTees.withLock { state in defer { state = [] }; return state }
-        for tee in tees {
-            tee.requestState(.null)
-            pipeline.remove(tee)
-        }
+        for tee in tees { pipeline.stopAndRemove(tee) }
         let incoming: [ReceiveMedia] = receivers.withLock { state in defer { state = [] }; return state }
         for receiver in incoming { receiver.elements.remove(from: pipeline) }
         // GStreamer 1.22: messages webrtcbin's internals post while it is removed and stopped

@@ -19,6 +19,27 @@ import GStreamer
         #expect(counter.count == 60)
     }
 
+    /// Payloaders push buffer lists: the probe reports each packet of a list, not the list as one buffer.
+    @Test func bufferProbeSeesEveryPacketOfABufferList() async throws {
+        let pipeline = try Pipeline(launch: "videotestsrc num-buffers=30 pattern=snow ! video/x-raw,width=640,height=480,framerate=30/1 "
+                                    + "! vp8enc deadline=1 keyframe-max-dist=1 ! rtpvp8pay mtu=1200 ! fakesink name=sink")
+        let packets = Locked<[BufferInfo]>([])
+        let pad = try #require(pipeline.element(named: "sink")?.staticPad("sink"))
+        let probe = pad.addBufferProbe { info, bytes in
+            #expect(bytes == nil)
+            packets.withLock { $0.append(info) }
+            return .pass
+        }
+        try await pipeline.play()
+        try await pipeline.waitForEndOfStream(timeout: .seconds(30))
+        probe.cancel()
+        pipeline.stop()
+        let seen = packets.value
+        #expect(seen.allSatisfy { $0.size > 12 && $0.size <= 1200 }, "sizes \(Set(seen.map(\.size)).sorted().prefix(5))")
+        #expect(Set(seen.compactMap(\.pts)).count == 30)
+        #expect(seen.count > 60, "snow keyframes at 640×480 take several packets each")
+    }
+
     @Test func badLaunchStringNamesTheElement() {
         #expect {
             _ = try Pipeline(launch: "videotestsrc ! nosuchelement42 ! fakesink")

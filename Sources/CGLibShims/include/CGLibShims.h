@@ -52,12 +52,19 @@ static inline GType ecv_type_fraction(void) { return GST_TYPE_FRACTION; }
 static inline GType ecv_type_caps(void) { return GST_TYPE_CAPS; }
 static inline GType ecv_type_structure(void) { return GST_TYPE_STRUCTURE; }
 
-// GST_PAD_PROBE_INFO_BUFFER is a macro cast on the probe's data pointer.
-static inline GstBuffer *ecv_probe_info_buffer(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER(info); }
-// GST_PAD_PROBE_INFO_BUFFER_LIST likewise.
-static inline GstBufferList *ecv_probe_info_buffer_list(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_BUFFER_LIST(info); }
-// GST_PAD_PROBE_INFO_EVENT likewise.
-static inline GstEvent *ecv_probe_info_event(GstPadProbeInfo *info) { return GST_PAD_PROBE_INFO_EVENT(info); }
+// GST_PAD_PROBE_INFO_BUFFER is a macro cast on the probe's data pointer, whatever it carries:
+// NULL here unless the probe fired for a buffer (payloaders push buffer lists).
+static inline GstBuffer *ecv_probe_info_buffer(GstPadProbeInfo *info) {
+    return (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER) ? GST_PAD_PROBE_INFO_BUFFER(info) : NULL;
+}
+// GST_PAD_PROBE_INFO_BUFFER_LIST likewise, NULL unless the probe fired for a buffer list.
+static inline GstBufferList *ecv_probe_info_buffer_list(GstPadProbeInfo *info) {
+    return (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER_LIST) ? GST_PAD_PROBE_INFO_BUFFER_LIST(info) : NULL;
+}
+// GST_PAD_PROBE_INFO_EVENT likewise, NULL unless the probe fired for an event.
+static inline GstEvent *ecv_probe_info_event(GstPadProbeInfo *info) {
+    return (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_EVENT_BOTH) ? GST_PAD_PROBE_INFO_EVENT(info) : NULL;
+}
 
 // GST_BUFFER_FLAG_IS_SET / SET are macros over the mini-object flags.
 static inline gboolean ecv_buffer_is_delta_unit(GstBuffer *buffer) { return GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT); }

@@ -71,8 +71,8 @@ final class RTPTap: Sendable {
         guard first else { return }
         if let peer = teePad.peer { teePad.unlink(from: peer) }
         tee.releaseRequestPad(teePad)
-        queue.requestState(.null)
-        sink.requestState(.null)
+        queue.stopForRemoval()
+        sink.stopForRemoval()
         bin.remove(queue)
         bin.remove(sink)
     }

@@ -104,10 +104,7 @@ final class RecorderTrack: Sendable {
             })
             self.probes = probes
         } catch {
-            for element in added.reversed() {
-                element.requestState(.null)
-                pipeline.remove(element)
-            }
+            for element in added.reversed() { pipeline.stopAndRemove(element) }
             throw .gstreamer(error)
         }
     }
@@ -141,7 +138,7 @@ final class RecorderTrack: Sendable {
         guard first else { return }
         input.close()
         for probe in probes { probe.cancel() }
-        for element in elements { element.requestState(.null) }
+        for element in elements { element.stopForRemoval() }
         if let peer = muxerPad.peer { peer.unlink(from: muxerPad) }
         muxer.releaseRequestPad(muxerPad)
         for element in elements { pipeline.remove(element) }
