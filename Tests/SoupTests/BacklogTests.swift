@@ -37,17 +37,7 @@ extension SoupTests {
 private final class RawClient: Sendable {
     let fd: Int32
 
-    init(port: UInt16) {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-    }
+    init(port: UInt16) { fd = startConnecting(to: port) }
 
     /// True once the handshake completed without error.
     func waitConnected(milliseconds: Int32) -> Bool {

@@ -41,24 +41,27 @@ final class SilentListener: @unchecked Sendable { // fds are only closed in dein
     /// Opens `count` connections that nobody accepts, so the accept queue is full and the kernel
     /// drops further SYNs: the next connect attempt hangs until the client gives up.
     func fillBacklog(count: Int) {
-        for _ in 0..<count {
-            let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            _ = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            fillers.append(client)
-        }
+        for _ in 0..<count { fillers.append(startConnecting(to: port)) }
     }
 
     deinit {
         fillers.forEach { close($0) }
         close(fd)
     }
+}
+
+/// A non-blocking TCP socket with a connect to 127.0.0.1:`port` under way (the kernel finishes it).
+func startConnecting(to port: UInt16) -> Int32 {
+    let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = port.bigEndian
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    return client
 }
 
 private func localPort(of fd: Int32) -> UInt16 {
