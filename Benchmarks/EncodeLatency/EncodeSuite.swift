@@ -28,7 +28,8 @@ struct EncodeSuite {
         (`element-latency` of the encoder), a cross-check. fps: encoded frames per second of wall time, non-live only. \
         CPU ms/frame: getrusage user+sys of the whole process from PLAYING to end-of-stream (source, conversion, encoder, payloader, \
         probes, tracer) divided by the encoded frames. Frames: encoded/produced (a live run drops frames only if the encoder falls \
-        behind: the SDK's queue in front of it is leaky; videorate may add one frame at end-of-stream, hence 301/300).
+        behind: the SDK's queue in front of it is leaky; videorate may add one frame at end-of-stream, hence 301/300; openh264enc \
+        skips frames by design to hold its bitrate, `enable-frame-skip`).
         """
 
     func run(log: (String) -> Void) async throws -> EncodeSection {
