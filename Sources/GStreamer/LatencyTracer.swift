@@ -85,17 +85,23 @@ public enum LatencyTracer {
         gst_debug_set_threshold_for_name("GST_TRACER", GST_LEVEL_TRACE)
         // Our function becomes the only one, forwarding all but tracer records to the default.
         gst_debug_remove_log_function(gst_debug_log_default)
+        // This runs for every record of every element on the streaming threads, so records are
+        // filtered on the C strings before anything is converted or parsed.
         gst_debug_add_log_function({ category, level, file, function, line, object, message, _ in
             guard let category, let message else { return }
-            if String(cString: gst_debug_category_get_name(category)) == "GST_TRACER" {
-                if let text = gst_debug_message_get(message), let record = LatencyTracer.parse(String(cString: text)) {
-                    let listeners = LatencyTracer.state.withLock { Array($0.listeners.values) }
-                    for listener in listeners { listener(record) }
-                }
+            guard strcmp(gst_debug_category_get_name(category), "GST_TRACER") == 0 else {
+                gst_debug_log_default(category, level, file, function, line, object, message, nil)
                 return
             }
-            gst_debug_log_default(category, level, file, function, line, object, message, nil)
+            guard let text = gst_debug_message_get(message), LatencyTracer.isLatencyRecord(text) else { return }
+            let listeners = LatencyTracer.state.withLock { Array($0.listeners.values) }
+            guard !listeners.isEmpty, let record = LatencyTracer.parse(String(cString: text)) else { return }
+            for listener in listeners { listener(record) }
         }, nil, nil)
+    }
+
+    private static func isLatencyRecord(_ text: UnsafePointer<CChar>) -> Bool {
+        strncmp(text, "element-latency", 15) == 0 || strncmp(text, "latency", 7) == 0
     }
 
     static func parse(_ text: String) -> Record? {

@@ -65,15 +65,25 @@ public enum LeakTracer {
         }
     }
 
+    /// True while a `Tracking` exists. GStreamer 1.22's tracer returns from a second
+    /// "activity-start-tracking" with its lock still held, which freezes every thread that creates
+    /// an object from then on; we refuse the second tracking instead.
+    private static let trackingRuns = Mutex(false)
+
     /// Starts recording which GstObjects and GstMiniObjects are created from now on, starting a
     /// leaks tracer if none runs. Only one tracking may run at a time (the tracer's checkpoints are
-    /// process-wide); returns nil when no tracer can be had.
+    /// process-wide, so tests that track must not run in parallel); returns nil when another
+    /// tracking runs or no tracer can be had.
     public static func startTracking() -> Tracking? {
+        guard trackingRuns.withLock({ runs in defer { runs = true }; return !runs }) else { return nil }
         guard ensureActive(), withTracer({ tracer in
             _ = try? tracer.emit("activity-start-tracking", arguments: [])
             _ = checkpoint(tracer) // drop whatever an earlier tracking left
             return true
-        }) == true else { return nil }
+        }) == true else {
+            trackingRuns.withLock { $0 = false }
+            return nil
+        }
         return Tracking()
     }
 
@@ -102,6 +112,7 @@ public enum LeakTracer {
 
         deinit {
             _ = LeakTracer.withTracer { tracer in _ = try? tracer.emit("activity-stop-tracking", arguments: []) }
+            LeakTracer.trackingRuns.withLock { $0 = false }
         }
     }
 

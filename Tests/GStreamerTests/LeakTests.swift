@@ -34,6 +34,18 @@ import GStreamer
         #expect(leaks.isEmpty, "leaked: \(leaks)")
     }
 
+    /// A second tracking while one runs is refused (GStreamer 1.22's tracer would freeze the process).
+    @Test func aSecondTrackingIsRefusedUntilTheFirstEnds() throws {
+        var first = LeakTracer.startTracking()
+        #expect(first != nil)
+        #expect(LeakTracer.startTracking() == nil)
+        first = nil
+        let again = LeakTracer.startTracking()
+        #expect(again != nil)
+        _ = Pipeline(name: "created-while-tracking") // object creation still runs
+        #expect(again?.survivors().isEmpty == true)
+    }
+
     /// 1,000 create-run-destroy cycles: threads, descriptors and RSS stay flat.
     /// Bounds: threads +4 (GStreamer's thread pools keep a few idle workers), fds +4, RSS +16 MiB.
     @Test func thousandCyclesKeepResourcesFlat() async throws {

@@ -18,7 +18,7 @@ func leakedObjects(repetitions: Int = 3, _ scenario: () async throws -> Void) as
     _ = TestRuntime.ready
     try await scenario()
     try await settle()
-    let tracking = try #require(LeakTracer.startTracking(), "the leaks tracer must be active (GST_TRACERS=leaks)")
+    let tracking = try #require(LeakTracer.startTracking(), "the leaks tracer must be active and no other tracking run (tests that track need --no-parallel)")
     for _ in 0..<repetitions { try await scenario() }
     var survivors: [String: Int] = [:]
     for _ in 0..<40 {

@@ -11,7 +11,7 @@ import MediaPipeline
         defer { call.stop() }
         let elementsBefore = call.elementCount
         try await recordBriefly(call) // warms plugin and type caches
-        let tracking = try #require(LeakTracer.startTracking(), "the leaks tracer must be active (GST_TRACERS=leaks)")
+        let tracking = try #require(LeakTracer.startTracking(), "the leaks tracer must be active and no other tracking run (tests that track need --no-parallel)")
         for _ in 0..<Self.cycles {
             try await recordBriefly(call)
             #expect(call.elementCount == elementsBefore, "the recorder's queue and appsink left the call's pipeline")
