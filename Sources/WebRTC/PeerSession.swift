@@ -32,8 +32,9 @@ final class PeerSession: Sendable {
     /// Send outputs not linked yet: see `linkOutputs()`.
     private let pendingOutputs = Mutex<[(tee: Pad, webrtc: Pad)]>([])
 
-    /// Creates the webrtcbin, wires its signals to `deliver`, links the send outputs and adds it to
-    /// the pipeline (still in NULL: the caller brings it up).
+    /// Creates the webrtcbin, wires its signals to `deliver`, requests the pads for the send
+    /// outputs and adds it to the pipeline (still in NULL: the caller brings it up, then calls
+    /// `linkOutputs()`).
     init(number: Int, configuration: PeerConfiguration, pipeline: Pipeline, send: SendMedia?, outputTees: [MediaKind: Element],
          receiveOnlyCaps: [MediaKind: String], channels: ChannelRegistry, compiler: PipelineCompiler,
          deliver: @escaping @Sendable (Int, Input) -> Void) throws(PeerError) {
@@ -218,8 +219,6 @@ final class PeerSession: Sendable {
         return (pads + channels.localConfigs.map(\.label)).joined(separator: "|")
     }
 
-    /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin
-    /// (so the tees keep the encoders running), incoming branches and webrtcbin removed.
     /// Links the send graph's tees to webrtcbin. In a running pipeline this must wait until
     /// webrtcbin is up: a push into its inactive sink pads returns FLUSHING, which the tee passes
     /// upstream, and that stops the send graph's queues and live sources for good.
@@ -230,6 +229,8 @@ final class PeerSession: Sendable {
         }
     }
 
+    /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin
+    /// (so the tees keep the encoders running), incoming branches and webrtcbin removed.
     func tearDown() {
         let handlers: [SignalConnection] = connections.withLock { state in defer { state = [] }; return state }
         for handler in handlers { handler.cancel() }
