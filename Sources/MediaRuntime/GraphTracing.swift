@@ -29,8 +29,8 @@ public final class GraphTracing: Sendable {
             throw .gstreamer(error)
         }
         let logURL = directory.appendingPathComponent("\(name)-latency.ndjson")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        guard let handle = try? FileHandle(forWritingTo: logURL) else {
+        guard FileManager.default.createFile(atPath: logURL.path, contents: nil),
+              let handle = try? FileHandle(forWritingTo: logURL) else {
             throw .unavailable(control: "tracing", reason: "cannot write \(logURL.path)")
         }
         let file = FileHandleBox(handle)

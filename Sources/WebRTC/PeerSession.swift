@@ -59,7 +59,7 @@ final class PeerSession: Sendable {
         do throws(GStreamerError) {
             handlers.append(try webrtc.connect("on-negotiation-needed") { _ in deliver(number, .negotiationNeeded) })
             handlers.append(try webrtc.connect("on-ice-candidate") { arguments in
-                guard let mline = arguments[1].intValue ?? arguments[1].uintValue.map { Int($0) },
+                guard let mline = arguments[1].intValue ?? arguments[1].uintValue.map({ Int($0) }),
                       let candidate = arguments[2].stringValue else { return }
                 deliver(number, .localCandidate(mlineIndex: mline, candidate: candidate))
             })

@@ -18,7 +18,7 @@ let words = Array(CommandLine.arguments.dropFirst())
 let command = words.first ?? "help"
 let rest = Array(words.dropFirst())
 
-do {
+do throws(CLIError) {
     switch command {
     case "demo": try await DemoCommand.run(rest)
     case "serve": try await ServeCommand.run(rest)
@@ -32,11 +32,8 @@ do {
         printErr("ecv: unknown command '\(command)'\n\n\(usage)")
         exit(2)
     }
-} catch let error as CLIError {
-    printErr("ecv \(command): \(error)")
-    if case .usage = error { exit(2) }
-    exit(1)
 } catch {
     printErr("ecv \(command): \(error)")
+    if case .usage = error { exit(2) }
     exit(1)
 }
