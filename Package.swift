@@ -69,7 +69,7 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strict),
         .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
-        .testTarget(name: "MediaRuntimeTests", dependencies: ["MediaRuntime", "MediaPipeline", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "MediaRuntimeTests", dependencies: ["MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
         .testTarget(name: "ECVTests", dependencies: ["ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",

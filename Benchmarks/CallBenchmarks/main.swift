@@ -83,16 +83,7 @@ func main() async -> Int32 {
             case CallCostBenchmark.name: try await CallCostBenchmark.run(options: options, report: &report)
             default: try await GlassToGlassBenchmark.run(options: options, report: &report)
             }
-            let paths = try OutputPaths(options: options, smoke: smoke)
-            if let fragment = options.values["fragment"] {
-                try ReportFiles.write(report, to: fragment)
-                progress("wrote \(fragment)")
-            }
-            if !options.has("no-publish") {
-                for path in try ReportFiles.publish(report, in: paths.results) { progress("wrote \(path)") }
-                print("")
-                print(MarkdownReport.render(report))
-            }
+            try ReportFiles.deliver(report, options: options, paths: OutputPaths(options: options, smoke: smoke))
             return 0
         case "help", "-h":
             print(usage)

@@ -54,19 +54,7 @@ func runBenchmarks(_ options: Options) async throws {
         report.peer = try await PeerSuite(frames: raw).run(log: log)
         if !options.has("keep-raw") { try? FileManager.default.removeItem(atPath: rawPath) }
     }
-    try finish(report, options: options, paths: paths)
-}
-
-func finish(_ report: BenchmarkReport, options: Options, paths: OutputPaths) throws {
-    if let fragment = options.values["fragment"] {
-        try ReportFiles.write(report, to: fragment)
-        log("wrote \(fragment)")
-    }
-    if !options.has("no-publish") {
-        for path in try ReportFiles.publish(report, in: paths.results) { log("wrote \(path)") }
-        print("")
-        print(MarkdownReport.render(report))
-    }
+    try ReportFiles.deliver(report, options: options, paths: paths)
 }
 
 func mergeReports(_ options: Options) throws {
@@ -78,7 +66,7 @@ func mergeReports(_ options: Options) throws {
         try merged.peer!.add(AiortcResults.read(aiortcPath))
     }
     let paths = try OutputPaths(options: options, smoke: merged.smoke)
-    try finish(merged, options: options, paths: paths)
+    try ReportFiles.deliver(merged, options: options, paths: paths)
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())

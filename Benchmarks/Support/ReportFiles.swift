@@ -19,6 +19,20 @@ public enum ReportFiles {
         }
     }
 
+    /// What a benchmark program does with its finished report: the JSON fragment when `--fragment`
+    /// names one, and unless `--no-publish`, the published set and the Markdown on stdout.
+    public static func deliver(_ report: BenchmarkReport, options: Options, paths: OutputPaths) throws {
+        if let fragment = options.values["fragment"] {
+            try write(report, to: fragment)
+            progress("wrote \(fragment)")
+        }
+        if !options.has("no-publish") {
+            for path in try publish(report, in: paths.results) { progress("wrote \(path)") }
+            print("")
+            print(MarkdownReport.render(report))
+        }
+    }
+
     /// Writes the published set into `directory` and returns the paths written.
     @discardableResult
     public static func publish(_ report: BenchmarkReport, in directory: String) throws -> [String] {

@@ -1,3 +1,4 @@
+import MediaTestSupport
 import Foundation
 import Testing
 import GStreamer
@@ -52,17 +53,4 @@ func frame(of url: URL, at time: Double) async throws -> VideoFrame {
     try await pipeline.waitForEndOfStream()
     pipeline.stop()
     return try #require(last.value)
-}
-
-func meanColor(_ frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) -> (red: Double, green: Double, blue: Double) {
-    var sums = (0.0, 0.0, 0.0), count = 0.0
-    let stride = frame.info.strides.first ?? frame.width * 4
-    for row in y..<min(y + height, frame.height) {
-        for column in x..<min(x + width, frame.width) {
-            let offset = row * stride + column * 4
-            sums.0 += Double(frame.data[offset]); sums.1 += Double(frame.data[offset + 1]); sums.2 += Double(frame.data[offset + 2])
-            count += 1
-        }
-    }
-    return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
 }

@@ -47,8 +47,8 @@ import MediaRuntime
         #expect(frame.width == 320 && frame.height == 240, "the canvas is the remote size")
         let layout = CompositeLayout(width: 320, height: 240)
         let inset = layout.insetFrame
-        let main = color(in: frame, x: 40, y: 40, width: 80, height: 60)
-        let corner = color(in: frame, x: inset.x + 8, y: inset.y + 8, width: inset.width - 16, height: inset.height - 16)
+        let main = meanColor(frame, x: 40, y: 40, width: 80, height: 60)
+        let corner = meanColor(frame, x: inset.x + 8, y: inset.y + 8, width: inset.width - 16, height: inset.height - 16)
         #expect(main.red > 180 && main.blue < 80, "the caller (remote) fills the frame in red: \(main)")
         #expect(corner.blue > 180 && corner.red < 80, "the agent's own picture is the blue inset: \(corner)")
         await pair.close()
@@ -81,18 +81,4 @@ func decodeFrame(of url: URL, with decoder: String, at time: Double? = nil) asyn
     try await pipeline.waitForEndOfStream()
     pipeline.stop()
     return try #require(last.value, "no frame decoded from \(url.lastPathComponent)")
-}
-
-/// Mean colour of a rectangle of an RGBA frame.
-func color(in frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) -> (red: Double, green: Double, blue: Double) {
-    var sums = (0.0, 0.0, 0.0), count = 0.0
-    let stride = frame.info.strides.first ?? frame.width * 4
-    for row in y..<min(y + height, frame.height) {
-        for column in x..<min(x + width, frame.width) {
-            let offset = row * stride + column * 4
-            sums.0 += Double(frame.data[offset]); sums.1 += Double(frame.data[offset + 1]); sums.2 += Double(frame.data[offset + 2])
-            count += 1
-        }
-    }
-    return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
 }

@@ -24,6 +24,20 @@ public func meanColor(_ frame: VideoFrame) -> (red: Double, green: Double, blue:
     return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
 }
 
+/// Mean red, green and blue of a rectangle of an RGBA frame (0…255), every pixel.
+public func meanColor(_ frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) -> (red: Double, green: Double, blue: Double) {
+    var sums = (0.0, 0.0, 0.0), count = 0.0
+    let stride = frame.info.strides.first ?? frame.width * 4
+    for row in y..<min(y + height, frame.height) {
+        for column in x..<min(x + width, frame.width) {
+            let offset = row * stride + column * 4
+            sums.0 += Double(frame.data[offset]); sums.1 += Double(frame.data[offset + 1]); sums.2 += Double(frame.data[offset + 2])
+            count += 1
+        }
+    }
+    return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
+}
+
 /// Polls `condition` until it holds or `timeout` passes (then throws naming `what`).
 public func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
