@@ -12,7 +12,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 QUIET_PTHREAD := 2>&1 | grep -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}
 SHELL := /bin/bash
 
-.PHONY: deps build test demo bench clean
+# Test-only: the interop tests' foreign peers (Tests/Interop). `make demo` needs none of these.
+TEST_DEB_PACKAGES := chromium chromium-driver python3-venv
+INTEROP_VENV := .build/interop-venv
+INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
+
+.PHONY: deps test-deps build test demo bench clean
 
 deps:
 	@missing=$$(dpkg-query -W -f='$${Status} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null \
@@ -28,7 +33,24 @@ deps:
 build: deps
 	@$(SWIFT) build $(QUIET_PTHREAD)
 
-test: deps
+# Installs what is missing, prints nothing when all is there; the venv is rebuilt only when the
+# requirements file changed since its stamp.
+test-deps: deps
+	@missing=$$(for p in $(TEST_DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q "ok installed" || echo "$$p"; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing test-only packages:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+	@$(MAKE) -s --no-print-directory $(INTEROP_VENV)/.installed
+
+$(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS)
+	@[ -x $(INTEROP_VENV)/bin/python ] || python3 -m venv $(INTEROP_VENV)
+	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(INTEROP_REQUIREMENTS)
+	@touch $@
+
+test: test-deps
 	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
 
 demo: deps

@@ -78,5 +78,8 @@ let package = Package(
                                                          "MediaRuntime", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
+        .testTarget(name: "InteropTests", dependencies: ["ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",
+                                                        "MediaRuntime", "GStreamer"], swiftSettings: strict),
     ]
 )

@@ -4,6 +4,13 @@ import Foundation
 /// `GET /r/<room>`: a page that joins the room with the browser's own WebRTC the way the SDK does
 /// (AppRTC join, collider socket, trickled candidates, the `textchannel` data channel), so
 /// `VideoCall.getUrl()` opens a working media end (docs/protocol.md §5.1).
+///
+/// It behaves like a caller (default) or like an agent-side media end (`?role=agent`): as a caller it
+/// answers `FLASH_ON`/`FLASH_OFF` as unavailable (a browser has no torch), goes on hold on `HOLD`,
+/// sends `STATUS|…` when the user mutes and hangs up through the REST API. Query parameters:
+/// `role=caller|agent`, `codec=VP8|VP9|H264` (the preferred video codec), `label=<text channel label>`
+/// when it opens the channel, `token=<caller token>`. Tests read it through `window.ecvTest`
+/// (see `BrowserPage+Script.swift`).
 struct BrowserPage {
     /// What the script needs, embedded as JSON so no URL is assembled in JavaScript.
     struct Settings: Encodable {
@@ -15,6 +22,9 @@ struct BrowserPage {
         let leaveUrl: String
         /// Used when the join answer has no `wss_url`.
         let signalingUrl: String
+        /// The REST Hangup endpoint (docs/protocol.md §1.4).
+        let hangupUrl: String
+        /// The label the page opens its text channel with when `?label=` does not name one.
         let dataChannelLabel: String
     }
 
@@ -28,6 +38,7 @@ struct BrowserPage {
                  messageUrl: baseURL + "/message/" + roomId + "/",
                  leaveUrl: baseURL + "/leave/" + roomId + "/",
                  signalingUrl: signalingURL,
+                 hangupUrl: baseURL + ECVAPI.hangup,
                  dataChannelLabel: "textchannel")
     }
 
@@ -55,16 +66,22 @@ struct BrowserPage {
           #log { font-family: monospace; font-size: 0.85rem; color: #aaa; }
           form, #controls { margin: 0.75rem 0; }
           input { width: 24rem; max-width: 70%; }
+          #stage { position: relative; }
+          #hold { position: absolute; inset: 0; display: none; align-items: center; justify-content: center;
+                  background: rgba(0, 0, 0, 0.75); font-size: 2rem; border-radius: 6px; }
+          #hold.shown { display: flex; }
         </style>
         </head>
         <body>
         <h1>ECV call <code>\(roomId)</code></h1>
         <p id="status">starting…</p>
         <div id="videos">
-          <video id="remote" autoplay playsinline></video>
+          <div id="stage"><video id="remote" autoplay playsinline></video><div id="hold">On hold</div></div>
           <video id="local" autoplay playsinline muted></video>
         </div>
-        <div id="controls"><button id="hangup" type="button">Hang up</button></div>
+        <div id="controls"><button id="mute-audio" type="button">Mute microphone</button>
+        <button id="mute-video" type="button">Stop camera</button>
+        <button id="hangup" type="button">Hang up</button></div>
         <form id="chat"><input id="text" autocomplete="off" placeholder="text for the data channel" disabled>
         <button id="send" disabled>Send</button></form>
         <ol id="log" reversed></ol>
@@ -78,175 +95,4 @@ struct BrowserPage {
         """
     }
 
-    static let script = #"""
-    (() => {
-      'use strict';
-      const settings = JSON.parse(document.getElementById('ecv-settings').textContent);
-      const $ = (id) => document.getElementById(id);
-      const log = (text) => {
-        const item = document.createElement('li');
-        item.textContent = new Date().toLocaleTimeString() + '  ' + text;
-        $('log').prepend(item);
-      };
-      const status = (text) => { $('status').textContent = text; };
-
-      let pc = null, socket = null, registered = false, clientId = null, channel = null, localStream = null;
-      let remoteDescriptionSet = false, ended = false;
-      const earlyCandidates = [];
-      let outgoing = Promise.resolve();
-      let incoming = Promise.resolve();
-
-      // Payloads go out in order: over HTTP until our socket registered, then on the socket.
-      function send(payload) {
-        const text = JSON.stringify(payload);
-        outgoing = outgoing.then(async () => {
-          if (registered && socket && socket.readyState === WebSocket.OPEN) {
-            socket.send(JSON.stringify({ cmd: 'send', msg: text }));
-            return;
-          }
-          const reply = await fetch(settings.messageUrl + encodeURIComponent(clientId), { method: 'POST', body: text });
-          const answer = await reply.json();
-          if (answer.result !== 'SUCCESS') log('posting ' + payload.type + ' failed: ' + answer.result);
-        }).catch((error) => log('sending ' + payload.type + ' failed: ' + error));
-      }
-
-      // Payloads are handled strictly one after another (an answer must not overtake its offer).
-      function receive(payload) {
-        incoming = incoming.then(() => handle(payload)).catch((error) => log('handling ' + payload.type + ' failed: ' + error));
-      }
-
-      async function flushCandidates() {
-        remoteDescriptionSet = true;
-        for (const candidate of earlyCandidates.splice(0)) await pc.addIceCandidate(candidate);
-      }
-
-      async function handle(message) {
-        if (ended) return;
-        switch (message.type) {
-          case 'offer': {
-            await pc.setRemoteDescription({ type: 'offer', sdp: message.sdp });
-            await flushCandidates();
-            const answer = await pc.createAnswer();
-            await pc.setLocalDescription(answer);
-            send({ type: 'answer', sdp: answer.sdp });
-            log('received the offer, sent an answer');
-            break;
-          }
-          case 'answer':
-            await pc.setRemoteDescription({ type: 'answer', sdp: message.sdp });
-            await flushCandidates();
-            log('received the answer');
-            break;
-          case 'candidate': {
-            const candidate = { candidate: message.candidate, sdpMid: message.id, sdpMLineIndex: message.label };
-            if (remoteDescriptionSet) await pc.addIceCandidate(candidate); else earlyCandidates.push(candidate);
-            break;
-          }
-          case 'bye':
-            log('the other side left');
-            end('The call ended.', false);
-            break;
-          default:
-            log('ignored a ' + message.type + ' payload');
-        }
-      }
-
-      function useChannel(dataChannel) {
-        channel = dataChannel;
-        channel.onopen = () => { $('text').disabled = false; $('send').disabled = false; log('text channel open'); };
-        channel.onclose = () => { $('text').disabled = true; $('send').disabled = true; log('text channel closed'); };
-        channel.onmessage = (event) => log('peer: ' + event.data);
-      }
-
-      function openSocket(url) {
-        socket = new WebSocket(url);
-        socket.onopen = () => {
-          socket.send(JSON.stringify({ cmd: 'register', roomid: settings.roomId, clientid: clientId }));
-          registered = true;
-          log('registered with the signaling server');
-        };
-        socket.onmessage = (event) => {
-          const delivery = JSON.parse(event.data);
-          if (delivery.error) { log('signaling error: ' + delivery.error); return; }
-          if (delivery.msg) receive(JSON.parse(delivery.msg));
-        };
-        socket.onclose = (event) => { registered = false; log('signaling socket closed (' + event.code + ')'); };
-      }
-
-      function end(reason, tellPeer) {
-        if (ended) return;
-        ended = true;
-        if (clientId) {
-          if (tellPeer) {
-            const bye = JSON.stringify({ type: 'bye' });
-            if (registered && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ cmd: 'send', msg: bye }));
-            else navigator.sendBeacon(settings.messageUrl + encodeURIComponent(clientId), bye);
-          }
-          navigator.sendBeacon(settings.leaveUrl + encodeURIComponent(clientId));
-        }
-        if (socket) socket.close();
-        if (pc) pc.close();
-        if (localStream) localStream.getTracks().forEach((track) => track.stop());
-        $('hangup').disabled = true;
-        status(reason);
-      }
-
-      async function main() {
-        status('joining room ' + settings.roomId + '…');
-        const reply = await (await fetch(settings.joinUrl, { method: 'POST' })).json();
-        if (reply.result !== 'SUCCESS') { status('Cannot join room ' + settings.roomId + ': ' + reply.result); return; }
-        const params = reply.params;
-        clientId = params.client_id;
-        const initiator = params.is_initiator === true || params.is_initiator === 'true';
-        log('joined as client ' + clientId + (initiator ? ' (initiator)' : ''));
-
-        pc = new RTCPeerConnection(JSON.parse(params.pc_config));
-        pc.onicecandidate = (event) => {
-          if (event.candidate && event.candidate.candidate) {
-            send({ type: 'candidate', label: event.candidate.sdpMLineIndex, id: event.candidate.sdpMid,
-                   candidate: event.candidate.candidate });
-          }
-        };
-        pc.ontrack = (event) => { $('remote').srcObject = event.streams[0] || new MediaStream([event.track]); };
-        pc.ondatachannel = (event) => useChannel(event.channel);
-        pc.onconnectionstatechange = () => { log('connection ' + pc.connectionState); if (pc.connectionState === 'connected') status('In call.'); };
-
-        try {
-          localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: true });
-          $('local').srcObject = localStream;
-          localStream.getTracks().forEach((track) => pc.addTrack(track, localStream));
-        } catch (error) {
-          log('no camera or microphone (' + error.name + '): receiving only');
-          if (initiator) {
-            pc.addTransceiver('audio', { direction: 'recvonly' });
-            pc.addTransceiver('video', { direction: 'recvonly' });
-          }
-        }
-
-        openSocket(params.wss_url || settings.signalingUrl);
-        if (initiator) {
-          useChannel(pc.createDataChannel(settings.dataChannelLabel));
-          const offer = await pc.createOffer();
-          await pc.setLocalDescription(offer);
-          send({ type: 'offer', sdp: offer.sdp });
-          status('Waiting for the other side…');
-        } else {
-          for (const text of params.messages || []) receive(JSON.parse(text));
-          status('Connecting…');
-        }
-      }
-
-      $('chat').addEventListener('submit', (event) => {
-        event.preventDefault();
-        const text = $('text').value;
-        if (!text || !channel || channel.readyState !== 'open') return;
-        channel.send(text);
-        log('you: ' + text);
-        $('text').value = '';
-      });
-      $('hangup').addEventListener('click', () => end('You hung up.', true));
-      window.addEventListener('pagehide', () => end('Left the page.', true));
-      main().catch((error) => { status('Failed: ' + error); log(String(error)); });
-    })();
-    """#
 }

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Headless Chromium (Debian's chromium + chromium-driver, driven by selenium) on the service's
+browser page `/r/<rtcId>` with a fake camera and microphone. Prints ONE JSON line on stdout with
+the page's final `ecvTest.state()` and `ecvTest.stats()`.
+
+Progress goes to stderr, one line each: `joined initiator=<true|false> client=<id>`, `connected`,
+`channel-open <label>`, `summary-printed`. After the summary the peer waits for its stdin to close
+(the test stops its own recording first), then closes the page (bye, leave) and the browser.
+Every step is bounded; exit status 0 when media flowed and the channel opened, 1 otherwise.
+"""
+import argparse
+import json
+import os
+import signal
+import sys
+import threading
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+CHROMIUM = os.environ.get("ECV_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("ECV_CHROMEDRIVER", "/usr/bin/chromedriver")
+
+
+def progress(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def start_browser(timeout):
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+                 "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--no-first-run", "--disable-extensions", "--mute-audio"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # Its own process group, so the driver and every browser process it starts end together (`stop_group`).
+    service = Service(executable_path=CHROMEDRIVER, popen_kw={"start_new_session": True})
+    SERVICES.append(service)
+    driver = webdriver.Chrome(service=service, options=options)
+    driver.set_page_load_timeout(timeout)
+    driver.set_script_timeout(timeout)
+    return driver, service
+
+
+SERVICES = []  # the chromedriver service, whose process leads the browser's process group
+
+
+def stop_group():
+    for service in SERVICES:
+        process = getattr(service, "process", None)
+        if process is None:
+            continue
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def die(*_):
+    stop_group()
+    os._exit(3)
+
+
+def page_state(driver):
+    return driver.execute_script("return window.ecvTest ? window.ecvTest.state() : null;")
+
+
+def page_stats(driver):
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "window.ecvTest.stats().then(done, (error) => done({error: String(error)}));")
+
+
+def page_log(driver):
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#log li')).map((li) => li.textContent).reverse();")
+
+
+def wait_until(what, deadline, condition):
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise TimeoutError("timed out waiting for " + what)
+
+
+def parse_steps(args):
+    steps = [(float(t), "send", text) for t, text in (s.split(":", 1) for s in args.send)]
+    steps += [(float(t), "mute", what) for t, what in (s.split(":", 1) for s in args.mute)]
+    if args.hangup_at is not None:
+        steps.append((args.hangup_at, "hangup", ""))
+    return sorted(steps)
+
+
+def run(driver, args, result):
+    driver.get(args.page)
+    deadline = time.monotonic() + args.connect_timeout
+    state = wait_until("the page to join", deadline, lambda: (page_state(driver) or {}).get("clientId") and page_state(driver))
+    progress("joined initiator=%s client=%s" % ("true" if state.get("initiator") else "false", state["clientId"]))
+    wait_until("connected and an open text channel", deadline, lambda: (lambda s: s and s["connectionState"] == "connected"
+               and s["channel"] and s["channel"]["state"] == "open")(page_state(driver)))
+    state = page_state(driver)
+    progress("connected")
+    progress("channel-open " + state["channel"]["label"])
+    started = time.monotonic()
+    for at, kind, value in parse_steps(args):
+        time.sleep(max(0, started + at - time.monotonic()))
+        if kind == "send":
+            driver.execute_script("return window.ecvTest.send(arguments[0]);", value)
+        elif kind == "mute":
+            media, muted = value.split(":")
+            driver.execute_script("return window.ecvTest.mute(arguments[0], arguments[1]);", media, muted == "muted")
+        else:
+            driver.execute_async_script("const done = arguments[arguments.length - 1];"
+                                        "window.ecvTest.hangup().then(done, (e) => done(String(e)));")
+    while time.monotonic() < started + args.duration:
+        if page_state(driver)["ended"]:
+            result["errors"].append("the call ended early: " + page_state(driver)["status"])
+            break
+        time.sleep(0.2)
+    result["mediaSeconds"] = round(time.monotonic() - started, 2)
+    result["ok"] = True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--page", required=True, help="the page URL, e.g. http://192.0.2.2:8080/r/rtc-1?role=caller&codec=VP8")
+    parser.add_argument("--duration", type=float, default=6.0, help="seconds of media after the channel opened")
+    parser.add_argument("--connect-timeout", type=float, default=30.0)
+    parser.add_argument("--send", action="append", default=[], help="SECONDS:TEXT after the channel opened")
+    parser.add_argument("--mute", action="append", default=[], help="SECONDS:audio|video:muted|unmuted")
+    parser.add_argument("--hangup-at", type=float, default=None, help="SECONDS: hang up through the page")
+    parser.add_argument("--linger", type=float, default=20.0, help="longest wait for stdin to close after the summary")
+    args = parser.parse_args()
+
+    # Whatever happens, the browser does not outlive this process by more than the hard limit.
+    hard_limit = args.connect_timeout + args.duration + args.linger + 60
+    signal.signal(signal.SIGALRM, die)
+    signal.signal(signal.SIGTERM, die)
+    signal.alarm(int(hard_limit))
+
+    result = {"peer": "chromium", "page": args.page, "ok": False, "errors": []}
+    driver = service = None
+    try:
+        driver, service = start_browser(args.connect_timeout)
+        run(driver, args, result)
+    except Exception as error:
+        result["errors"].append("%s: %s" % (type(error).__name__, str(error).splitlines()[0] if str(error) else ""))
+    if driver is not None:
+        try:
+            result["state"] = page_state(driver)
+            result["stats"] = page_stats(driver)
+            result["log"] = page_log(driver)[-40:]
+        except Exception as error:
+            result["errors"].append("reading the page: %s" % error)
+        stats = result.get("stats") or {}
+        decoded = ((stats.get("video") or {}).get("inbound") or {}).get("framesDecoded", 0)
+        result["ok"] = result["ok"] and decoded > 0
+    print(json.dumps(result), flush=True)
+    progress("summary-printed")
+    if driver is not None:
+        if not (result.get("state") or {}).get("ended"):
+            closed = threading.Event()
+            threading.Thread(target=lambda: (sys.stdin.read(), closed.set()), daemon=True).start()
+            if not closed.wait(args.linger):
+                progress("stdin stayed open; leaving anyway")
+        try:
+            driver.execute_script("window.dispatchEvent(new Event('pagehide'));")
+            time.sleep(0.3)  # the page's bye and leave beacons go out
+        except Exception:
+            pass
+        try:
+            driver.quit()
+        except Exception:
+            pass
+    stop_group()
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

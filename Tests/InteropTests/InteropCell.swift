@@ -1,0 +1,78 @@
+import Foundation
+import MediaTestSupport
+import Testing
+
+/// One interop case: which foreign stack, which side of the call it plays, whether it offers
+/// (it joins the room first) or answers (ECVKit's side joins first), the video codec both prefer,
+/// and the label the foreign peer gives the text channel when it opens it.
+struct InteropCell: Sendable, CustomTestStringConvertible {
+    enum Peer: String, Sendable { case chromium, aiortc }
+    /// The foreign peer's side: the caller (ECVKit's agent bot answers) or the agent's media end
+    /// (an ECVKit caller dials).
+    enum Role: String, Sendable { case caller, agent }
+
+    var peer: Peer
+    var role: Role
+    var foreignOffers: Bool
+    var codec: String
+    var label = "textchannel"
+
+    var name: String {
+        "\(peer.rawValue)/\(role == .caller ? "caller" : "agent-side")/\(foreignOffers ? "offerer" : "answerer")/\(codec)"
+            + (label == "textchannel" ? "" : "/label=\(label)")
+    }
+    var testDescription: String { name }
+
+    /// The room name and rtcId prefix are the service's; these only make the peer's log readable.
+    var durationSeconds: Double { 5.5 }
+    static let fps = 30.0
+    static let opusFramesPerSecond = 50.0
+
+    static func all(_ peer: Peer, role: Role) -> [InteropCell] {
+        let codecs = peer == .chromium ? ["VP8", "VP9", "H264"] : ["VP8", "H264"]
+        return [true, false].flatMap { offers in codecs.map { InteropCell(peer: peer, role: role, foreignOffers: offers, codec: $0) } }
+    }
+
+    /// The foreign peer's command line for room `room` on the service at `base`, with its scripted
+    /// data-channel texts and mutes (seconds after its channel opened).
+    func peerProcess(base: String, room: String, sends: [(Double, String)], mutes: [(Double, String)]) throws -> ForeignPeer {
+        let timing = ["--duration", String(durationSeconds)]
+        let script = sends.flatMap { ["--send", "\($0.0):\($0.1)"] } + mutes.flatMap { ["--mute", "\($0.0):\($0.1)"] }
+        switch peer {
+        case .chromium:
+            var page = URLComponents(string: base + "/r/" + room)!
+            page.queryItems = [URLQueryItem(name: "role", value: role.rawValue), URLQueryItem(name: "codec", value: codec),
+                               URLQueryItem(name: "label", value: label)]
+            return try ForeignPeer(script: "chromium_peer.py", arguments: ["--page", page.string!] + timing + script, name: name)
+        case .aiortc:
+            return try ForeignPeer(script: "aiortc_peer.py",
+                                   arguments: ["--url", base, "--room", room, "--role", role.rawValue, "--codec", codec,
+                                               "--label", label] + timing + script,
+                                   name: name)
+        }
+    }
+}
+
+/// Counts checked in one cell, for the line it prints.
+struct CellReport {
+    var cell: InteropCell
+    var foreign: ForeignSummary?
+    var ecvkitRendered = 0
+    var commandsReached = 0
+    var commandsExpected = 0
+    var recording: RecordingCheck?
+
+    var line: String {
+        let peerName = cell.peer == .chromium ? "browser" : "aiortc"
+        var parts = ["interop \(cell.name):"]
+        if let foreign {
+            parts.append("\(peerName) decoded \(foreign.framesDecoded) frames (\(foreign.videoCodecIn ?? "?")), sent \(foreign.framesSent)"
+                         + " (\(foreign.videoCodecOut ?? "?")), audio in \(foreign.audioReceived);")
+        } else {
+            parts.append("\(peerName) gave no summary;")
+        }
+        parts.append("ECVKit rendered \(ecvkitRendered); commands \(commandsReached)/\(commandsExpected);")
+        parts.append(recording?.description ?? "no recording")
+        return parts.joined(separator: " ")
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import GStreamer
+import MediaRuntime
+
+/// What an ECVKit recording of an interop call holds, read back by demuxing it, and what is wrong
+/// with it: both parties' video and audio, ≥ 90 % of the frames its duration calls for, and the
+/// two parties' first and last timestamps within 0.2 s of each other (one timeline).
+struct RecordingCheck: CustomStringConvertible {
+    let info: RecordedFileInfo
+    let duration: Double
+    let droppedTracks: [String]
+
+    static let frameShare = 0.9
+    static let alignment = 0.2
+
+    static func inspect(_ summary: RecordingSummary) async throws -> RecordingCheck {
+        let info = try await RecordingInspector.inspect(summary.url)
+        return RecordingCheck(info: info, duration: summary.duration.seconds,
+                              droppedTracks: summary.droppedTracks.map { "\($0.key.rawValue): \($0.value)" }.sorted())
+    }
+
+    /// Everything that falls short, one sentence each; empty when the file is right.
+    var problems: [String] {
+        var found: [String] = []
+        if !droppedTracks.isEmpty { found.append("tracks left out of the file: \(droppedTracks)") }
+        for (kind, tracks, rate) in [("video", info.videoTracks, InteropCell.fps), ("audio", info.audioTracks, InteropCell.opusFramesPerSecond)] {
+            guard tracks.count == 2 else {
+                found.append("\(tracks.count) \(kind) tracks, not 2 (one per party): \(tracks.map(\.pad))")
+                continue
+            }
+            for track in tracks where Double(track.frames) < Self.frameShare * duration * rate {
+                found.append("\(track.pad): \(track.frames) frames, fewer than \(Int(Self.frameShare * 100)) % of "
+                             + "\(Int(duration * rate)) for \(String(format: "%.2f", duration)) s")
+            }
+            let firsts = tracks.map { $0.firstTime ?? .infinity }, lasts = tracks.map { $0.lastTime ?? -.infinity }
+            if abs(firsts[0] - firsts[1]) > Self.alignment {
+                found.append("\(kind) tracks start \(Self.seconds(firsts[0])) and \(Self.seconds(firsts[1])): not on one timeline")
+            }
+            if abs(lasts[0] - lasts[1]) > Self.alignment {
+                found.append("\(kind) tracks end \(Self.seconds(lasts[0])) and \(Self.seconds(lasts[1])): not on one timeline")
+            }
+        }
+        return found
+    }
+
+    static func seconds(_ value: Double?) -> String {
+        guard let value, value.isFinite else { return "-" }
+        return String(format: "%.2f s", value)
+    }
+
+    var description: String {
+        func tracks(_ kind: String, _ list: [RecordedFileInfo.Track]) -> String {
+            "\(kind) " + list.map { "\($0.pad) \($0.frames) (\(Self.seconds($0.firstTime))–\(Self.seconds($0.lastTime)))" }
+                .joined(separator: ", ")
+        }
+        return "recording \(String(format: "%.2f", duration)) s: " + tracks("video", info.videoTracks) + "; " + tracks("audio", info.audioTracks)
+    }
+}
