@@ -235,7 +235,7 @@ extension BrowserPage {
         pc.onconnectionstatechange = () => { log('connection ' + pc.connectionState); if (pc.connectionState === 'connected') status('In call.'); };
 
         try {
-          localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480 } });
+          localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480, frameRate: 30 } });
           $('local').srcObject = localStream;
           localStream.getTracks().forEach((track) => pc.addTrack(track, localStream));
         } catch (error) {
@@ -281,6 +281,12 @@ extension BrowserPage {
         return result;
       }
 
+      // The SDP lines that say what was negotiated (for test reports): no candidates, no keys.
+      function sdpDigest(description) {
+        const keep = ['m=', 'a=rtpmap', 'a=fmtp', 'a=sendrecv', 'a=sendonly', 'a=recvonly', 'a=inactive', 'a=setup', 'a=fingerprint'];
+        return description ? description.sdp.split('\r\n').filter((line) => keep.some((prefix) => line.startsWith(prefix))) : [];
+      }
+
       window.ecvTest = {
         state: () => ({
           role, codec, clientId, initiator, ended, onHold,
@@ -289,6 +295,7 @@ extension BrowserPage {
           channel: channel ? { label: channel.label, state: channel.readyState } : null,
           received: received.slice(), sent: sent.slice(), muted: { ...userMuted },
           status: $('status').textContent,
+          sdp: { local: sdpDigest(pc && pc.localDescription), remote: sdpDigest(pc && pc.remoteDescription) },
         }),
         stats,
         send: sendText,

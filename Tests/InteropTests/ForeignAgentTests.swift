@@ -107,7 +107,7 @@ struct ForeignAgentTests {
             }
             print(report.line)
             for problem in problems { Issue.record(Comment(rawValue: "\(cell.name): \(problem)")) }
-            if !problems.isEmpty { print("interop \(cell.name) transcript:\n\(foreign.transcript)") }
+            if !problems.isEmpty { print("interop \(cell.name) evidence:\n\(summary.evidence)\nprogress:\n\(foreign.progress.suffix(30).joined(separator: "\n"))") }
         } catch {
             print(report.line)
             Issue.record(Comment(rawValue: "\(cell.name): \(error)\n\(foreign?.transcript ?? "")\ncaller events: \(log.types(room).map(\.rawValue))"))

@@ -38,6 +38,8 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     var pliSent = 0
     var pliReceived = 0
     var pageLog: [String] = []
+    /// The negotiated SDP lines (m=, rtpmap, fmtp, direction, setup, fingerprint), local then remote.
+    var sdp: [String: [String]] = [:]
     var raw = ""
 
     init(line: String, peer: InteropCell.Peer) throws {
@@ -62,6 +64,7 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             let negotiated = object["negotiated"] as? [String: String] ?? [:]
             videoCodecIn = negotiated["video"]
             videoCodecOut = negotiated["video"]
+            sdp = object["sdp"] as? [String: [String]] ?? [:]
         case .chromium:
             let state = object["state"] as? [String: Any] ?? [:]
             let channel = state["channel"] as? [String: Any]
@@ -82,10 +85,19 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             pliSent = counter("video", "inbound", "pliCount") as? Int ?? 0
             pliReceived = counter("video", "outbound", "pliCount") as? Int ?? 0
             pageLog = object["log"] as? [String] ?? []
+            sdp = state["sdp"] as? [String: [String]] ?? [:]
         }
     }
 
     var description: String { raw }
+
+    /// What a failing cell prints: errors, the page's log, and the SDP both sides agreed on.
+    var evidence: String {
+        var lines = ["errors: \(errors)", "connection: \(connectionState), channel \(channelLabel ?? "-") \(channelState ?? "-")"]
+        if !pageLog.isEmpty { lines.append("page log:\n  " + pageLog.joined(separator: "\n  ")) }
+        for side in ["local", "remote"] { lines.append("\(side) SDP (the foreign peer's view):\n  " + (sdp[side] ?? []).joined(separator: "\n  ")) }
+        return lines.joined(separator: "\n")
+    }
 }
 
 /// A foreign peer process (Tests/Interop/peers/*.py) and its output, read line by line.

@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import fractions
 import json
+import logging
 import math
 import sys
 import time
@@ -86,6 +87,12 @@ class Tone(MediaStreamTrack):
         return frame
 
 
+def sdp_digest(sdp):
+    """The SDP lines that say what was negotiated (for failure reports), without candidates and keys."""
+    keep = ("m=", "a=rtpmap", "a=fmtp", "a=sendrecv", "a=sendonly", "a=recvonly", "a=inactive", "a=setup", "a=fingerprint")
+    return [line for line in sdp.splitlines() if line.startswith(keep)]
+
+
 def prefer_video_codec(pc, codec):
     """Puts `codec` (VP8 or H264) and its retransmission format first on every video transceiver."""
     capabilities = RTCRtpSender.getCapabilities("video").codecs
@@ -119,6 +126,8 @@ class Peer:
         self.errors = []
         self.codecs = {}
         self.tasks = []
+        self.offers = 0
+        self.remote_sdp = ""
 
         @self.pc.on("connectionstatechange")
         def on_state():
@@ -203,17 +212,23 @@ class Peer:
     async def handle(self, message):
         kind = message.get("type")
         if kind == "offer":
+            self.offers += 1
+            if self.offers > 1:
+                progress("offer number %d (the other side rebuilt its peer)" % self.offers)
             await self.pc.setRemoteDescription(RTCSessionDescription(sdp=message["sdp"], type="offer"))
+            self.remote_sdp = message["sdp"]
             await self.flush_candidates()
-            self.pc.addTrack(self.video)
-            self.pc.addTrack(self.audio)
-            prefer_video_codec(self.pc, self.args.codec)
+            if self.offers == 1:
+                self.pc.addTrack(self.video)
+                self.pc.addTrack(self.audio)
+                prefer_video_codec(self.pc, self.args.codec)
             answer = await self.pc.createAnswer()
             await self.pc.setLocalDescription(answer)
             await self.signal({"type": "answer", "sdp": self.pc.localDescription.sdp})
             progress("answered")
         elif kind == "answer":
             await self.pc.setRemoteDescription(RTCSessionDescription(sdp=message["sdp"], type="answer"))
+            self.remote_sdp = message["sdp"]
             await self.flush_candidates()
             progress("got-answer")
         elif kind == "candidate":
@@ -311,8 +326,14 @@ class Peer:
             "received": self.received, "sent": self.sent, "onHold": self.on_hold,
             "framesDecoded": self.frames["video"], "audioFramesReceived": self.frames["audio"],
             "framesSent": self.video.sent, "remoteKinds": self.remote_kinds,
-            "negotiated": self.negotiated_codecs(), "errors": self.errors,
+            "negotiated": self.negotiated_codecs(), "dtls": self.dtls_states(), "offersReceived": self.offers,
+            "sdp": {"local": sdp_digest(self.pc.localDescription.sdp if self.pc.localDescription else ""),
+                    "remote": sdp_digest(self.remote_sdp)},
+            "errors": self.errors,
         }
+
+    def dtls_states(self):
+        return sorted({t.sender.transport.state for t in self.pc.getTransceivers() if t.sender.transport is not None})
 
     async def close(self):
         try:
@@ -352,6 +373,7 @@ async def main():
     parser.add_argument("--linger", type=float, default=20.0, help="longest wait for stdin to close after the summary")
     args = parser.parse_args()
 
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="aiortc-peer %(name)s %(levelname)s %(message)s")
     peer = Peer(args)
     ok, media_seconds = False, 0.0
     try:

@@ -30,7 +30,7 @@ def progress(text):
 def start_browser(timeout):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream", "--use-fake-ui-for-media-stream",
+    for flag in ("--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream=fps=30", "--use-fake-ui-for-media-stream",
                  "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--disable-gpu",
                  "--no-first-run", "--disable-extensions", "--mute-audio"):
         options.add_argument(flag)
