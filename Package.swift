@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 // ECVKit: the ECV Video Call SDK for headless Linux, in Swift on GStreamer.
 // Layers (a target imports only targets above it in this list; only the binding imports C):
-//   CGStreamer, CSoup, CGLibShims   C module maps and shims
+//   CGStreamer, CSoup, COpenSSL     C module maps (COpenSSL: libcrypto, for DTLS certificates)
+//   CGLibShims                      shims
 //   GStreamer, Soup                 the binding (GLib main loop, GObjects, GStreamer, libsoup)
 //   MediaPipeline                   pure Swift: ConnectParameters -> PipelineGraph
 //   MediaRuntime                    PipelineGraph -> live GStreamer graph, runtime controls
@@ -34,9 +35,10 @@ let package = Package(
         // C layer
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(gstreamerPackages)]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev", "glib-networking"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CGLibShims", dependencies: ["CGStreamer", "CSoup"]),
         // The binding
-        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGLibShims"], swiftSettings: strict),
+        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGLibShims", "COpenSSL"], swiftSettings: strict),
         .target(name: "Soup", dependencies: ["GStreamer", "CSoup", "CGLibShims"], swiftSettings: strict),
         // Media
         .target(name: "MediaPipeline", swiftSettings: strict),

@@ -223,7 +223,9 @@ public final class WebRtcConnection: Sendable {
             if stream.kind == .video, let sink = stream.appSink { remoteFeed.attach(sink) }
             call.emit(.GotRemoteStream, detail: stream.kind.rawValue, objData: stream, data: ["codec": stream.encodingName])
         case .remoteDataChannel(let handle):
-            call.emit(.WebRtcOnDataChannel, detail: handle.label, objData: handle)
+            call.emit(.WebRtcOnDataChannel, detail: handle.boundLabel ?? handle.label, objData: handle)
+        case .adoptedDataChannel(let remoteLabel, let configuredLabel):
+            Logger.warn("[\(call.rtcId)] the remote opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
         case .negotiationNeeded:
             if live.withLock({ $0.connectedOnce }) { call.emit(.WebRtcRenegotiationNeeded) }
         case .error(let message):

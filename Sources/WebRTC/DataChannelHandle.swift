@@ -60,6 +60,10 @@ public final class DataChannelHandle: Sendable {
     public func events() -> AsyncStream<DataChannelEvent> { broadcaster.subscribe() }
 
     public var isOpen: Bool { state.withLock { $0.isOpen } }
+    /// True while a webrtcbin channel is behind the handle (open or still connecting).
+    var isBound: Bool { state.withLock { $0.channel != nil } }
+    /// The label of the channel behind the handle: the remote's own when it was adopted.
+    public var boundLabel: String? { state.withLock { $0.channel?.label } }
     public var queuedCount: Int { state.withLock { $0.pending.count } }
     public var bufferedAmount: UInt64 { state.withLock { $0.channel?.bufferedAmount ?? 0 } }
     /// The channel's negotiated parameters, from the channel currently bound.

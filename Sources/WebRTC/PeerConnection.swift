@@ -183,6 +183,8 @@ public actor PeerConnection {
             broadcaster.yield(.remoteStream(stream))
         case .remoteDataChannel(let handle):
             broadcaster.yield(.remoteDataChannel(handle))
+        case .adoptedDataChannel(let remoteLabel, let configuredLabel):
+            broadcaster.yield(.adoptedDataChannel(remoteLabel: remoteLabel, configuredLabel: configuredLabel))
         case .failure(let message):
             broadcaster.yield(.error(message))
         }

@@ -24,6 +24,10 @@ public enum PeerEvent: Sendable {
     case remoteStream(RemoteStream)
     /// A data channel opened by the remote side (channels we create are returned directly).
     case remoteDataChannel(DataChannelHandle)
+    /// The remote opened a reliable channel under a label we do not use while a channel we
+    /// configured had none, so it now carries that channel's traffic (events and sends of the
+    /// configured handle). Reported before its `remoteDataChannel`.
+    case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
     /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.
     case rebuilt(Int)
     /// A failure that does not close the connection by itself (e.g. a bad remote candidate).

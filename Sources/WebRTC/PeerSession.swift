@@ -16,6 +16,7 @@ final class PeerSession: Sendable {
         case statesChanged
         case remoteStream(RemoteStream)
         case remoteDataChannel(DataChannelHandle)
+        case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
         case failure(String)
     }
 
@@ -68,9 +69,11 @@ final class PeerSession: Sendable {
             }
             handlers.append(try webrtc.connect("on-data-channel") { arguments in
                 guard case .object(let channel as DataChannel) = arguments[1] else { return }
-                let (handle, _) = channels.handle(for: channel.label)
+                let reliable = channel.ordered && channel.maxRetransmits < 0 && channel.maxPacketLifetime < 0
+                let (handle, adoptedAs) = channels.handleForRemote(label: channel.label, reliable: reliable)
                 do throws(GStreamerError) {
                     try handle.bind(channel)
+                    if let adoptedAs { deliver(number, .adoptedDataChannel(remoteLabel: channel.label, configuredLabel: adoptedAs)) }
                     deliver(number, .remoteDataChannel(handle))
                 } catch {
                     deliver(number, .failure("cannot attach remote data channel '\(channel.label)': \(error)"))

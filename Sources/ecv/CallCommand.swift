@@ -96,8 +96,12 @@ enum CallCommand {
         _ = await watcher.value
         timer?.cancel(); stats?.cancel(); interrupt.cancel()
         if !json { say("call \(call.rtcId) ended: \(outcome.endDetail ?? "?")" + (record.map { ", recording: \($0)" } ?? "")) }
-        if call.lastError.name != .NO_ERROR, outcome.endDetail != "LOCAL_HANGUP", outcome.endDetail != "REMOTE_HANGUP" {
-            throw .failed("\(call.lastError)")
+        // Only a call that ended by a hangup (either side) or a transfer succeeded; a timeout, a
+        // vanished peer or an error exits non-zero, so scripts can tell.
+        let cleanEnds: Set<String> = [CallEndReason.localHangup, CallEndReason.remoteHangup, CallEndReason.transferred]
+        guard let detail = outcome.endDetail, cleanEnds.contains(detail) else {
+            let reason = call.lastError.name != .NO_ERROR ? call.lastError.description : outcome.endDetail ?? "no CallEnded event"
+            throw .failed("the call ended with \(reason)")
         }
     }
 

@@ -18,6 +18,16 @@ let words = Array(CommandLine.arguments.dropFirst())
 let command = words.first ?? "help"
 let rest = Array(words.dropFirst())
 
+/// Each subcommand's own usage, printed for `ecv <command> --help` (or `-h`).
+let commandUsage: [String: String] = [
+    "demo": DemoCommand.usage, "serve": ServeCommand.usage, "agent": AgentCommand.usage, "call": CallCommand.usage,
+    "pipeline": PipelineCommand.usage, "doctor": DoctorCommand.usage, "env": EnvCommand.usage,
+]
+if let help = commandUsage[command], rest.contains("--help") || rest.contains("-h") {
+    print(help)
+    exit(0)
+}
+
 do throws(CLIError) {
     switch command {
     case "demo": try await DemoCommand.run(rest)

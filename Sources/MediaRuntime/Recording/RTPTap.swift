@@ -80,20 +80,21 @@ final class RTPTap: Sendable {
 
 /// Maps one tap's buffer times onto the recording's media time (zero when it started).
 ///
-/// RTP buffers in a call pipeline carry that pipeline's running time. The first buffer fixes the
-/// offset between that running time and the recording's clock, read both at once, so any
-/// pipeline (or a new webrtcbin after a rebuild) lines up. A stream whose timestamps are not
-/// running time (off by more than `plausibleSkew`) is stamped by arrival instead.
+/// Every buffer in a call pipeline, sent or received, carries that pipeline's running time, so one
+/// offset, read from the pipeline's clock when the tap is made, places local and remote media on
+/// the same timeline: a packet that waited in a queue (webrtcbin holds its sink pads until the
+/// transport is up) keeps the time it was captured at instead of the time it reached the tap.
+/// Only a pipeline without a clock yet, or a stream stamped in the future (not running time),
+/// falls back to stamping by arrival.
 final class MediaClockMapping: Sendable {
     static let plausibleSkew: Int64 = 2_000_000_000
 
     private let origin: ContinuousClock.Instant
-    private let reference: Element
-    private let offset = Mutex<Int64?>(nil)
+    private let offset: Mutex<Int64?>
 
     init(origin: ContinuousClock.Instant, reference: Element) {
         self.origin = origin
-        self.reference = reference
+        offset = Mutex(reference.runningTime.map { (ContinuousClock.now - origin).nanoseconds - $0.nanoseconds })
     }
 
     /// Media time in nanoseconds for a buffer with `pts` (running time), or its arrival time.
@@ -101,14 +102,8 @@ final class MediaClockMapping: Sendable {
         let now = (ContinuousClock.now - origin).nanoseconds
         guard let pts else { return now }
         let offset = offset.withLock { offset -> Int64 in
-            if let offset { return offset }
-            let running = reference.runningTime?.nanoseconds
-            let chosen: Int64
-            if let running, abs(Int64(pts) - running) < Self.plausibleSkew {
-                chosen = now - running
-            } else {
-                chosen = now - Int64(pts)
-            }
+            if let offset, Int64(pts) + offset - now < Self.plausibleSkew { return offset }
+            let chosen = now - Int64(pts)
             offset = chosen
             return chosen
         }
