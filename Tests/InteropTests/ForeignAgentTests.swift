@@ -70,18 +70,7 @@ struct ForeignAgentTests {
             _ = try? await log.wait(for: .CallEnded, room)
             await foreign.finish()
 
-            var problems: [String] = []
-            let expectedFrames = InteropCell.fps * summary.mediaSeconds
-            if !summary.ok || !summary.errors.isEmpty { problems.append("the foreign peer reported: ok=\(summary.ok) \(summary.errors)") }
-            if Double(summary.framesDecoded) < 0.7 * expectedFrames {
-                problems.append("the foreign agent decoded \(summary.framesDecoded) of ~\(Int(expectedFrames)) frames")
-            }
-            if Double(summary.audioReceived) < 0.7 * InteropCell.opusFramesPerSecond * summary.mediaSeconds {
-                problems.append("the foreign agent received \(summary.audioReceived) audio packets/frames in \(summary.mediaSeconds) s")
-            }
-            if Double(report.ecvkitRendered) < 0.7 * expectedFrames {
-                problems.append("ECVKit's caller rendered \(report.ecvkitRendered) of ~\(Int(expectedFrames)) agent frames")
-            }
+            var problems = report.mediaProblems(foreignSide: "agent", ecvkitSide: "caller")
 
             // Commands both ways: the agent's, as events at the caller; the caller's answers and STATUS at the agent.
             let commandEvents: [VideoCallEventType] = [.StartHold, .EndHold, .FlashOn, .TakePhotoOn, .RemoteVideoMuted, .RemoteVideoUnmuted]
@@ -98,16 +87,8 @@ struct ForeignAgentTests {
                 problems.append("the foreign agent received \(summary.received), missing \(expectedTexts.filter { !textsSeen.contains($0) })")
             }
 
-            if let recorded {
-                let check = try await RecordingCheck.inspect(recorded)
-                report.recording = check
-                problems += check.problems
-            } else {
-                problems.append("the caller's recording gave no summary")
-            }
-            print(report.line)
-            for problem in problems { Issue.record(Comment(rawValue: "\(cell.name): \(problem)")) }
-            if !problems.isEmpty { print("interop \(cell.name) evidence:\n\(summary.evidence)\nprogress:\n\(foreign.progress.suffix(30).joined(separator: "\n"))") }
+            problems += try await report.checkRecording(recorded)
+            report.conclude(problems, progress: foreign.progress)
         } catch {
             print(report.line)
             Issue.record(Comment(rawValue: "\(cell.name): \(error)\n\(foreign?.transcript ?? "")\ncaller events: \(log.types(room).map(\.rawValue))"))

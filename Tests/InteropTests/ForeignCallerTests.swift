@@ -81,18 +81,7 @@ struct ForeignCallerTests {
             await agentCall.hangup()
             await foreign.finish()
 
-            // Media both ways.
-            let expectedFrames = InteropCell.fps * summary.mediaSeconds
-            if !summary.ok || !summary.errors.isEmpty { problems.append("the foreign peer reported: ok=\(summary.ok) \(summary.errors)") }
-            if Double(summary.framesDecoded) < 0.7 * expectedFrames {
-                problems.append("the foreign caller decoded \(summary.framesDecoded) of ~\(Int(expectedFrames)) frames")
-            }
-            if Double(summary.audioReceived) < 0.7 * InteropCell.opusFramesPerSecond * summary.mediaSeconds {
-                problems.append("the foreign caller received \(summary.audioReceived) audio packets/frames in \(summary.mediaSeconds) s")
-            }
-            if Double(report.ecvkitRendered) < 0.7 * expectedFrames {
-                problems.append("ECVKit's agent rendered \(report.ecvkitRendered) of ~\(Int(expectedFrames)) caller frames")
-            }
+            problems += report.mediaProblems(foreignSide: "caller", ecvkitSide: "agent")
 
             // Commands both ways.
             let expectedTexts = ["HOLD|\(room)", "PICKUP|\(room)", "FLASH_ON", "TAKE_PHOTO_ON"]
@@ -110,17 +99,8 @@ struct ForeignCallerTests {
                 problems.append("the bot saw \(history) after the caller sent \(summary.sent)")
             }
 
-            // The recording.
-            if let recorded {
-                let check = try await RecordingCheck.inspect(recorded)
-                report.recording = check
-                problems += check.problems
-            } else {
-                problems.append("the bot's recording gave no summary")
-            }
-            print(report.line)
-            for problem in problems { Issue.record(Comment(rawValue: "\(cell.name): \(problem)")) }
-            if !problems.isEmpty { print("interop \(cell.name) evidence:\n\(summary.evidence)\nprogress:\n\(foreign.progress.suffix(30).joined(separator: "\n"))") }
+            problems += try await report.checkRecording(recorded)
+            report.conclude(problems, progress: foreign.progress)
         } catch {
             print(report.line)
             Issue.record(Comment(rawValue: "\(cell.name): \(error)\n\(foreign?.transcript ?? "")\ncaller events: \(log.types(room).map(\.rawValue))"))

@@ -1,4 +1,5 @@
 import Foundation
+import MediaRuntime
 import MediaTestSupport
 import Testing
 
@@ -74,5 +75,43 @@ struct CellReport {
         parts.append("ECVKit rendered \(ecvkitRendered); commands \(commandsReached)/\(commandsExpected);")
         parts.append(recording?.description ?? "no recording")
         return parts.joined(separator: " ")
+    }
+}
+
+extension CellReport {
+    /// Media both ways, by the foreign peer's own counters and ECVKit's renderer: more than 70 % of
+    /// the frames (30 fps) and audio packets (50 a second) its media time calls for.
+    func mediaProblems(foreignSide: String, ecvkitSide: String) -> [String] {
+        guard let summary = foreign else { return ["no summary from the foreign peer"] }
+        var problems: [String] = []
+        let expectedFrames = InteropCell.fps * summary.mediaSeconds
+        if !summary.ok || !summary.errors.isEmpty { problems.append("the foreign peer reported: ok=\(summary.ok) \(summary.errors)") }
+        if Double(summary.framesDecoded) < 0.7 * expectedFrames {
+            problems.append("the foreign \(foreignSide) decoded \(summary.framesDecoded) of ~\(Int(expectedFrames)) frames")
+        }
+        if Double(summary.audioReceived) < 0.7 * InteropCell.opusFramesPerSecond * summary.mediaSeconds {
+            problems.append("the foreign \(foreignSide) received \(summary.audioReceived) audio packets/frames in \(summary.mediaSeconds) s")
+        }
+        if Double(ecvkitRendered) < 0.7 * expectedFrames {
+            problems.append("ECVKit's \(ecvkitSide) rendered \(ecvkitRendered) of ~\(Int(expectedFrames)) frames from the foreign \(foreignSide)")
+        }
+        return problems
+    }
+
+    /// Reads ECVKit's recording back and keeps it for the line; what is wrong with it.
+    mutating func checkRecording(_ recorded: RecordingSummary?) async throws -> [String] {
+        guard let recorded else { return ["the recording gave no summary"] }
+        let check = try await RecordingCheck.inspect(recorded)
+        recording = check
+        return check.problems
+    }
+
+    /// Prints the cell's line and, when something fell short, the evidence; records each problem as an issue.
+    func conclude(_ problems: [String], progress: [String]) {
+        print(line)
+        for problem in problems { Issue.record(Comment(rawValue: "\(cell.name): \(problem)")) }
+        if !problems.isEmpty, let foreign {
+            print("interop \(cell.name) evidence:\n\(foreign.evidence)\nprogress:\n\(progress.suffix(30).joined(separator: "\n"))")
+        }
     }
 }

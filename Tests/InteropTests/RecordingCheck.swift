@@ -12,6 +12,8 @@ struct RecordingCheck: CustomStringConvertible {
 
     static let frameShare = 0.9
     static let alignment = 0.2
+    /// Both parties' video is in the file this soon after the recording started (issue #11's bar).
+    static let videoStart = 0.5
 
     static func inspect(_ summary: RecordingSummary) async throws -> RecordingCheck {
         let info = try await RecordingInspector.inspect(summary.url)
@@ -31,6 +33,11 @@ struct RecordingCheck: CustomStringConvertible {
             for track in tracks where Double(track.frames) < Self.frameShare * duration * rate {
                 found.append("\(track.pad): \(track.frames) frames, fewer than \(Int(Self.frameShare * 100)) % of "
                              + "\(Int(duration * rate)) for \(String(format: "%.2f", duration)) s")
+            }
+            if kind == "video" {
+                for track in tracks where (track.firstTime ?? .infinity) > Self.videoStart {
+                    found.append("\(track.pad) starts at \(Self.seconds(track.firstTime)), later than \(Self.videoStart) s into the recording")
+                }
             }
             let firsts = tracks.map { $0.firstTime ?? .infinity }, lasts = tracks.map { $0.lastTime ?? -.infinity }
             if abs(firsts[0] - firsts[1]) > Self.alignment {
