@@ -3,6 +3,10 @@ import MediaRuntime
 import MediaTestSupport
 import Testing
 
+/// The interop matrix: ECVKit against real foreign WebRTC stacks (Chromium through the service's
+/// browser page, aiortc), one cell at a time: the cells share two cores with a browser each.
+@Suite(.serialized) struct InteropTests {}
+
 /// One interop case: which foreign stack, which side of the call it plays, whether it offers
 /// (it joins the room first) or answers (ECVKit's side joins first), the video codec both prefer,
 /// and the label the foreign peer gives the text channel when it opens it.
