@@ -18,13 +18,14 @@ final class PageRunner: Sendable {
     private let lines: AsyncStream<String>
     private let output = Transcript()
 
-    init(pageURL: String) throws {
+    /// `drive`: the harness opens the page's own text channel and plays an agent's commands on it.
+    init(pageURL: String, drive: Bool = false) throws {
         let harness = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-page-\(UUID().uuidString).mjs")
         try Self.harness.write(to: harness, atomically: true, encoding: .utf8)
         let process = Process()
         guard let node = Self.nodePath else { throw UnexpectedFrame(description: "Node.js is not installed") }
         process.executableURL = URL(fileURLWithPath: node)
-        process.arguments = ["--experimental-websocket", "--no-warnings", harness.path, pageURL]
+        process.arguments = ["--experimental-websocket", "--no-warnings", harness.path, pageURL] + (drive ? ["drive"] : [])
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -80,6 +81,14 @@ final class PageRunner: Sendable {
     /// Loads the page like a browser would and runs its inline script with stubs.
     static let harness = #"""
     const pageUrl = process.argv[2];
+    const drive = process.argv[3] === 'drive';
+    const room = decodeURIComponent(new URL(pageUrl).pathname.split('/').pop());
+    const realFetch = fetch;
+    globalThis.fetch = (url, init) => {
+      const auth = init && init.headers && init.headers.Authorization;
+      if (auth) console.log('AUTH ' + new URL(url).pathname + ' ' + auth);
+      return realFetch(url, init);
+    };
     const html = await (await fetch(pageUrl)).text();
     const settings = html.match(/<script id="ecv-settings" type="application\/json">([\s\S]*?)<\/script>/)[1];
     const script = html.match(/<script>\n([\s\S]*?)<\/script>/)[1];
@@ -90,7 +99,7 @@ final class PageRunner: Sendable {
       addEventListener(type, listener) { this['on' + type] = listener; },
     };
     globalThis.document = { getElementById: element, createElement: () => ({ textContent: '' }) };
-    globalThis.window = { addEventListener() {} };
+    globalThis.window = { addEventListener() {}, location: new URL(pageUrl) };
     Object.defineProperty(globalThis, 'navigator', { value: {
       mediaDevices: { getUserMedia: async () => { const e = new Error('no camera here'); e.name = 'NotFoundError'; throw e; } },
       sendBeacon: (url, body) => { fetch(url, { method: 'POST', body: body ?? '' }); return true; },
@@ -100,7 +109,12 @@ final class PageRunner: Sendable {
       constructor(config) { console.log('PC_CONFIG ' + JSON.stringify(config)); this.connectionState = 'new'; }
       addTrack() {}
       addTransceiver(kind, init) { console.log('TRANSCEIVER ' + kind + ' ' + init.direction); }
-      createDataChannel(label) { console.log('CHANNEL ' + label); return { readyState: 'connecting', send() {} }; }
+      createDataChannel(label) {
+        console.log('CHANNEL ' + label);
+        const channel = { label, readyState: 'connecting', send(text) { console.log('SENT ' + text); } };
+        if (drive) setTimeout(() => playAgent(channel), 50);
+        return channel;
+      }
       async createOffer() { return { type: 'offer', sdp: 'v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=browser-offer\r\nt=0 0\r\n' }; }
       async createAnswer() { return { type: 'answer', sdp: 'v=0\r\no=- 2 2 IN IP4 127.0.0.1\r\ns=browser-answer\r\nt=0 0\r\n' }; }
       async setLocalDescription(description) {
@@ -111,6 +125,20 @@ final class PageRunner: Sendable {
       async addIceCandidate(candidate) { console.log('CANDIDATE ' + candidate.sdpMid + ' ' + candidate.candidate); }
       close() { console.log('CLOSED'); }
     };
+    // An agent's commands on the page's channel, and what the page shows and sends back.
+    async function playAgent(channel) {
+      channel.readyState = 'open';
+      channel.onopen();
+      channel.onmessage({ data: 'FLASH_ON' });
+      channel.onmessage({ data: 'HOLD|' + room });
+      console.log('HELD ' + element('hold').className + ' ' + JSON.stringify(window.ecvTest.state().onHold));
+      window.ecvTest.mute('audio', true);
+      channel.onmessage({ data: 'PICKUP|' + room });
+      channel.onmessage({ data: '<b>not html</b>' });
+      const state = window.ecvTest.state();
+      console.log('STATE ' + JSON.stringify({ onHold: state.onHold, received: state.received, sent: state.sent, muted: state.muted }));
+      console.log('HANGUP ' + await window.ecvTest.hangup());
+    }
     new Function(script)();
     """#
 }
@@ -174,6 +202,24 @@ extension ServiceTests {
             try socket.send(ColliderCommand.send(Self.answer))
             #expect(try await page.waitForLine("REMOTE") == "REMOTE answer s=agent-answer")
             #expect(page.transcript.contains("TRANSCEIVER video recvonly"), "a camera-less page still asks for video")
+            await test.stop()
+        }
+
+        @Test func thePageActsAsACaller() async throws {
+            let test = try await TestService.start()
+            let room = try await test.dial()
+            let page = try PageRunner(pageURL: test.base + "/r/" + room + "?role=caller&label=text&token=t0k", drive: true)
+            defer { page.stop() }
+            try await page.waitForLine("CHANNEL text")
+            #expect(try await page.waitForLine("SENT") == "SENT FLASH_ON|UNAVAILABLE", "a browser has no torch")
+            #expect(try await page.waitForLine("HELD") == "HELD shown true")
+            #expect(try await page.waitForLine("SENT STATUS") == "SENT STATUS|AUDIO|MUTED|\(room)")
+            let state = try await page.waitForLine("STATE")
+            #expect(state == "STATE " + #"{"onHold":false,"received":["FLASH_ON","HOLD|\#(room)","PICKUP|\#(room)","<b>not html</b>"],"#
+                + #""sent":["FLASH_ON|UNAVAILABLE","STATUS|AUDIO|MUTED|\#(room)"],"muted":{"audio":true,"video":false}}"#)
+            #expect(try await page.waitForLine("AUTH /api/Hangup") == "AUTH /api/Hangup Bearer t0k")
+            #expect(try await page.waitForLine("HANGUP") == "HANGUP 200")
+            #expect(page.transcript.contains("LOG peer: <b>not html</b>"), "shown as text")
             await test.stop()
         }
 

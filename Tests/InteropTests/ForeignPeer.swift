@@ -174,6 +174,15 @@ final class ForeignPeer: Sendable {
         throw TestFailure("\(name): no summary within \(timeout):\n\(transcript)")
     }
 
+    /// When the test gives up on a cell: the peer reports what it has now (SIGTERM makes it print its
+    /// summary early), so the failure shows the page's log and SDP. Nil when it cannot.
+    func interruptedSummary(peer: InteropCell.Peer) async -> ForeignSummary? {
+        if stdoutLines.withLock({ $0.first { $0.hasPrefix("{") } }) == nil, process.isRunning {
+            kill(process.processIdentifier, SIGTERM)
+        }
+        return try? await summary(peer: peer, timeout: .seconds(15))
+    }
+
     var transcript: String {
         (stderrLines.withLock { $0 }.suffix(40) + stdoutLines.withLock { $0 }.map { String($0.prefix(4000)) })
             .joined(separator: "\n")

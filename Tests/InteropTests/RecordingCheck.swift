@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaPipeline
 import MediaRuntime
 
 /// What an ECVKit recording of an interop call holds, read back by demuxing it, and what is wrong
@@ -9,6 +10,9 @@ struct RecordingCheck: CustomStringConvertible {
     let info: RecordedFileInfo
     let duration: Double
     let droppedTracks: [String]
+    /// The roles in the file in the recorder's order (local video, local audio, remote video, remote
+    /// audio), which is the order the muxer numbers its tracks in: how pads are named for the report.
+    let roles: [TrackRole]
 
     static let frameShare = 0.9
     static let alignment = 0.2
@@ -18,7 +22,8 @@ struct RecordingCheck: CustomStringConvertible {
     static func inspect(_ summary: RecordingSummary) async throws -> RecordingCheck {
         let info = try await RecordingInspector.inspect(summary.url)
         return RecordingCheck(info: info, duration: summary.duration.seconds,
-                              droppedTracks: summary.droppedTracks.map { "\($0.key.rawValue): \($0.value)" }.sorted())
+                              droppedTracks: summary.droppedTracks.map { "\($0.key.rawValue): \($0.value)" }.sorted(),
+                              roles: TrackRole.allCases.filter(summary.tracks.contains))
     }
 
     /// Everything that falls short, one sentence each; empty when the file is right.
@@ -31,23 +36,32 @@ struct RecordingCheck: CustomStringConvertible {
                 continue
             }
             for track in tracks where Double(track.frames) < Self.frameShare * duration * rate {
-                found.append("\(track.pad): \(track.frames) frames, fewer than \(Int(Self.frameShare * 100)) % of "
+                found.append("\(name(track)): \(track.frames) frames, fewer than \(Int(Self.frameShare * 100)) % of "
                              + "\(Int(duration * rate)) for \(String(format: "%.2f", duration)) s")
             }
             if kind == "video" {
                 for track in tracks where (track.firstTime ?? .infinity) > Self.videoStart {
-                    found.append("\(track.pad) starts at \(Self.seconds(track.firstTime)), later than \(Self.videoStart) s into the recording")
+                    found.append("\(name(track)) starts at \(Self.seconds(track.firstTime)), later than \(Self.videoStart) s into the recording")
                 }
             }
             let firsts = tracks.map { $0.firstTime ?? .infinity }, lasts = tracks.map { $0.lastTime ?? -.infinity }
             if abs(firsts[0] - firsts[1]) > Self.alignment {
-                found.append("\(kind) tracks start \(Self.seconds(firsts[0])) and \(Self.seconds(firsts[1])): not on one timeline")
+                found.append("\(kind) tracks start \(Self.seconds(firsts[0])) (\(name(tracks[0]))) and \(Self.seconds(firsts[1])) (\(name(tracks[1]))): not on one timeline")
             }
             if abs(lasts[0] - lasts[1]) > Self.alignment {
-                found.append("\(kind) tracks end \(Self.seconds(lasts[0])) and \(Self.seconds(lasts[1])): not on one timeline")
+                found.append("\(kind) tracks end \(Self.seconds(lasts[0])) (\(name(tracks[0]))) and \(Self.seconds(lasts[1])) (\(name(tracks[1]))): not on one timeline")
             }
         }
         return found
+    }
+
+    /// "video_1 (remoteVideo)": the pad with the role the recorder's track order gives it.
+    func name(_ track: RecordedFileInfo.Track) -> String {
+        let kind: MediaKind = track.isVideo ? .video : .audio
+        let sameKind = info.tracks.filter { $0.isVideo == track.isVideo && $0.isAudio == track.isAudio }
+        let candidates = roles.filter { $0.kind == kind }
+        guard sameKind.count == candidates.count, let index = sameKind.firstIndex(where: { $0.pad == track.pad }) else { return track.pad }
+        return "\(track.pad) (\(candidates[index].rawValue))"
     }
 
     static func seconds(_ value: Double?) -> String {
@@ -57,7 +71,7 @@ struct RecordingCheck: CustomStringConvertible {
 
     var description: String {
         func tracks(_ kind: String, _ list: [RecordedFileInfo.Track]) -> String {
-            "\(kind) " + list.map { "\($0.pad) \($0.frames) (\(Self.seconds($0.firstTime))–\(Self.seconds($0.lastTime)))" }
+            "\(kind) " + list.map { "\(name($0)) \($0.frames) (\(Self.seconds($0.firstTime))–\(Self.seconds($0.lastTime)))" }
                 .joined(separator: ", ")
         }
         return "recording \(String(format: "%.2f", duration)) s: " + tracks("video", info.videoTracks) + "; " + tracks("audio", info.audioTracks)

@@ -14,6 +14,7 @@ import fractions
 import json
 import logging
 import math
+import signal
 import sys
 import time
 
@@ -375,26 +376,36 @@ async def main():
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="aiortc-peer %(name)s %(levelname)s %(message)s")
     peer = Peer(args)
-    ok, media_seconds = False, 0.0
-    try:
+    outcome = {"ok": False, "media_seconds": 0.0}
+
+    async def play():
         await asyncio.wait_for(peer.run(), args.connect_timeout)
         await asyncio.wait_for(asyncio.gather(peer.connected.wait(), peer.channel_open.wait()), args.connect_timeout)
         progress("connected")
         started = time.monotonic()
-        scripted = asyncio.ensure_future(peer.script())
-        peer.tasks.append(scripted)
+        peer.tasks.append(asyncio.ensure_future(peer.script()))
         try:
             await asyncio.wait_for(peer.ended.wait(), args.duration)
             peer.errors.append("the other side left early")
         except asyncio.TimeoutError:
             pass
-        media_seconds = time.monotonic() - started
-        ok = peer.frames["video"] > 0 and not peer.ended.is_set()
+        outcome["media_seconds"] = time.monotonic() - started
+        outcome["ok"] = peer.frames["video"] > 0 and not peer.ended.is_set()
+
+    playing = asyncio.ensure_future(play())
+    # SIGTERM: the test gave up waiting; report what there is, then close.
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, playing.cancel)
+    try:
+        await playing
+    except asyncio.CancelledError:
+        peer.errors.append("interrupted by the test: connection %s, channel %s" % (
+            peer.pc.connectionState, peer.channel.readyState if peer.channel else "none"))
     except asyncio.TimeoutError:
         peer.errors.append("timed out: connection %s, channel %s" % (peer.pc.connectionState,
                                                                     peer.channel.readyState if peer.channel else "none"))
     except Exception as error:
         peer.errors.append(repr(error))
+    ok, media_seconds = outcome["ok"], outcome["media_seconds"]
     print(json.dumps(peer.summary(ok, media_seconds)), flush=True)
     progress("summary-printed")
     if not peer.ended.is_set():

@@ -63,6 +63,15 @@ def die(*_):
     os._exit(3)
 
 
+class Interrupted(Exception):
+    """The test gave up waiting (SIGTERM): report what the page has, then close."""
+
+
+def interrupt(*_):
+    signal.signal(signal.SIGTERM, die)  # a second SIGTERM ends everything at once
+    raise Interrupted("interrupted by the test")
+
+
 def page_state(driver):
     return driver.execute_script("return window.ecvTest ? window.ecvTest.state() : null;")
 
@@ -139,7 +148,7 @@ def main():
     # Whatever happens, the browser does not outlive this process by more than the hard limit.
     hard_limit = args.connect_timeout + args.duration + args.linger + 60
     signal.signal(signal.SIGALRM, die)
-    signal.signal(signal.SIGTERM, die)
+    signal.signal(signal.SIGTERM, interrupt)
     signal.alarm(int(hard_limit))
 
     result = {"peer": "chromium", "page": args.page, "ok": False, "errors": []}
@@ -159,6 +168,7 @@ def main():
         stats = result.get("stats") or {}
         decoded = ((stats.get("video") or {}).get("inbound") or {}).get("framesDecoded", 0)
         result["ok"] = result["ok"] and decoded > 0
+    signal.signal(signal.SIGTERM, die)  # from now on SIGTERM ends the browser at once
     print(json.dumps(result), flush=True)
     progress("summary-printed")
     if driver is not None:
