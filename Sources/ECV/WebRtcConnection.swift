@@ -33,8 +33,15 @@ public final class WebRtcConnection: Sendable {
         var closed = false
         var recoveryDeadline: Task<Void, Never>?
         var recording: (CallRecording, CallMarkers)?
+        /// "audio"/"video" → codec and payload type agreed with the remote, e.g. "VP8/97".
+        var negotiatedCodecs: [String: String] = [:]
     }
     let live = Mutex(Live())
+
+    /// The codec and payload type each kind of media was negotiated with ("audio"/"video" →
+    /// "OPUS/111", "H264/102"), from the last completed offer/answer; also in the
+    /// `WebRtcConnected` event's data as `audioCodec`/`videoCodec`.
+    public var negotiatedCodecs: [String: String] { live.withLock { $0.negotiatedCodecs } }
 
     /// Media controls' state: what the app asked for, and what hold and photo mode impose.
     struct Controls {
@@ -224,6 +231,10 @@ public final class WebRtcConnection: Sendable {
             call.emit(.GotRemoteStream, detail: stream.kind.rawValue, objData: stream, data: ["codec": stream.encodingName])
         case .remoteDataChannel(let handle):
             call.emit(.WebRtcOnDataChannel, detail: handle.boundLabel ?? handle.label, objData: handle)
+        case .negotiated(let codecs):
+            live.withLock { $0.negotiatedCodecs = Dictionary(uniqueKeysWithValues: codecs.map { ($0.key.rawValue, $0.value.description) }) }
+        case .unmatchedMedia(_, let reason):
+            Logger.warn("[\(call.rtcId)] \(reason)")
         case .adoptedDataChannel(let remoteLabel, let configuredLabel):
             Logger.warn("[\(call.rtcId)] the remote opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
         case .negotiationNeeded:
@@ -260,7 +271,8 @@ public final class WebRtcConnection: Sendable {
                 live.recoveryDeadline = nil
                 return !live.connectedOnce
             }
-            call.emit(.WebRtcConnected)
+            let codecs = live.withLock { $0.negotiatedCodecs }
+            call.emit(.WebRtcConnected, data: Dictionary(uniqueKeysWithValues: codecs.map { ($0.key + "Codec", $0.value) }))
             if first { call.emit(.ConnectionTimeoutEnd) }
         case .disconnected:
             live.withLock { $0.connected = false }

@@ -106,6 +106,8 @@ public final class AgentCall: Sendable {
                             }
                         }
                         self.emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
+                    case .unmatchedMedia(_, let reason):
+                        self.bot.eventError("call \(self.rtcId): \(reason)")
                     case .adoptedDataChannel(let remoteLabel, let configuredLabel):
                         self.bot.eventError("call \(self.rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
                     default:

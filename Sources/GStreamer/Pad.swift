@@ -53,4 +53,21 @@ public final class Pad: Object, @unchecked Sendable {
     /// Sends end-of-stream downstream from this pad.
     @discardableResult
     public func sendEndOfStream() -> Bool { gst_pad_send_event(pad, gst_event_new_eos()) != 0 }
+
+    /// Makes the pad's element negotiate its caps again before its next buffer (a payloader
+    /// whose `pt` changed announces the new payload type this way).
+    public func markReconfigure() { gst_pad_mark_reconfigure(pad) }
+
+    /// Asks upstream of this pad for a key frame (an upstream `GstForceKeyUnit` with all headers).
+    ///
+    /// From a sink pad the request goes to its peer and on upstream to whatever produces the
+    /// stream: a video encoder encodes its next frame as a key frame; in a receive path,
+    /// webrtcbin's RTP session turns it into an RTCP PLI (or FIR) to the remote sender. On a src
+    /// pad (an encoder's) the pad's own element handles it. Returns false when nothing upstream
+    /// handled the request.
+    @discardableResult
+    public func requestKeyFrame() -> Bool {
+        let event = gst_video_event_new_upstream_force_key_unit(GstClockTime.max, 1, 0)
+        return (direction == .sink ? gst_pad_push_event(pad, event) : gst_pad_send_event(pad, event)) != 0
+    }
 }

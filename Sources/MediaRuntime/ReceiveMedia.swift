@@ -40,6 +40,8 @@ public final class ReceiveMedia: Sendable {
                 throw .padNotFound(element: fragment.entry.node, pad: fragment.entry.pad ?? "sink")
             }
             try sourcePad.link(to: entryPad)
+            // The sender may send key frames only on request: a decoder that starts now asks.
+            if fragment.kind == .video { entryPad.requestKeyFrame() }
         } catch {
             throw .gstreamer(error)
         }

@@ -39,6 +39,30 @@ public final class SendMedia: Sendable {
         elements.elements[name].flatMap { try? AppSink($0) }
     }
 
+    /// The RTP payload type `kind` goes out with now (read from the payloader's caps).
+    public func payloadType(_ kind: MediaKind) -> Int? {
+        guard let output = output(kind) else { return nil }
+        return output.element.staticPad(output.pad)?.currentCaps?.structures.first?.int("payload")
+    }
+
+    /// Sends `kind` with payload type `payloadType` from the next packet on: the answer to a
+    /// remote offer must use the offer's numbers. The payloader negotiates the new caps with its
+    /// next buffer; nothing else in the graph changes.
+    public func setPayloadType(_ kind: MediaKind, to payloadType: Int) throws(MediaRuntimeError) {
+        guard let output = output(kind) else {
+            throw .unavailable(control: "\(kind.rawValue) payload type", reason: "the call sends no \(kind.rawValue)")
+        }
+        guard (96...127).contains(payloadType) || (0...34).contains(payloadType) else {
+            throw .unavailable(control: "\(kind.rawValue) payload type \(payloadType)", reason: "it is not an RTP payload type")
+        }
+        do throws(GStreamerError) {
+            try output.element.set("pt", UInt(payloadType))
+        } catch {
+            throw .gstreamer(error)
+        }
+        output.element.staticPad(output.pad)?.markReconfigure()
+    }
+
     /// Starts looping file sources; call once the pipeline is PLAYING.
     public func startFileLoops() { fileLooper?.start() }
 
@@ -59,6 +83,16 @@ public final class SendMedia: Sendable {
             throw .gstreamer(error)
         }
         controls.withLock { $0.videoBitrateKbps = kbps }
+        requestVideoKeyFrame()
+    }
+
+    /// Makes the video encoder's next frame a key frame: after a camera switch (frames that
+    /// reference the previous source show its blocks until then) and a bitrate step.
+    @discardableResult
+    public func requestVideoKeyFrame() -> Bool {
+        guard let node = graph.nodes(withRole: .videoEncoder).first, let encoder = elements.elements[node.id],
+              let output = encoder.staticPad("src") else { return false }
+        return output.requestKeyFrame()
     }
 
     // MARK: Mute
@@ -109,6 +143,7 @@ public final class SendMedia: Sendable {
             throw .gstreamer(error)
         }
         controls.withLock { $0.camera = camera }
+        requestVideoKeyFrame()
     }
 
     /// Switches to the other camera and returns its name.

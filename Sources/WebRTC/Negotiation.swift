@@ -1,3 +1,4 @@
+import Foundation
 import GStreamer
 import MediaPipeline
 
@@ -15,6 +16,10 @@ struct NegotiationState {
     var sdpKinds: [UInt: MediaKind] = [:]
     var remoteICEUfrag: String?
     var localOfferSessionID: String?
+    /// The remote offer's format each of our outputs goes out as (answerer only).
+    var offeredFormats: [MediaKind: SDPFormat] = [:]
+    /// What the completed offer/answer agreed on, by kind.
+    var negotiated: [MediaKind: NegotiatedCodec] = [:]
 }
 
 extension PeerConnection {
@@ -49,6 +54,7 @@ extension PeerConnection {
                 negotiation.inProgress = false
                 return
             }
+            offer = SessionDescription(kind: .offer, sdp: withOurFingerprint(offer.sdp, session))
             try await session.webrtc.setLocalDescription(offer)
             negotiation.localMids = SDPInspection.mids(offer.sdp)
             negotiation.sdpKinds.merge(SDPInspection.ssrcKinds(offer.sdp)) { _, new in new }
@@ -96,19 +102,86 @@ extension PeerConnection {
             }
         }
         guard let session else { return }
+        if !session.pendingKinds.isEmpty {
+            await adaptSendFormats(to: sdp, session: session)
+            guard session === self.session else { return }
+            do throws(PeerError) { try session.linkOutputs() } catch {
+                emit(.error("cannot link what we send: \(error)"))
+            }
+        }
         do throws(GStreamerError) {
             try await session.webrtc.setRemoteDescription(SessionDescription(kind: .offer, sdp: sdp))
+            guard session === self.session else { return }
             noteRemoteDescription(sdp)
-            let answer = try await session.webrtc.createAnswer()
+            let created = try await session.webrtc.createAnswer()
+            let answer = SessionDescription(kind: .answer, sdp: completedAnswer(created.sdp, session))
             try await session.webrtc.setLocalDescription(answer)
+            guard session === self.session else { return }
             negotiation.localMids = SDPInspection.mids(answer.sdp)
             negotiation.sdpKinds.merge(SDPInspection.ssrcKinds(answer.sdp)) { _, new in new }
             send(.answer(sdp: answer.sdp))
             emit(.sentAnswer(answer.sdp))
             if let problem = SDPInspection.rejectedMedia(offer: sdp, answer: answer.sdp) { emit(.error(problem)) }
+            noteNegotiated(answer: answer.sdp)
         } catch {
             emit(.error("cannot answer the remote offer: \(error)"))
         }
+    }
+
+    /// Makes each output we send go out as the remote offer's format for our codec: the
+    /// transceiver's codec preferences (what webrtcbin matches and answers with) and the
+    /// payloader's payload type, then waits (bounded) until the payloaders announce it.
+    /// A kind the offer cannot carry is left out, with an event saying why.
+    private func adaptSendFormats(to sdp: String, session: PeerSession) async {
+        guard let media else { return }
+        let sections = SDPMediaSections.parse(sdp)
+        var awaited: [MediaKind: Int] = [:]
+        for kind in session.pendingKinds {
+            guard let output = media.graph.output(kind) else { continue }
+            let section = sections.first { $0.kind == kind && !$0.isRejected }
+            guard let section, let format = OfferedFormats.choose(encodingName: output.encodingName, in: section) else {
+                session.dropPendingOutput(kind)
+                emit(.unmatchedMedia(kind: kind, reason: OfferedFormats.mismatch(encodingName: output.encodingName, kind: kind, in: section)))
+                continue
+            }
+            do {
+                try session.setCodecPreferences(kind, Caps(OfferedFormats.codecPreferences(for: format, kind: kind, in: section)))
+                try media.setPayloadType(kind, to: format.payloadType)
+                awaited[kind] = format.payloadType
+                negotiation.offeredFormats[kind] = format
+            } catch {
+                session.dropPendingOutput(kind)
+                emit(.unmatchedMedia(kind: kind, reason: "cannot send \(kind.rawValue) as the offer's \(format): \(error)"))
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(2)
+        while awaited.contains(where: { media.payloadType($0.key) != $0.value }), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        for (kind, payloadType) in awaited where media.payloadType(kind) != payloadType {
+            emit(.error("the \(kind.rawValue) payloader did not switch to payload type \(payloadType) within 2 s"))
+        }
+    }
+
+    /// Our answer as it goes out: the real certificate fingerprint, and H.264's
+    /// `profile-level-id` where webrtcbin dropped it.
+    private func completedAnswer(_ sdp: String, _ session: PeerSession) -> String {
+        var answer = withOurFingerprint(sdp, session)
+        if let h264 = negotiation.offeredFormats[.video], h264.encodingName == "H264" {
+            answer = SDPRewrite.addingProfileLevelID(answer, payloadType: h264.payloadType,
+                                                     profileLevelID: h264.parameters["profile-level-id"] ?? "42e01f")
+        }
+        return answer
+    }
+
+    func withOurFingerprint(_ sdp: String, _ session: PeerSession) -> String {
+        guard let certificate = session.certificate else { return sdp }
+        return SDPRewrite.fingerprints(sdp, sha256: certificate.sha256Fingerprint)
+    }
+
+    private func noteNegotiated(answer: String) {
+        negotiation.negotiated = NegotiatedCodec.from(answer: answer)
+        emit(.negotiated(negotiation.negotiated))
     }
 
     private func receiveAnswer(_ sdp: String) async {
@@ -120,6 +193,7 @@ extension PeerConnection {
         do throws(GStreamerError) {
             try await session.webrtc.setRemoteDescription(SessionDescription(kind: .answer, sdp: sdp))
             noteRemoteDescription(sdp)
+            noteNegotiated(answer: sdp)
         } catch {
             emit(.error("cannot apply the remote answer: \(error)"))
         }

@@ -1,3 +1,4 @@
+import GStreamer
 import MediaPipeline
 
 /// One entry of `pc_config.iceServers`: STUN or TURN URLs with optional credentials.
@@ -33,10 +34,16 @@ public struct PeerConfiguration: Sendable {
     /// Still nothing after this long reports `.failed`.
     public var failedAfter: Duration
     public var media: MediaConfiguration
+    /// The key of the DTLS certificate (one per process and key type): ECDSA P-256 by default,
+    /// because some stacks (aiortc) accept only ECDHE-ECDSA suites; nil keeps GStreamer's own
+    /// RSA certificate.
+    public var dtlsKeyType: DTLSCertificate.KeyType?
 
     public init(iceServers: [ICEServer] = [], iceTransportPolicy: ICETransportPolicy = .all,
                 jitterBufferLatencyMs: Int = 100, disconnectedAfter: Duration = .seconds(3),
-                failedAfter: Duration = .seconds(10), media: MediaConfiguration = MediaConfiguration()) {
+                failedAfter: Duration = .seconds(10), media: MediaConfiguration = MediaConfiguration(),
+                dtlsKeyType: DTLSCertificate.KeyType? = .ecdsaP256) {
+        self.dtlsKeyType = dtlsKeyType
         self.iceServers = iceServers
         self.iceTransportPolicy = iceTransportPolicy
         self.jitterBufferLatencyMs = jitterBufferLatencyMs

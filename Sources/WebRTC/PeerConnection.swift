@@ -139,7 +139,9 @@ public actor PeerConnection {
             createChannel(config, on: session)
         }
         if started { session.webrtc.syncStateWithParent() }
-        try session.linkOutputs()
+        // An answerer's outputs wait for the offer: they must go out with its payload types, and
+        // webrtcbin matches an offer only to pads that have not seen other caps yet.
+        if role == .offerer { try session.linkOutputs() }
     }
 
     // MARK: Data channels
@@ -301,6 +303,9 @@ public actor PeerConnection {
     /// The tee carrying an outgoing stream's RTP packets (after our encoder and payloader), where a
     /// recorder taps local media without re-encoding. It outlives rebuilds.
     public func outgoingRTPTee(_ kind: MediaKind) -> Element? { outputTees[kind] }
+
+    /// What the last completed negotiation agreed on, by kind.
+    public var negotiatedCodecs: [MediaKind: NegotiatedCodec] { negotiation.negotiated }
 
     /// The pipeline as Graphviz text, for diagnostics.
     public var dot: String { pipeline?.dotDescription ?? "" }

@@ -28,6 +28,10 @@ public enum PeerEvent: Sendable {
     /// configured had none, so it now carries that channel's traffic (events and sends of the
     /// configured handle). Reported before its `remoteDataChannel`.
     case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
+    /// The remote's offer has no format our stream of `kind` can be sent as: it is not sent.
+    case unmatchedMedia(kind: MediaKind, reason: String)
+    /// Offer and answer are complete: the codec (and payload type) of each kind of media.
+    case negotiated([MediaKind: NegotiatedCodec])
     /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.
     case rebuilt(Int)
     /// A failure that does not close the connection by itself (e.g. a bad remote candidate).

@@ -23,6 +23,8 @@ final class PeerSession: Sendable {
     let number: Int
     let webrtc: WebRTCBin
     private let pipeline: Pipeline
+    /// The DTLS certificate every transport of this webrtcbin uses (nil: GStreamer's default).
+    let certificate: DTLSCertificate?
     private let teePads: Mutex<[(tee: Element, pad: Pad)]>
     private let receivers = Locked<[ReceiveMedia]>([])
     /// The RTP tees in front of each incoming branch, where recorders tap incoming streams.
@@ -31,7 +33,13 @@ final class PeerSession: Sendable {
     private let incomingKinds = Locked<[UInt: MediaKind]>([:])
     private let connections: Mutex<[SignalConnection]>
     /// Send outputs not linked yet: see `linkOutputs()`.
-    private let pendingOutputs = Mutex<[(tee: Pad, webrtc: Pad)]>([])
+    private let pendingOutputs = Mutex<[PendingOutput]>([])
+
+    struct PendingOutput {
+        var kind: MediaKind
+        var tee: Pad
+        var webrtc: Pad
+    }
 
     /// Creates the webrtcbin, wires its signals to `deliver`, requests the pads for the send
     /// outputs and adds it to the pipeline (still in NULL: the caller brings it up, then calls
@@ -52,6 +60,11 @@ final class PeerSession: Sendable {
         } catch {
             throw .setup(error.description)
         }
+        do throws(GStreamerError) {
+            certificate = try configuration.dtlsKeyType.map { keyType throws(GStreamerError) in try DTLSCertificate.shared(keyType) }
+        } catch {
+            throw .setup("DTLS certificate: \(error)")
+        }
         self.webrtc = webrtc
         teePads = Mutex([])
         connections = Mutex([])
@@ -66,6 +79,17 @@ final class PeerSession: Sendable {
             })
             for property in ["signaling-state", "ice-connection-state", "ice-gathering-state", "connection-state"] {
                 handlers.append(try webrtc.connect("notify::\(property)") { _ in deliver(number, .statesChanged) })
+            }
+            if let certificate {
+                // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes the
+                // transport, before it reads the certificate for the SDP fingerprint.
+                handlers.append(try webrtc.connect("deep-element-added") { arguments in
+                    guard case .object(let object?) = arguments[2], let element = object as? Element,
+                          element.factoryName == "dtlssrtpdec" else { return }
+                    do throws(GStreamerError) { try element.set("pem", certificate.pem) } catch {
+                        deliver(number, .failure("cannot give DTLS its certificate: \(error)"))
+                    }
+                })
             }
             handlers.append(try webrtc.connect("on-data-channel") { arguments in
                 guard case .object(let channel as DataChannel) = arguments[1] else { return }
@@ -95,11 +119,11 @@ final class PeerSession: Sendable {
             })
             try pipeline.add(webrtc)
             // Video first, so m-line order is stable across rebuilds.
-            var outputs: [(tee: Pad, webrtc: Pad)] = []
-            for tee in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
+            var outputs: [PendingOutput] = []
+            for (kind, tee) in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }) {
                 let teePad = try tee.requestPad("src_%u")
                 teePads.withLock { $0.append((tee, teePad)) }
-                outputs.append((teePad, try webrtc.requestPad("sink_%u")))
+                outputs.append(PendingOutput(kind: kind, tee: teePad, webrtc: try webrtc.requestPad("sink_%u")))
             }
             pendingOutputs.withLock { $0 = outputs }
             for caps in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
@@ -230,6 +254,24 @@ final class PeerSession: Sendable {
         for output in outputs {
             do throws(GStreamerError) { try output.tee.link(to: output.webrtc) } catch { throw .setup(error.description) }
         }
+    }
+
+    /// The kinds whose send output waits to be linked (an answerer's, until the offer came).
+    var pendingKinds: [MediaKind] { pendingOutputs.withLock { $0.map(\.kind) } }
+
+    /// Leaves `kind` out: the remote offered nothing we can send it as.
+    func dropPendingOutput(_ kind: MediaKind) {
+        pendingOutputs.withLock { $0.removeAll { $0.kind == kind } }
+    }
+
+    /// Sets the `codec-preferences` of the transceiver behind `kind`'s sink pad, before any caps
+    /// reached it: webrtcbin matches the remote offer against them and answers with them.
+    func setCodecPreferences(_ kind: MediaKind, _ caps: Caps) throws(GStreamerError) {
+        guard let pad = pendingOutputs.withLock({ $0.first { $0.kind == kind }?.webrtc }) else { return }
+        guard case .object(let transceiver?) = try pad.get("transceiver") else {
+            throw .notSupported("webrtcbin's \(pad.name) has no transceiver")
+        }
+        try transceiver.set("codec-preferences", caps)
     }
 
     /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import Synchronization
 
 extension CallRecorder {
     // MARK: Tracks
@@ -42,7 +43,26 @@ extension CallRecorder {
             throw .alreadyStopped
         }
         broadcaster.yield(kept.continued ? .reattached(role) : .attached(role))
+        if track.spec.codec.kind == .video { requestKeyFrames(through: tap, until: track) }
     }
+
+    /// Browsers and most WebRTC stacks send a key frame only at the start and when asked, so a
+    /// recorder that joins a running stream asks at once, and again while its track still waits
+    /// (a request or the key frame itself can be lost), up to `keyFrameRequestLimit` times.
+    private func requestKeyFrames(through tap: RTPTap, until track: RecorderTrack) {
+        tap.requestKeyFrame()
+        let attempts = Mutex(1)
+        _ = MainLoop.shared.schedule(every: Self.keyFrameRetryInterval) { [weak self] in
+            guard self != nil, !tap.isRemoved, track.isWaitingForKeyFrame else { return false }
+            let count = attempts.withLock { count in defer { count += 1 }; return count }
+            guard count < Self.keyFrameRequestLimit else { return false }
+            tap.requestKeyFrame()
+            return true
+        }
+    }
+
+    static let keyFrameRetryInterval: Duration = .milliseconds(500)
+    static let keyFrameRequestLimit = 20
 
     /// Stops feeding `role`; its track stays in the file and can be attached again.
     public func detach(_ role: TrackRole) {

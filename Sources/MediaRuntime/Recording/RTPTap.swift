@@ -63,6 +63,16 @@ final class RTPTap: Sendable {
         }
     }
 
+    /// Asks the stream's source for a key frame through the tee: the remote sender (an RTCP PLI)
+    /// for an incoming stream, our encoder for an outgoing one.
+    @discardableResult
+    func requestKeyFrame() -> Bool {
+        guard !removed.withLock({ $0 }), let input = queue.staticPad("sink") else { return false }
+        return input.requestKeyFrame()
+    }
+
+    var isRemoved: Bool { removed.withLock { $0 } }
+
     /// Unlinks the branch from the tee first (the tee keeps feeding everyone else), then stops
     /// and removes the queue and the appsink. Safe after the tee itself was removed (a peer
     /// rebuild takes its incoming tees away). Idempotent.

@@ -114,6 +114,8 @@ final class RecorderTrack: Sendable {
     }
 
     var hasStarted: Bool { state.withLock { $0.started } }
+    /// Video that holds back its frames until a key frame arrives (a new source, or the start).
+    var isWaitingForKeyFrame: Bool { state.withLock { $0.waitingForKeyFrame || !$0.started } }
     /// Data reached the muxer's side of the track, even if held back (key frame, start barrier).
     var hasData: Bool { state.withLock { $0.hasData } }
     /// Frames out of the depayloader and the timestamp of the newest: frame rate is measured over

@@ -1,0 +1,165 @@
+import MediaPipeline
+
+/// One RTP format of an SDP media section: `a=rtpmap`, `a=fmtp` and `a=rtcp-fb` of a payload type.
+public struct SDPFormat: Sendable, Equatable, CustomStringConvertible {
+    public var payloadType: Int
+    /// Upper-cased, as GStreamer's `encoding-name`: "VP8", "H264", "OPUS".
+    public var encodingName: String
+    public var clockRate: Int
+    public var channels: Int?
+    /// `a=fmtp` parameters with lower-cased names, e.g. `packetization-mode` → "1".
+    public var parameters: [String: String] = [:]
+    /// `a=rtcp-fb` values, e.g. "nack", "nack pli", "ccm fir", "transport-cc".
+    public var feedback: [String] = []
+
+    public var description: String { "\(encodingName)/\(payloadType)" }
+}
+
+/// An `m=` section of a session description, as far as negotiation needs it.
+public struct SDPMediaSection: Sendable, Equatable {
+    public var index: Int
+    /// "audio", "video" or "application".
+    public var media: String
+    public var port: Int
+    public var mid: String?
+    public var formats: [SDPFormat]
+    /// `a=extmap` id → URI.
+    public var extensions: [Int: String]
+
+    public var kind: MediaKind? { MediaKind(rawValue: media) }
+    public var isRejected: Bool { port == 0 }
+}
+
+/// Reads the media sections of SDP text received from a remote peer.
+///
+/// The text is untrusted: it is bounded (`maxLength`, `maxSections`, `maxFormats`), numbers are
+/// range-checked, and anything malformed is skipped rather than trusted, so a hostile description
+/// can at worst describe no usable media.
+public enum SDPMediaSections {
+    public static let maxLength = 256 * 1024
+    static let maxSections = 64
+    static let maxFormats = 128
+
+    public static func parse(_ sdp: String) -> [SDPMediaSection] {
+        guard sdp.utf8.count <= maxLength else { return [] }
+        var sections: [SDPMediaSection] = []
+        for rawLine in sdp.split(whereSeparator: \.isNewline) {
+            let line = rawLine.trimmingASCIIWhitespaceSuffix()
+            if line.hasPrefix("m=") {
+                guard sections.count < maxSections else { break }
+                sections.append(section(from: line.dropFirst(2), index: sections.count))
+                continue
+            }
+            guard !sections.isEmpty, line.hasPrefix("a=") else { continue }
+            apply(attribute: line.dropFirst(2), to: &sections[sections.count - 1])
+        }
+        return sections
+    }
+
+    private static func section(from text: Substring, index: Int) -> SDPMediaSection {
+        let fields = text.split(separator: " ")
+        let formats = fields.dropFirst(3).prefix(maxFormats).compactMap { Int($0) }.filter(isPayloadType)
+            .map { SDPFormat(payloadType: $0, encodingName: "", clockRate: 0) }
+        return SDPMediaSection(index: index, media: fields.first.map(String.init) ?? "",
+                               port: fields.count > 1 ? Int(fields[1]) ?? 0 : 0, mid: nil, formats: formats, extensions: [:])
+    }
+
+    private static func isPayloadType(_ value: Int) -> Bool { (0...127).contains(value) }
+
+    private static func apply(attribute: Substring, to section: inout SDPMediaSection) {
+        let (name, value) = split(attribute, at: ":")
+        switch name {
+        case "mid":
+            section.mid = String(value)
+        case "rtpmap":
+            let (pt, codec) = split(value, at: " ")
+            let parts = codec.split(separator: "/")
+            guard let type = Int(pt), parts.count >= 2, let rate = Int(parts[1]), rate > 0, rate <= 1_000_000 else { return }
+            update(type, in: &section) { format in
+                format.encodingName = parts[0].uppercased()
+                format.clockRate = rate
+                format.channels = parts.count > 2 ? Int(parts[2]) : nil
+            }
+        case "fmtp":
+            let (pt, list) = split(value, at: " ")
+            guard let type = Int(pt) else { return }
+            update(type, in: &section) { format in
+                for parameter in list.split(separator: ";").prefix(32) {
+                    let (key, setting) = split(parameter.trimmingASCIIWhitespace(), at: "=")
+                    guard !key.isEmpty else { continue }
+                    format.parameters[key.lowercased()] = String(setting)
+                }
+            }
+        case "rtcp-fb":
+            let (pt, feedback) = split(value, at: " ")
+            guard !feedback.isEmpty else { return }
+            if pt == "*" {
+                for index in section.formats.indices where section.formats[index].feedback.count < 16 {
+                    section.formats[index].feedback.append(String(feedback))
+                }
+            } else if let type = Int(pt) {
+                update(type, in: &section) { if $0.feedback.count < 16 { $0.feedback.append(String(feedback)) } }
+            }
+        case "extmap":
+            let (id, rest) = split(value, at: " ")
+            let identifier = id.split(separator: "/").first.flatMap { Int($0) }
+            guard let identifier, (1...255).contains(identifier), section.extensions.count < 32 else { return }
+            section.extensions[identifier] = String(rest.split(separator: " ").first ?? "")
+        default:
+            break
+        }
+    }
+
+    private static func update(_ payloadType: Int, in section: inout SDPMediaSection, _ change: (inout SDPFormat) -> Void) {
+        guard let index = section.formats.firstIndex(where: { $0.payloadType == payloadType }) else { return }
+        change(&section.formats[index])
+    }
+
+    private static func split(_ text: Substring, at separator: Character) -> (Substring, Substring) {
+        guard let position = text.firstIndex(of: separator) else { return (text, "") }
+        return (text[..<position], text[text.index(after: position)...])
+    }
+}
+
+extension Substring {
+    func trimmingASCIIWhitespace() -> Substring {
+        let trimmedStart = drop { $0 == " " || $0 == "\t" }
+        return trimmedStart.trimmingASCIIWhitespaceSuffix()
+    }
+
+    func trimmingASCIIWhitespaceSuffix() -> Substring {
+        var end = endIndex
+        while end > startIndex, let last = self[..<end].last, last == " " || last == "\t" || last == "\r" {
+            end = index(before: end)
+        }
+        return self[..<end]
+    }
+}
+
+/// Edits to SDP text we produce, before it is applied and sent.
+enum SDPRewrite {
+    /// GStreamer 1.22 hashes the whole PEM a transport was given (certificate and key) for
+    /// `a=fingerprint`, so the line never matches the certificate the handshake presents and
+    /// every peer that checks it (browsers, aiortc) refuses DTLS: write the real one.
+    static func fingerprints(_ sdp: String, sha256 fingerprint: String) -> String {
+        rewritingLines(sdp) { line in line.hasPrefix("a=fingerprint:") ? "a=fingerprint:sha-256 \(fingerprint)" : String(line) }
+    }
+
+    /// Adds `profile-level-id` to the H.264 `a=fmtp` line of `payloadType` when webrtcbin left it
+    /// out (it drops it when the offer allows level asymmetry): without it a receiver assumes
+    /// baseline level 1.0.
+    static func addingProfileLevelID(_ sdp: String, payloadType: Int, profileLevelID: String) -> String {
+        let prefix = "a=fmtp:\(payloadType) "
+        guard profileLevelID.count == 6, profileLevelID.allSatisfy(\.isHexDigit) else { return sdp }
+        return rewritingLines(sdp) { line in
+            guard line.hasPrefix(prefix), !line.contains("profile-level-id") else { return String(line) }
+            return String(line) + ";profile-level-id=" + profileLevelID
+        }
+    }
+
+    /// SDP lines end in CRLF, which Swift reads as one Character: split on any line end and
+    /// write CRLF back.
+    private static func rewritingLines(_ sdp: String, _ change: (Substring) -> String) -> String {
+        sdp.split(whereSeparator: \.isNewline).map(change).joined(separator: "\r\n") + "\r\n"
+    }
+}
