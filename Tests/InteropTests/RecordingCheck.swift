@@ -26,8 +26,10 @@ struct RecordingCheck: CustomStringConvertible {
                               roles: TrackRole.allCases.filter(summary.tracks.contains))
     }
 
-    /// Everything that falls short, one sentence each; empty when the file is right.
-    var problems: [String] {
+    /// Everything that falls short, one sentence each; empty when the file is right. The remote
+    /// party's video is expected at the rate it really sent (a browser lowers its frame rate when the
+    /// CPU is short; that is not ECVKit's to record).
+    func problems(remoteVideoFps: Double) -> [String] {
         var found: [String] = []
         if !droppedTracks.isEmpty { found.append("tracks left out of the file: \(droppedTracks)") }
         for (kind, tracks, rate) in [("video", info.videoTracks, InteropCell.fps), ("audio", info.audioTracks, InteropCell.opusFramesPerSecond)] {
@@ -35,9 +37,12 @@ struct RecordingCheck: CustomStringConvertible {
                 found.append("\(tracks.count) \(kind) tracks, not 2 (one per party): \(tracks.map(\.pad))")
                 continue
             }
-            for track in tracks where Double(track.frames) < Self.frameShare * duration * rate {
-                found.append("\(name(track)): \(track.frames) frames, fewer than \(Int(Self.frameShare * 100)) % of "
-                             + "\(Int(duration * rate)) for \(String(format: "%.2f", duration)) s")
+            for track in tracks {
+                let expected = duration * (role(of: track) == .remoteVideo ? min(rate, remoteVideoFps) : rate)
+                if Double(track.frames) < Self.frameShare * expected {
+                    found.append("\(name(track)): \(track.frames) frames, fewer than \(Int(Self.frameShare * 100)) % of "
+                                 + "\(Int(expected)) for \(String(format: "%.2f", duration)) s")
+                }
             }
             if kind == "video" {
                 for track in tracks where (track.firstTime ?? .infinity) > Self.videoStart {
@@ -55,13 +60,18 @@ struct RecordingCheck: CustomStringConvertible {
         return found
     }
 
-    /// "video_1 (remoteVideo)": the pad with the role the recorder's track order gives it.
-    func name(_ track: RecordedFileInfo.Track) -> String {
+    /// The role the recorder's track order gives a demuxed track; nil when the count does not match.
+    func role(of track: RecordedFileInfo.Track) -> TrackRole? {
         let kind: MediaKind = track.isVideo ? .video : .audio
         let sameKind = info.tracks.filter { $0.isVideo == track.isVideo && $0.isAudio == track.isAudio }
         let candidates = roles.filter { $0.kind == kind }
-        guard sameKind.count == candidates.count, let index = sameKind.firstIndex(where: { $0.pad == track.pad }) else { return track.pad }
-        return "\(track.pad) (\(candidates[index].rawValue))"
+        guard sameKind.count == candidates.count, let index = sameKind.firstIndex(where: { $0.pad == track.pad }) else { return nil }
+        return candidates[index]
+    }
+
+    /// "video_1 (remoteVideo)".
+    func name(_ track: RecordedFileInfo.Track) -> String {
+        role(of: track).map { "\(track.pad) (\($0.rawValue))" } ?? track.pad
     }
 
     static func seconds(_ value: Double?) -> String {
