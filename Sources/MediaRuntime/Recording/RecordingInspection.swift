@@ -54,14 +54,17 @@ public struct RecordingInspection: Sendable {
         lines.append(String(format: "%@: %.1f s, %d media tracks, %@, %@", url.lastPathComponent, report.duration, media.count,
                             Self.bytes(report.fileBytes), report.integrity.container))
         lines.append("tracks:")
-        let width = max(8, report.tracks.map(\.name.count).max() ?? 0)
+        let width = max(8, report.tracks.map(\.name.count).max() ?? 0) + 1
         for track in report.tracks {
             let size = track.width.flatMap { w in track.height.map { "\(w)x\($0)" } } ?? ""
             let unit = track.kind == "video" ? "frames" : track.kind == "audio" ? "packets" : "texts"
             let span = track.firstTime.flatMap { first in track.lastTime.map { String(format: "%.2f–%.2f s", first, $0) } } ?? "no data"
-            lines.append("  " + [Self.padded(track.name, width), Self.padded(track.codec, 5), Self.padded(size, 9),
+            lines.append("  " + [Self.padded(track.name + (track.nameInferred ? "*" : ""), width), Self.padded(track.codec, 5), Self.padded(size, 9),
                                  "\(track.frames) \(unit)" + (track.kind == "video" ? " (\(track.keyFrames) key)" : ""),
                                  Self.bytes(track.bytes), span].joined(separator: "  "))
+        }
+        if report.tracks.contains(where: \.nameInferred) {
+            lines.append("  * untitled in the file; named after the audio track that follows it")
         }
         lines.append("chapters (\(report.chaptersFrom)):" + (report.chapters.isEmpty ? " none" : ""))
         for chapter in report.chapters {

@@ -2,13 +2,15 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// What a recorded file holds, read back by demuxing it to the end: per track its format, how
-/// many frames it has and the times of the first and last one. It reads files that were never
+/// What a recorded file holds, read back by demuxing it to the end: per track (in file order) its
+/// format, name, how many frames it has, the times of the first and last one and the gaps between. It reads files that were never
 /// finalised (a killed recorder) too, as long as they play.
 public struct RecordedFileInfo: Sendable {
     public struct Track: Sendable {
         /// The demuxer's pad name, e.g. "video_0", "audio_1", "subtitle_0".
         public var pad: String
+        /// The track's place in the file (the order the demuxer announced the tracks in).
+        public var order: Int = 0
         public var caps: String
         public var frames: Int
         public var keyFrames: Int
@@ -85,7 +87,9 @@ public enum RecordingInspector {
                 // must not leave the others blocked waiting for it.
                 guard let sink = try? AppSink(sync: false, maxBuffers: 0, drop: false), let input = sink.staticPad("sink"),
                       (try? sink.set("async", false)) != nil else { return }
-                counters.withLock { $0[name] = .init(pad: name, caps: pad.currentCaps?.description ?? "", frames: 0, keyFrames: 0, texts: []) }
+                counters.withLock {
+                    $0[name] = .init(pad: name, order: $0.count, caps: pad.currentCaps?.description ?? "", frames: 0, keyFrames: 0, texts: [])
+                }
                 sink.setSampleHandler { sample in
                     observe?(name, sample)
                     let time = sample.pts.map { Double($0) / 1e9 }
@@ -138,7 +142,7 @@ public enum RecordingInspector {
             guard let pad = sink.staticPad("sink"), let peer = pad.peer, let title = pad.streamTag("title") else { return nil }
             return (peer.name, title)
         }, uniquingKeysWith: { first, _ in first })
-        var tracks = counters.value.values.sorted { $0.pad < $1.pad }
+        var tracks = counters.value.values.sorted { $0.order < $1.order }
         for index in tracks.indices { tracks[index].title = titles[tracks[index].pad] }
         if let problem, !tracks.contains(where: { $0.frames > 0 }) {
             throw .pipeline("cannot read \(url.path) back: \(problem)")

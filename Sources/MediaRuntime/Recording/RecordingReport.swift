@@ -7,6 +7,9 @@ public struct RecordingReport: Sendable, Codable {
     public struct TrackReport: Sendable, Codable, Hashable {
         /// "caller video", from the track's title; the demuxer's pad name when it has none.
         public var name: String
+        /// The file has no title for this track and `name` follows ECVKit's track order (each
+        /// party's video right before its audio): a killed Matroska recording can lose video titles.
+        public var nameInferred: Bool = false
         /// "caller", "agent", "local", …; nil for an untitled track.
         public var party: String?
         /// "video", "audio" or "text".
@@ -73,8 +76,10 @@ public struct RecordingReport: Sendable, Codable {
     public struct Verdict: Sendable, Codable, Hashable {
         public enum Finding: String, Sendable, Codable { case complete, gaps, partyMissing = "party missing", cutShort = "cut short" }
         public var findings: [Finding]
-        /// One line: "complete", or each finding with its details.
-        public var text: String
+        /// Each finding with its details, in words.
+        public var details: [String]
+        /// One line: "complete", or the details.
+        public var text: String { details.joined(separator: "; ") }
     }
 
     public var file: String
@@ -109,7 +114,7 @@ extension RecordingReport {
         self.gapThreshold = gapThreshold
         file = url.path
         fileBytes = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0
-        tracks = info.tracks.map(Self.trackReport)
+        tracks = Self.inferringVideoNames(info.tracks.map(Self.trackReport))
         duration = info.tracks.filter { !$0.isText }.compactMap(\.lastTime).max() ?? 0
         self.chapters = chapters
         self.chaptersFrom = chaptersFrom
@@ -125,7 +130,7 @@ extension RecordingReport {
             }
         }
         self.gaps = gaps.sorted { ($0.start, $0.track) < ($1.start, $1.track) }
-        verdict = Verdict(findings: [], text: "")
+        verdict = Verdict(findings: [], details: [])
         verdict = judge()
     }
 
@@ -144,6 +149,22 @@ extension RecordingReport {
                            width: capsInteger("width", in: track.caps), height: capsInteger("height", in: track.caps),
                            frames: track.frames, keyFrames: track.keyFrames, bytes: track.bytes,
                            firstTime: track.firstTime, lastTime: track.lastTime)
+    }
+
+    /// Names an untitled video track after the titled audio track right after it, when that
+    /// party has no video track of its own.
+    private static func inferringVideoNames(_ tracks: [TrackReport]) -> [TrackReport] {
+        var tracks = tracks
+        for index in tracks.indices.dropLast() where tracks[index].kind == "video" && tracks[index].party == nil {
+            let next = tracks[index + 1]
+            guard next.kind == "audio", let party = next.party, !tracks.contains(where: { $0.kind == "video" && $0.party == party }) else {
+                continue
+            }
+            tracks[index].name = "\(party) video"
+            tracks[index].party = party
+            tracks[index].nameInferred = true
+        }
+        return tracks
     }
 
     private static func capsInteger(_ field: String, in caps: String) -> Int? {
@@ -168,7 +189,7 @@ extension RecordingReport {
         var details: [String] = []
         if !integrity.isFinalised {
             findings.append(.cutShort)
-            details.append("cut short (" + integrity.missing.joined(separator: ", ") + String(format: "); it plays to %.1f s", duration))
+            details.append("cut short (" + integrity.missing.joined(separator: ", ") + String(format: "; plays to %.1f s)", duration))
         }
         let media = tracks.filter { $0.kind == "video" || $0.kind == "audio" }
         let empty = media.filter { $0.frames == 0 }.map(\.name)
@@ -185,7 +206,7 @@ extension RecordingReport {
             details.append(String(format: "gaps (%d, the longest %.2f s, in %@)", dropouts.count, longest,
                                   Set(dropouts.map(\.track)).sorted().joined(separator: ", ")))
         }
-        if findings.isEmpty { return Verdict(findings: [.complete], text: "complete") }
-        return Verdict(findings: findings, text: details.joined(separator: "; "))
+        if findings.isEmpty { return Verdict(findings: [.complete], details: ["complete"]) }
+        return Verdict(findings: findings, details: details)
     }
 }

@@ -49,7 +49,9 @@ private struct TimelineDrawing {
     mutating func render() -> String {
         let labelRows = chapterLabelRows()
         let rows = Double(min(TimelinePicture.maxChapterRows, (labelRows.map(\.row).max() ?? -1) + 1))
-        let lanesTop = 64 + rows * TimelinePicture.chapterRowHeight + 4
+        let verdictLines = report.verdict.details.prefix(4)
+        let chaptersTop = 48 + Double(verdictLines.count) * 16
+        let lanesTop = chaptersTop + rows * TimelinePicture.chapterRowHeight + 4
         let lanesBottom = lanesTop + Double(lanes.count) * (TimelinePicture.laneHeight + TimelinePicture.laneSpacing)
         let chartTop = lanesBottom + 34
         let lossTop = chartTop + TimelinePicture.chartHeight + 22
@@ -58,12 +60,15 @@ private struct TimelineDrawing {
 
         out.append(##"<rect width="\##(TimelinePicture.width)" height="\##(height)" fill="#ffffff"/>"##)
         text(12, 22, "\(URL(fileURLWithPath: report.file).lastPathComponent) — " + String(format: "%.1f s", report.duration), size: 15, weight: "bold")
-        text(12, 42, "verdict: \(report.verdict.text)", size: 12,
-             color: report.verdict.findings == [.complete] ? "#1e7b34" : "#b00020")
-        drawChapters(labelRows, top: 64, lanesTop: lanesTop, lanesBottom: lanesBottom)
+        for (index, line) in verdictLines.enumerated() {
+            text(12, 42 + Double(index) * 16, (index == 0 ? "verdict: " : "         ") + line, size: 12,
+                 color: report.verdict.findings == [.complete] ? "#1e7b34" : "#b00020")
+        }
         for (index, lane) in lanes.enumerated() {
             drawLane(lane.track, texts: lane.texts, top: lanesTop + Double(index) * (TimelinePicture.laneHeight + TimelinePicture.laneSpacing))
         }
+        // Over the lanes, translucent: a period shows on every track it spans.
+        drawChapters(labelRows, top: chaptersTop, lanesTop: lanesTop, lanesBottom: lanesBottom)
         drawAxis(top: lanesBottom, bottom: lossTop + TimelinePicture.lossHeight)
         drawBitrate(top: chartTop)
         drawLoss(top: lossTop)
@@ -81,7 +86,7 @@ private struct TimelineDrawing {
         if label.contains("hold") { return "#f5a623" }
         if label.contains("mute") { return "#8e44ad" }
         if label.contains("photo") { return "#27ae60" }
-        if label.contains("transfer") { return "#d0021b" }
+        if label.contains("transfer") { return "#e84393" }
         if label.contains("flash") { return "#e6b800" }
         return "#7f8c8d"
     }
@@ -209,7 +214,7 @@ private struct TimelineDrawing {
 
     mutating func drawLegend(top: Double) {
         let items: [(String, String)] = [("video", "#4a90d9"), ("audio", "#50b36b"), ("no frames", "#d0021b"), ("muted", "#222222"),
-                                         ("hold", "#f5a623"), ("mute", "#8e44ad"), ("photo", "#27ae60"), ("transfer", "#d0021b"),
+                                         ("hold", "#f5a623"), ("mute", "#8e44ad"), ("photo", "#27ae60"), ("transfer", "#e84393"),
                                          ("sent", Self.directionColors[.sent]!), ("received", Self.directionColors[.received]!)]
         out.append(##"<g class="legend">"##)
         var left = 12.0
