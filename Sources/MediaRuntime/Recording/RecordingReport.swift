@@ -193,9 +193,14 @@ extension RecordingReport {
         }
         let media = tracks.filter { $0.kind == "video" || $0.kind == "audio" }
         let empty = media.filter { $0.frames == 0 }.map(\.name)
-        if parties.count < 2 || !empty.isEmpty {
+        // Untitled tracks (MP4, files from elsewhere): a party per track of the commoner kind.
+        let flowing = media.filter { $0.frames > 0 }
+        let untitledParties = max(flowing.filter { $0.kind == "video" }.count, flowing.filter { $0.kind == "audio" }.count)
+        let partyCount = media.contains { $0.party != nil } ? parties.count : untitledParties
+        if partyCount < 2 || !empty.isEmpty {
             findings.append(.partyMissing)
-            var words = parties.isEmpty ? ["no party has media"] : parties.count < 2 ? ["only \(parties.joined()) is in the file"] : []
+            var words = partyCount == 0 ? ["no track has media"] : partyCount > 1 ? []
+                : parties.count == 1 ? ["only \(parties.joined()) is in the file"] : ["one party's tracks only"]
             if !empty.isEmpty { words.append(empty.joined(separator: ", ") + " without frames") }
             details.append("a party missing (" + words.joined(separator: "; ") + ")")
         }
