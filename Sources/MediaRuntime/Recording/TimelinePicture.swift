@@ -91,20 +91,24 @@ private struct TimelineDrawing {
         return "#7f8c8d"
     }
 
-    /// Each chapter's label row: the first row where it does not overlap the previous label.
-    func chapterLabelRows() -> [(chapter: RecordingChapter, row: Int)] {
+    /// Each chapter's label row (the first where it overlaps no other label) and whether it
+    /// ends at its time instead of starting there (near the right edge).
+    func chapterLabelRows() -> [(chapter: RecordingChapter, row: Int, endsAtTime: Bool)] {
         var rowEnds: [Double] = []
-        return report.chapters.map { chapter in
-            let start = x(chapter.start), width = Double(chapter.label.count) * 6.4 + 10
-            let row = rowEnds.firstIndex { $0 < start } ?? rowEnds.count
-            if row < rowEnds.count { rowEnds[row] = start + width } else { rowEnds.append(start + width) }
-            return (chapter, row)
+        return report.chapters.prefix(500).map { chapter in
+            let at = x(chapter.start), width = Double(chapter.label.count) * 6.4 + 10
+            let endsAtTime = at + width > Double(TimelinePicture.width)
+            let (left, right) = endsAtTime ? (at - width, at) : (at, at + width)
+            let row = rowEnds.firstIndex { $0 < left } ?? rowEnds.count
+            if row < rowEnds.count { rowEnds[row] = right } else { rowEnds.append(right) }
+            return (chapter, row, endsAtTime)
         }
     }
 
-    mutating func drawChapters(_ rows: [(chapter: RecordingChapter, row: Int)], top: Double, lanesTop: Double, lanesBottom: Double) {
+    mutating func drawChapters(_ rows: [(chapter: RecordingChapter, row: Int, endsAtTime: Bool)], top: Double, lanesTop: Double,
+                               lanesBottom: Double) {
         out.append(##"<g class="chapters">"##)
-        for (chapter, row) in rows {
+        for (chapter, row, endsAtTime) in rows {
             let color = Self.color(ofChapter: chapter.label)
             let start = x(chapter.start)
             if chapter.kind == .period {
@@ -118,7 +122,8 @@ private struct TimelineDrawing {
             guard row < TimelinePicture.maxChapterRows else { continue }
             let y = top + Double(row) * TimelinePicture.chapterRowHeight + 11
             out.append(##"<line x1="\##(f(start))" y1="\##(f(y - 10))" x2="\##(f(start))" y2="\##(f(lanesTop - 4))" stroke="\##(color)" stroke-width="1"/>"##)
-            text(start + 3, y, chapter.label, size: 11, color: color == "#e6b800" ? "#8a6d00" : color)
+            text(endsAtTime ? start - 3 : start + 3, y, chapter.label, size: 11, color: color == "#e6b800" ? "#8a6d00" : color,
+                 anchor: endsAtTime ? "end" : "start")
         }
         out.append("</g>")
     }
@@ -228,8 +233,11 @@ private struct TimelineDrawing {
 
     // MARK: SVG text
 
-    mutating func text(_ x: Double, _ y: Double, _ content: String, size: Int, weight: String = "normal", color: String = "#222222") {
-        out.append(##"<text x="\##(f(x))" y="\##(f(y))" font-size="\##(size)" font-weight="\##(weight)" fill="\##(color)">\##(xmlEscaped(content))</text>"##)
+    mutating func text(_ x: Double, _ y: Double, _ content: String, size: Int, weight: String = "normal", color: String = "#222222",
+                       anchor: String = "start") {
+        let content = content.count > 120 ? content.prefix(119) + "…" : content
+        out.append(##"<text x="\##(f(x))" y="\##(f(y))" font-size="\##(size)" font-weight="\##(weight)" fill="\##(color)" "##
+                   + ##"text-anchor="\##(anchor)">\##(xmlEscaped(String(content)))</text>"##)
     }
 
     static func niceCeiling(_ value: Double) -> Double {
