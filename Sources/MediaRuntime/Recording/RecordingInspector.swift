@@ -3,8 +3,8 @@ import GStreamer
 import Synchronization
 
 /// What a recorded file holds, read back by demuxing it to the end: per track (in file order) its
-/// format, name, how many frames it has, the times of the first and last one and the gaps between. It reads files that were never
-/// finalised (a killed recorder) too, as long as they play.
+/// format, name, how many frames it has, the times of the first and last one and the gaps between.
+/// It reads files that were never finalised (a killed recorder) too, as long as they play.
 public struct RecordedFileInfo: Sendable {
     public struct Track: Sendable {
         /// The demuxer's pad name, e.g. "video_0", "audio_1", "subtitle_0".
@@ -19,7 +19,7 @@ public struct RecordedFileInfo: Sendable {
         public var lastTime: Double?
         /// The longest stretch without a frame between the first and the last one, in seconds.
         public var longestGap: Double = 0
-        /// The track's name in the file ("caller video"), from its title tag; nil when it has none (MP4).
+        /// The track's name in the file ("caller video"), from its title tag; nil when it has none.
         public var title: String?
         /// Bytes of encoded data.
         public var bytes: Int = 0

@@ -46,7 +46,9 @@ enum PictureEncoder {
 
     private static func lastPicture(_ frames: [GroupOfPictures.Frame], caps: Caps, scaledTo size: (width: Int, height: Int)?,
                                     timeout: Duration) async throws(RecordingError) -> VideoFrame {
-        let scale = size.map { "videoscale add-borders=true ! video/x-raw,width=\($0.width),height=\($0.height),pixel-aspect-ratio=1/1 ! videoconvert ! " } ?? ""
+        let scale = size.map {
+            "videoscale add-borders=true ! video/x-raw,width=\($0.width),height=\($0.height),pixel-aspect-ratio=1/1 ! videoconvert ! "
+        } ?? ""
         let decoded = try await run("appsrc name=input ! decodebin ! videoconvert ! \(scale)video/x-raw,format=RGB ! appsink name=output",
                                     input: caps, frames: frames.map { ($0.data, $0.pts) }, timeout: timeout)
         guard let picture = decoded.last?.videoFrame() else {
@@ -58,7 +60,7 @@ enum PictureEncoder {
     /// Pushes `frames` through `launch` (an `appsrc name=input` … `appsink name=output`) to the
     /// end of the stream and returns what came out.
     static func run(_ launch: String, input caps: Caps, frames: [([UInt8], UInt64?)],
-                            timeout: Duration) async throws(RecordingError) -> [Sample] {
+                    timeout: Duration) async throws(RecordingError) -> [Sample] {
         let pipeline: Pipeline
         let source: AppSource
         let sink: AppSink
