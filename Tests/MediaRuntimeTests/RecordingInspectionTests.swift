@@ -131,6 +131,18 @@ import MediaTestSupport
         #expect(whole.integrity.isFinalised, "\(whole.integrity.missing)")
         #expect(whole.verdict.findings == [.partyMissing], "one party only: \(whole.verdict.text)")
 
+        // Labels come from a file anyone could have edited: they are text in the pictures, never markup.
+        let hostile = "<script>alert(\"x\")</script> & ]]> \u{01}\u{07} 'hold'"
+        let document = ChaptersDocument(chapters: [RecordingChapter(kind: .period, label: hostile, start: 0.5, end: 1.5)])
+        try JSONEncoder().encode(document).write(to: URL(fileURLWithPath: url.path + ".chapters.json"))
+        let labelled = try await RecordingInspection.inspect(url)
+        #expect(labelled.report.chapters.map(\.label) == [hostile])
+        let svg = try SVGSummary(TimelinePicture(labelled).svg)
+        #expect(svg.chapterShapes == 1 && svg.lanes.count == 3)
+        let labelledPNG = temporaryFile("labelled.png")
+        try await labelled.writeTimeline(png: labelledPNG)
+        #expect(try await decodePicture(labelledPNG).width == TimelinePicture.width)
+
         let data = try Data(contentsOf: url)
         let cut = temporaryFile("cut.mkv")
         try data.prefix(data.count * 6 / 10).write(to: cut)

@@ -175,7 +175,7 @@ private struct TimelineDrawing {
         out.append(##"<rect x="\##(f(x(0)))" y="\##(f(top))" width="\##(f(x(span) - x(0)))" height="\##(f(height))" fill="#f7f7f7" stroke="#dddddd"/>"##)
         let peak = stats.compactMap(\.bitrate).max() ?? 0
         if stats.isEmpty {
-            text(x(0) + 8, top + height / 2 + 4, "no stats sidecar", size: 11, color: "#666666")
+            text(x(0) + 8, top + height / 2 + 4, "no stats samples", size: 11, color: "#666666")
         } else {
             let top = top
             let scale = Self.niceCeiling(max(peak / 1000, 1))
