@@ -40,6 +40,7 @@ import MediaRuntime
         let png = recordingFile("killed-timeline.png"), sheet = recordingFile("killed-sheet.png")
         try await inspection.writeTimeline(png: png)
         let picture = TimelinePicture(inspection)
+        #expect(picture.svg.components(separatedBy: #"<g class="lane""#).count - 1 == report.tracks.count)
         let timeline = try await decodeFrame(of: png, with: "pngdec")
         #expect(timeline.width == TimelinePicture.width && timeline.height == picture.height)
         let layout = try await ContactSheet.write(inspection, to: sheet, every: 1)
