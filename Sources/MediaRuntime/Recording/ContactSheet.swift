@@ -54,7 +54,9 @@ public enum ContactSheet {
         let pads = Dictionary(uniqueKeysWithValues: zip(inspection.info.tracks, inspection.report.tracks)
             .filter { $0.1.kind == "video" }.map { ($0.0.pad, $0.1.name) })
         let collector = CellCollector(pads: Set(pads.keys), times: layout.times, tolerance: max(0.5, layout.interval / 2))
-        _ = try await RecordingInspector.inspect(inspection.url, timeout: timeout) { pad, sample in collector.observe(pad, sample) }
+        _ = try await RecordingInspector.inspect(inspection.url, timeout: max(timeout, RecordingInspection.readTimeout(inspection.url))) {
+            pad, sample in collector.observe(pad, sample)
+        }
         var pictures: [String: [Int: (png: [UInt8], time: Double)]] = [:]
         for (pad, cells) in collector.cells {
             guard let name = pads[pad] else { continue }

@@ -13,7 +13,7 @@ public struct RecordingInspection: Sendable {
     /// Reads `url` and the sidecars beside it. Throws only when the file cannot be read at all.
     public static func inspect(_ url: URL, gapThreshold: Double = 0.2) async throws(RecordingError) -> RecordingInspection {
         let integrity = ContainerScanner.scan(url)
-        let info = try await RecordingInspector.inspect(url, gapThreshold: gapThreshold)
+        let info = try await RecordingInspector.inspect(url, gapThreshold: gapThreshold, timeout: readTimeout(url))
         var problems: [String] = []
         var chapters: [RecordingChapter] = [], chaptersFrom = "none"
         switch RecordingSidecars.chapters(of: url) {
@@ -37,6 +37,13 @@ public struct RecordingInspection: Sendable {
                                      chapters: chapters, chaptersFrom: chaptersFrom, sidecarProblems: problems,
                                      gapThreshold: gapThreshold)
         return RecordingInspection(url: url, info: info, report: report, statsLines: lines ?? [])
+    }
+
+    /// How long one demuxing pass may take: a minute, and a second more per 5 MB (a long call's
+    /// file reads in a fraction of that; a pass that runs out reports what it read).
+    static func readTimeout(_ url: URL) -> Duration {
+        let bytes = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0
+        return .seconds(60 + bytes / 5_000_000)
     }
 
     /// The report as pretty-printed JSON.

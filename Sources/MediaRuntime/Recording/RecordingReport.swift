@@ -101,9 +101,12 @@ public struct RecordingReport: Sendable, Codable {
     public var readProblem: String?
     public var verdict: Verdict
 
+    /// The parties with media in the file, in track order.
     public var parties: [String] {
         var seen: [String] = []
-        for party in tracks.filter({ $0.kind != "text" && $0.frames > 0 }).compactMap(\.party) where !seen.contains(party) { seen.append(party) }
+        for track in tracks where track.kind != "text" && track.frames > 0 {
+            if let party = track.party, !seen.contains(party) { seen.append(party) }
+        }
         return seen
     }
 }
