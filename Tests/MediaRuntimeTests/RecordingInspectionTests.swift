@@ -157,6 +157,17 @@ import MediaTestSupport
         #expect(partial.sidecarProblems == ["chapters sidecar: not a chapters document"])
         #expect(partial.stats?.samples == 1 && partial.stats?.unreadableLines == 1)
 
+        // Killed before any media, or before anything at all: still a report, saying so.
+        let headerOnly = temporaryFile("header-only.mkv"), empty = temporaryFile("empty.mkv")
+        try data.prefix(upTo: try #require(data.firstRange(of: Data([0x1F, 0x43, 0xB6, 0x75]))).lowerBound).write(to: headerOnly)
+        try Data().write(to: empty)
+        let noMedia = try await RecordingInspection.inspect(headerOnly).report
+        #expect(noMedia.integrity.missing.contains("no media (no cluster)") && noMedia.duration == 0, "\(noMedia.integrity.missing)")
+        #expect(noMedia.verdict.findings == [.cutShort, .partyMissing], "\(noMedia.verdict.text)")
+        let nothing = try await RecordingInspection.inspect(empty).report
+        #expect(nothing.integrity.missing == ["the file is empty (nothing was written)"] && nothing.tracks.isEmpty)
+        #expect(nothing.verdict.findings == [.cutShort, .partyMissing])
+
         let garbage = temporaryFile("garbage.mkv")
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: garbage)
         await #expect(throws: RecordingError.self) { _ = try await RecordingInspection.inspect(garbage) }

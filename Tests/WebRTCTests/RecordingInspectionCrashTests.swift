@@ -13,9 +13,15 @@ import MediaRuntime
         let probe = try RecordingProbe(output: url, codec: codec, format: format)
         defer { probe.terminate() }
         let (zero, fileStart) = try await probe.waitUntilRecording()
+        // Killed once the file holds some of everything: media on all four tracks, and stats with
+        // bitrates both ways (a busy machine takes longer to get there, never to a different file).
         let stats = URL(fileURLWithPath: url.path + ".stats.ndjson")
-        try await eventually(.seconds(20), "four stats samples per direction") {
-            ((try? String(contentsOf: stats, encoding: .utf8)) ?? "").split(separator: "\n").count >= 8
+        try await eventually(.seconds(60), "30 frames on every track and three stats samples with bitrates per direction") {
+            let lines = ((try? String(contentsOf: stats, encoding: .utf8)) ?? "").split(separator: "\n")
+            let rated = lines.filter { $0.contains("\"bitrate\":") && !$0.contains("\"bitrate\":0,") }
+            guard rated.filter({ $0.contains("\"sent\"") }).count >= 3, rated.filter({ $0.contains("\"received\"") }).count >= 3,
+                  let growing = try? await RecordingInspector.inspect(url) else { return false }
+            return growing.tracks.filter { !$0.isText && $0.frames > 30 }.count == 4
         }
         let killedAt = Date().timeIntervalSince1970
         probe.kill()

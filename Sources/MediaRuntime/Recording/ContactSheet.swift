@@ -50,7 +50,7 @@ public enum ContactSheet {
     public static func write(_ inspection: RecordingInspection, to url: URL, every interval: Double? = nil,
                              timeout: Duration = .seconds(60)) async throws(RecordingError) -> Layout {
         let layout = try layout(inspection, every: interval)
-        guard !layout.columns.isEmpty else { throw .noVideo(role: .remoteVideo, reason: "the recording has no video track") }
+        guard !layout.columns.isEmpty else { throw .invalidTracks("\(inspection.url.lastPathComponent) has no video track for a contact sheet") }
         let pads = Dictionary(uniqueKeysWithValues: zip(inspection.info.tracks, inspection.report.tracks)
             .filter { $0.1.kind == "video" }.map { ($0.0.pad, $0.1.name) })
         let collector = CellCollector(pads: Set(pads.keys), times: layout.times, tolerance: max(0.5, layout.interval / 2))

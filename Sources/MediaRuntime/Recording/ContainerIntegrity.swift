@@ -5,7 +5,7 @@ import Foundation
 /// (Cues), duration and segment size, with its last cluster open; fragmented MP4 without its
 /// fragment index (`mfra`), possibly with a last box cut short.
 public struct ContainerIntegrity: Sendable, Hashable, Codable {
-    /// "matroska" (also WebM) or "mp4"; "unknown" for neither.
+    /// "matroska" (also WebM) or "mp4"; "none" for an empty file, "unknown" for anything else.
     public var container: String
     /// Clusters (Matroska) or fragments (MP4) found.
     public var clusters: Int
@@ -22,6 +22,9 @@ enum ContainerScanner {
     static func scan(_ url: URL) -> ContainerIntegrity {
         guard let file = ByteReader(url: url) else {
             return ContainerIntegrity(container: "unknown", clusters: 0, missing: ["the file cannot be opened"])
+        }
+        if file.size == 0 {
+            return ContainerIntegrity(container: "none", clusters: 0, missing: ["the file is empty (nothing was written)"])
         }
         if let magic = file.read(at: 0, count: 4), magic == [0x1A, 0x45, 0xDF, 0xA3] {
             return scanMatroska(file)
@@ -86,6 +89,7 @@ enum ContainerScanner {
             offset = element.dataStart + size
         }
         if !hasTracks { result.missing.append("no track list") }
+        if result.clusters == 0 { result.missing.append("no media (no cluster)") }
         if !hasCues { result.missing.append("no index (Cues)") }
         if (duration ?? 0) <= 0 { result.missing.append("no duration in the header") }
         return result
@@ -139,6 +143,7 @@ enum ContainerScanner {
             offset += size
         }
         if !seen.contains("moov") { result.missing.append("no movie header (moov)") }
+        if !seen.contains("mdat") { result.missing.append("no media (no mdat)") }
         if result.clusters > 0, !seen.contains("mfra") { result.missing.append("no fragment index (mfra)") }
         return result
     }

@@ -2,7 +2,8 @@ import Foundation
 
 /// A recording read back for review: its tracks, container state, chapters and stats (`report`),
 /// and the pictures made from them (`TimelinePicture`, `ContactSheet`). Works on any Matroska,
-/// WebM or MP4 file, finalised or cut short by a crash, with or without sidecars.
+/// WebM or MP4 file, finalised or cut short by a crash (even before its first media), with or
+/// without sidecars.
 public struct RecordingInspection: Sendable {
     public let url: URL
     public let info: RecordedFileInfo
@@ -13,7 +14,15 @@ public struct RecordingInspection: Sendable {
     /// Reads `url` and the sidecars beside it. Throws only when the file cannot be read at all.
     public static func inspect(_ url: URL, gapThreshold: Double = 0.2) async throws(RecordingError) -> RecordingInspection {
         let integrity = ContainerScanner.scan(url)
-        let info = try await RecordingInspector.inspect(url, gapThreshold: gapThreshold, timeout: readTimeout(url))
+        let info: RecordedFileInfo
+        do throws(RecordingError) {
+            info = try await RecordingInspector.inspect(url, gapThreshold: gapThreshold, timeout: readTimeout(url))
+        } catch {
+            // A container header without media (killed before its first cluster or fragment), or
+            // an empty file (killed before the header): still a recording, and the report says so.
+            guard integrity.container != "unknown" else { throw error }
+            info = RecordedFileInfo(tracks: [], readProblem: "\(error)")
+        }
         var problems: [String] = []
         var chapters: [RecordingChapter] = [], chaptersFrom = "none"
         switch RecordingSidecars.chapters(of: url) {
