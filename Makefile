@@ -6,7 +6,7 @@ SWIFT ?= swift
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
 	libnice-dev gstreamer1.0-nice gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-plugins-base-apps \
-	libsoup-3.0-dev libssl-dev glib-networking openssl pkg-config
+	libsoup-3.0-dev libssl-dev glib-networking openssl pkg-config fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # SwiftPM warns about -pthread in pkg-config flags; it is harmless, so keep it out of the output.
 QUIET_PTHREAD := 2>&1 | grep -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}

@@ -106,6 +106,8 @@ public final class AgentCall: Sendable {
                             }
                         }
                         self.emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
+                    case .error(let message):
+                        self.bot.eventError("call \(self.rtcId): webrtc: \(message)")
                     case .unmatchedMedia(_, let reason):
                         self.bot.eventError("call \(self.rtcId): \(reason)")
                     case .adoptedDataChannel(let remoteLabel, let configuredLabel):

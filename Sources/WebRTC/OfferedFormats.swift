@@ -15,7 +15,11 @@ enum OfferedFormats {
         let candidates = section.formats.filter { $0.encodingName == name && $0.clockRate == clockRate(name) }
         switch name {
         case "H264":
-            return candidates.filter { $0.parameters["packetization-mode"] == "1" }.min { h264Rank($0) < h264Rank($1) }
+            // Our payloader fragments (packetization-mode 1). An offer that leaves the mode out
+            // (webrtcbin's own receive-only offers do) is taken only when nothing says 1.
+            let nonInterleaved = candidates.filter { $0.parameters["packetization-mode"] == "1" }
+            let unspecified = candidates.filter { $0.parameters["packetization-mode"] == nil }
+            return (nonInterleaved.isEmpty ? unspecified : nonInterleaved).min { h264Rank($0) < h264Rank($1) }
         case "VP9":
             return candidates.first { ($0.parameters["profile-id"] ?? "0") == "0" }
         default:

@@ -118,7 +118,9 @@ public actor PeerConnection {
     static func receiveOnlyCaps(for parameters: ConnectParameters) -> [MediaKind: String] {
         var caps: [MediaKind: String] = [MediaKind.audio: "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000"]
         if parameters.videoCallEnabled {
-            caps[.video] = "application/x-rtp,media=video,encoding-name=\(parameters.videoCodec.uppercased()),payload=96,clock-rate=90000"
+            let codec = parameters.videoCodec.uppercased()
+            caps[.video] = "application/x-rtp,media=video,encoding-name=\(codec),payload=96,clock-rate=90000"
+                + (codec == "H264" ? ",packetization-mode=(string)1" : "")
         }
         return caps
     }

@@ -153,24 +153,29 @@ final class Demo: Sendable {
         say("  leg 1: \(first) with Alice (hold, flash, photo, mute), transferred to Billing")
         say("  leg 2: \(second) with Bob, reached without a second DialEx (DialEx for it: \(secondLegDials))")
         for entry in recordings.value {
-            let info = try await RecordingInspector.inspect(entry.url)
+            let inspection = try await RecordingInspection.inspect(entry.url)
+            let report = inspection.report
             let legSeconds = (entry.endedAt ?? printer.elapsed) - entry.connectedAt
-            let media = info.tracks.filter { $0.isVideo || $0.isAudio }
-            let first = media.compactMap(\.firstTime).min() ?? 0, last = media.compactMap(\.lastTime).max() ?? 0
+            let media = report.tracks.filter { $0.kind != "text" }
             say("  recording leg \(entry.leg): \(entry.url.path)")
-            say("    tracks: \(info.videoTracks.count) video + \(info.audioTracks.count) audio ("
-                + media.map { "\($0.mediaType) \($0.frames) frames" }.joined(separator: ", ") + ")")
-            say(String(format: "    duration %.1f s for a %.1f s leg", last - first, legSeconds))
-            let chapters = URL(fileURLWithPath: entry.url.path + ".chapters.json")
-            if let data = try? Data(contentsOf: chapters), let document = try? JSONDecoder().decode(ChaptersDocument.self, from: data) {
-                say("    chapters: " + document.chapters.map { chapter in
-                    chapter.end.map { String(format: "%@ %.1f–%.1fs", chapter.label, chapter.start, $0) }
-                        ?? String(format: "%@ at %.1fs", chapter.label, chapter.start)
-                }.joined(separator: "; "))
-            }
-            let stats = URL(fileURLWithPath: entry.url.path + ".stats.ndjson")
-            if let text = try? String(contentsOf: stats, encoding: .utf8) {
-                say("    stats: \(text.split(separator: "\n").count) samples in \(stats.lastPathComponent)")
+            say("    tracks: " + media.map { "\($0.name) \($0.codec) \($0.frames)" }.joined(separator: ", "))
+            say(String(format: "    duration %.1f s for a %.1f s leg", report.duration, legSeconds))
+            say("    chapters: " + report.chapters.map { chapter in
+                chapter.end.map { String(format: "%@ %.1f–%.1fs", chapter.label, chapter.start, $0) }
+                    ?? String(format: "%@ at %.1fs", chapter.label, chapter.start)
+            }.joined(separator: "; "))
+            if let stats = report.stats { say("    stats: \(stats.samples) samples in \(entry.url.lastPathComponent).stats.ndjson") }
+            say("    verdict: \(report.verdict.text)")
+            // The pictures go beside the recording: `ecv inspect` makes the same ones for any file.
+            let base = entry.url.deletingPathExtension().path
+            let timeline = URL(fileURLWithPath: base + "-timeline.png"), sheet = URL(fileURLWithPath: base + "-sheet.png")
+            do throws(RecordingError) {
+                try await inspection.writeTimeline(png: timeline)
+                say("    timeline: \(timeline.path)")
+                try await ContactSheet.write(inspection, to: sheet)
+                say("    contact sheet: \(sheet.path)")
+            } catch {
+                say("    pictures not written: \(error)")
             }
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import GStreamer
 
-/// `ecv`: the ECVKit command line. Subcommands: demo, serve, agent, call, pipeline, doctor, env.
+/// `ecv`: the ECVKit command line. Subcommands: demo, serve, agent, call, inspect, pipeline, doctor, env.
 let usage = """
     ecv — headless ECV video calls on GStreamer
 
@@ -9,6 +9,7 @@ let usage = """
     \(ServeCommand.usage)
     \(AgentCommand.usage)
     \(CallCommand.usage)
+    \(InspectCommand.usage)
     \(PipelineCommand.usage)
     \(DoctorCommand.usage)
     \(EnvCommand.usage)
@@ -34,6 +35,7 @@ do throws(CLIError) {
     case "serve": try await ServeCommand.run(rest)
     case "agent": try await AgentCommand.run(rest)
     case "call": try await CallCommand.run(rest)
+    case "inspect": try await InspectCommand.run(rest)
     case "pipeline": try PipelineCommand.run(rest)
     case "doctor": try DoctorCommand.run(rest)
     case "env": try EnvCommand.run(rest)

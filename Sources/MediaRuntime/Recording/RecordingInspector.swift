@@ -2,13 +2,15 @@ import Foundation
 import GStreamer
 import Synchronization
 
-/// What a recorded file holds, read back by demuxing it to the end: per track its format, how
-/// many frames it has and the times of the first and last one. It reads files that were never
-/// finalised (a killed recorder) too, as long as they play.
+/// What a recorded file holds, read back by demuxing it to the end: per track (in file order) its
+/// format, name, how many frames it has, the times of the first and last one and the gaps between.
+/// It reads files that were never finalised (a killed recorder) too, as long as they play.
 public struct RecordedFileInfo: Sendable {
     public struct Track: Sendable {
         /// The demuxer's pad name, e.g. "video_0", "audio_1", "subtitle_0".
         public var pad: String
+        /// The track's place in the file (the order the demuxer announced the tracks in).
+        public var order: Int = 0
         public var caps: String
         public var frames: Int
         public var keyFrames: Int
@@ -17,6 +19,12 @@ public struct RecordedFileInfo: Sendable {
         public var lastTime: Double?
         /// The longest stretch without a frame between the first and the last one, in seconds.
         public var longestGap: Double = 0
+        /// The track's name in the file ("caller video"), from its title tag; nil when it has none.
+        public var title: String?
+        /// Bytes of encoded data.
+        public var bytes: Int = 0
+        /// Stretches between consecutive frames longer than the inspection's gap threshold (not for text tracks).
+        public var gaps: [TimeRange] = []
         /// The texts of a text track (the markers track), with their times in seconds.
         public var texts: [TimedText]
 
@@ -26,12 +34,20 @@ public struct RecordedFileInfo: Sendable {
         public var isText: Bool { mediaType.hasPrefix("text/") }
     }
 
+    public struct TimeRange: Sendable, Hashable, Codable {
+        public var start: Double
+        public var end: Double
+        public var duration: Double { end - start }
+    }
+
     public struct TimedText: Sendable, Hashable {
         public var time: Double
         public var text: String
     }
 
     public var tracks: [Track]
+    /// Why reading stopped before the end of the file, when it did (the tracks hold what was read).
+    public var readProblem: String?
     public var videoTracks: [Track] { tracks.filter(\.isVideo) }
     public var audioTracks: [Track] { tracks.filter(\.isAudio) }
     public var textTracks: [Track] { tracks.filter(\.isText) }
@@ -40,8 +56,17 @@ public struct RecordedFileInfo: Sendable {
 }
 
 public enum RecordingInspector {
+    /// Most gaps listed per track; a track that stutters all along says so with the first ones.
+    static let maxGapsPerTrack = 500
+
     /// Demuxes `url` (Matroska, WebM or MP4, by extension) as fast as possible and counts frames.
-    public static func inspect(_ url: URL, timeout: Duration = .seconds(60)) async throws(RecordingError) -> RecordedFileInfo {
+    /// Frames further apart than `gapThreshold` seconds are listed as gaps. `observe` sees every
+    /// sample with its pad's name (on the streaming thread), for callers that pick frames. A file
+    /// that stops reading part-way (cut short) gives what was read with `readProblem` set; one
+    /// where nothing could be read throws.
+    public static func inspect(_ url: URL, gapThreshold: Double = 0.2, timeout: Duration = .seconds(60),
+                               observe: (@Sendable (String, Sample) -> Void)? = nil) async throws(RecordingError) -> RecordedFileInfo {
+        guard FileManager.default.isReadableFile(atPath: url.path) else { throw .pipeline("cannot read \(url.path): no such readable file") }
         do throws(GStreamerError) { try GStreamerRuntime.ensureInitialized() } catch { throw .gstreamer(error) }
         let demuxer = url.pathExtension.lowercased() == "mp4" ? "qtdemux" : "matroskademux"
         let pipeline = Pipeline(name: "inspect")
@@ -62,17 +87,26 @@ public enum RecordingInspector {
                 // must not leave the others blocked waiting for it.
                 guard let sink = try? AppSink(sync: false, maxBuffers: 0, drop: false), let input = sink.staticPad("sink"),
                       (try? sink.set("async", false)) != nil else { return }
-                counters.withLock { $0[name] = .init(pad: name, caps: pad.currentCaps?.description ?? "", frames: 0, keyFrames: 0, texts: []) }
+                counters.withLock {
+                    $0[name] = .init(pad: name, order: $0.count, caps: pad.currentCaps?.description ?? "", frames: 0, keyFrames: 0, texts: [])
+                }
                 sink.setSampleHandler { sample in
+                    observe?(name, sample)
                     let time = sample.pts.map { Double($0) / 1e9 }
                     let text = (sample.caps?.mediaType ?? "").hasPrefix("text/") ? String(decoding: sample.bytes, as: UTF8.self) : nil
                     counters.withLock { counters in
                         guard var track = counters[name] else { return }
                         track.frames += 1
                         if sample.isKeyFrame { track.keyFrames += 1 }
+                        track.bytes += sample.size
                         if track.caps.isEmpty, let caps = sample.caps { track.caps = caps.description }
                         if let time {
-                            if let last = track.lastTime { track.longestGap = max(track.longestGap, time - last) }
+                            if let last = track.lastTime {
+                                track.longestGap = max(track.longestGap, time - last)
+                                if text == nil, time - last > gapThreshold, track.gaps.count < maxGapsPerTrack {
+                                    track.gaps.append(.init(start: last, end: time))
+                                }
+                            }
                             track.firstTime = min(track.firstTime ?? time, time)
                             track.lastTime = max(track.lastTime ?? time, time)
                             if let text { track.texts.append(.init(time: time, text: text)) }
@@ -96,12 +130,23 @@ public enum RecordingInspector {
             connection.cancel()
             pipeline.stop()
         }
+        var problem: String?
         do throws(GStreamerError) {
             try await pipeline.play(timeout: timeout)
             try await pipeline.waitForEndOfStream(timeout: timeout)
         } catch {
-            throw .pipeline("cannot read \(url.path) back: \(error)")
+            problem = "\(error)"
         }
-        return RecordedFileInfo(tracks: counters.value.values.sorted { $0.pad < $1.pad })
+        // Tags are sticky on the sinks' pads until the pipeline stops.
+        let titles = Dictionary(sinks.value.compactMap { sink -> (String, String)? in
+            guard let pad = sink.staticPad("sink"), let peer = pad.peer, let title = pad.streamTag("title") else { return nil }
+            return (peer.name, title)
+        }, uniquingKeysWith: { first, _ in first })
+        var tracks = counters.value.values.sorted { $0.order < $1.order }
+        for index in tracks.indices { tracks[index].title = titles[tracks[index].pad] }
+        if let problem, !tracks.contains(where: { $0.frames > 0 }) {
+            throw .pipeline("cannot read \(url.path) back: \(problem)")
+        }
+        return RecordedFileInfo(tracks: tracks, readProblem: problem)
     }
 }

@@ -26,10 +26,12 @@ extension CallRecorder {
     }
 }
 
-/// Decodes a group of pictures and encodes its last picture as PNG (`pngenc`).
+/// Decodes a group of pictures and encodes its last picture as PNG (`pngenc`), at its own size
+/// or scaled into `size` (aspect kept, with borders).
 enum PictureEncoder {
-    static func png(decoding frames: [GroupOfPictures.Frame], caps: Caps, timeout: Duration) async throws(RecordingError) -> [UInt8] {
-        let picture = try await lastPicture(frames, caps: caps, timeout: timeout)
+    static func png(decoding frames: [GroupOfPictures.Frame], caps: Caps, scaledTo size: (width: Int, height: Int)? = nil,
+                    timeout: Duration) async throws(RecordingError) -> [UInt8] {
+        let picture = try await lastPicture(frames, caps: caps, scaledTo: size, timeout: timeout)
         let rawCaps: Caps
         do throws(GStreamerError) {
             rawCaps = try Caps("video/x-raw,format=RGB,width=\(picture.width),height=\(picture.height),framerate=0/1")
@@ -42,8 +44,12 @@ enum PictureEncoder {
         return png
     }
 
-    private static func lastPicture(_ frames: [GroupOfPictures.Frame], caps: Caps, timeout: Duration) async throws(RecordingError) -> VideoFrame {
-        let decoded = try await run("appsrc name=input ! decodebin ! videoconvert ! video/x-raw,format=RGB ! appsink name=output",
+    private static func lastPicture(_ frames: [GroupOfPictures.Frame], caps: Caps, scaledTo size: (width: Int, height: Int)?,
+                                    timeout: Duration) async throws(RecordingError) -> VideoFrame {
+        let scale = size.map {
+            "videoscale add-borders=true ! video/x-raw,width=\($0.width),height=\($0.height),pixel-aspect-ratio=1/1 ! videoconvert ! "
+        } ?? ""
+        let decoded = try await run("appsrc name=input ! decodebin ! videoconvert ! \(scale)video/x-raw,format=RGB ! appsink name=output",
                                     input: caps, frames: frames.map { ($0.data, $0.pts) }, timeout: timeout)
         guard let picture = decoded.last?.videoFrame() else {
             throw .pipeline("the \(caps.mediaType ?? "video") frames did not decode to a picture")
@@ -53,8 +59,8 @@ enum PictureEncoder {
 
     /// Pushes `frames` through `launch` (an `appsrc name=input` … `appsink name=output`) to the
     /// end of the stream and returns what came out.
-    private static func run(_ launch: String, input caps: Caps, frames: [([UInt8], UInt64?)],
-                            timeout: Duration) async throws(RecordingError) -> [Sample] {
+    static func run(_ launch: String, input caps: Caps, frames: [([UInt8], UInt64?)],
+                    timeout: Duration) async throws(RecordingError) -> [Sample] {
         let pipeline: Pipeline
         let source: AppSource
         let sink: AppSink
