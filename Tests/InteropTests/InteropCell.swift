@@ -72,7 +72,8 @@ struct CellReport {
         var parts = ["interop \(cell.name):"]
         if let foreign {
             parts.append("\(peerName) decoded \(foreign.framesDecoded) frames (\(foreign.videoCodecIn ?? "?")), sent \(foreign.framesSent)"
-                         + " (\(foreign.videoCodecOut ?? "?")), audio in \(foreign.audioReceived);")
+                         + " (\(foreign.videoCodecOut ?? "?")), audio in \(foreign.audioReceived)"
+                         + (cell.peer == .chromium ? ", PLI sent \(foreign.pliSent) received \(foreign.pliReceived);" : ";"))
         } else {
             parts.append("\(peerName) gave no summary;")
         }
@@ -96,6 +97,10 @@ extension CellReport {
         }
         if Double(summary.audioReceived) < 0.7 * InteropCell.opusFramesPerSecond * summary.mediaSeconds {
             problems.append("the foreign \(foreignSide) received \(summary.audioReceived) audio packets/frames in \(summary.mediaSeconds) s")
+        }
+        for (direction, codec) in [("received", summary.videoCodecIn), ("sent", summary.videoCodecOut)]
+        where codec?.lowercased() != "video/" + cell.codec.lowercased() {
+            problems.append("the foreign \(foreignSide) \(direction) video as \(codec ?? "nothing"), not \(cell.codec)")
         }
         // What the foreign peer really sent: a browser short of CPU sends fewer than 30 a second.
         let expectedAtECVKit = min(expectedFrames, Double(summary.framesSent))
