@@ -53,7 +53,7 @@ extension InteropTests {
                 }
                 guard let foreign else { return }
                 _ = try await log.wait(for: .WebRtcConnected, room, timeout: .seconds(30))
-                try await connection.startRecording(to: InteropTests.ForeignCallerTests.file(cell))
+                try await connection.startRecording(to: cell.recordingFile)
                 try await foreign.waitForProgress("channel-open", timeout: .seconds(30))
 
                 // The caller mutes and unmutes while the foreign agent runs its script (a pause that

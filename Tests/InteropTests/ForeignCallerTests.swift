@@ -60,7 +60,7 @@ extension InteropTests {
                 let rendered = Locked(0)
                 agentCall.onCallerFrame { _ in rendered.withLock { $0 += 1 } }
                 try await eventually(.seconds(30), "ECVKit's agent call connected\n\(foreign.transcript)") { agentCall.isConnected }
-                let recording = try await agentCall.startRecording(to: Self.file(cell))
+                let recording = try await agentCall.startRecording(to: cell.recordingFile)
                 _ = recording
                 try await foreign.waitForProgress("channel-open", timeout: .seconds(30))
 
@@ -112,13 +112,6 @@ extension InteropTests {
             call.hangup()
             await agent.logout()
             await backend.close()
-        }
-
-        static func file(_ cell: InteropCell) -> URL {
-            let name = "ecv-interop-" + cell.name.replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: "=", with: "-") + ".mkv"
-            let url = FileManager.default.temporaryDirectory.appendingPathComponent(name)
-            try? FileManager.default.removeItem(at: url)
-            return url
         }
     }
 }

@@ -28,7 +28,8 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
     }
     var testDescription: String { name }
 
-    /// The room name and rtcId prefix are the service's; these only make the peer's log readable.
+    /// Seconds of media the foreign peer plays after its text channel opened: enough for the
+    /// scripted commands, short enough for the whole matrix to run in a few minutes on two cores.
     var durationSeconds: Double { 5.5 }
     static let fps = 30.0
     static let opusFramesPerSecond = 50.0
@@ -38,6 +39,14 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
         return [true, false].flatMap { offers in codecs.map { InteropCell(peer: peer, role: role, foreignOffers: offers, codec: $0) } }
     }
 
+    /// Where ECVKit's side records this cell (replaced on every run, kept afterwards to look at).
+    var recordingFile: URL {
+        let name = "ecv-interop-" + name.replacingOccurrences(of: "/", with: "-").replacingOccurrences(of: "=", with: "-") + ".mkv"
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: url)
+        return url
+    }
+
     /// The foreign peer's command line for room `room` on the service at `base`, with its scripted
     /// data-channel texts and mutes (seconds after its channel opened).
     func peerProcess(base: String, room: String, sends: [(Double, String)], mutes: [(Double, String)]) throws -> ForeignPeer {
@@ -45,10 +54,11 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
         let script = sends.flatMap { ["--send", "\($0.0):\($0.1)"] } + mutes.flatMap { ["--mute", "\($0.0):\($0.1)"] }
         switch peer {
         case .chromium:
-            var page = URLComponents(string: base + "/r/" + room)!
-            page.queryItems = [URLQueryItem(name: "role", value: role.rawValue), URLQueryItem(name: "codec", value: codec),
-                               URLQueryItem(name: "label", value: label)]
-            return try ForeignPeer(script: "chromium_peer.py", arguments: ["--page", page.string!] + timing + script, name: name)
+            var page = URLComponents(string: base + "/r/" + room)
+            page?.queryItems = [URLQueryItem(name: "role", value: role.rawValue), URLQueryItem(name: "codec", value: codec),
+                                URLQueryItem(name: "label", value: label)]
+            guard let url = page?.string else { throw TestFailure("no page URL from \(base) and room \(room)") }
+            return try ForeignPeer(script: "chromium_peer.py", arguments: ["--page", url] + timing + script, name: name)
         case .aiortc:
             return try ForeignPeer(script: "aiortc_peer.py",
                                    arguments: ["--url", base, "--room", room, "--role", role.rawValue, "--codec", codec,

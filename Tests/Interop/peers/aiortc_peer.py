@@ -64,7 +64,7 @@ class Tone(MediaStreamTrack):
 
     def __init__(self):
         super().__init__()
-        period = AUDIO_RATE // 40  # 1200 samples: a whole number of 440 Hz cycles is not needed for a test tone
+        period = AUDIO_RATE // 40  # 1200 samples hold exactly 11 cycles of 440 Hz: frames join without a click
         samples = [int(8000 * math.sin(2 * math.pi * 440 * i / AUDIO_RATE)) for i in range(AUDIO_SAMPLES + period)]
         self._pcm = b"".join(s.to_bytes(2, "little", signed=True) for s in samples)
         self._start = None
@@ -80,7 +80,7 @@ class Tone(MediaStreamTrack):
             wait = self._start + self._pts / AUDIO_RATE - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
-        offset = (self._pts % 1200) * 2
+        offset = (self._pts % (AUDIO_RATE // 40)) * 2
         frame = av.AudioFrame(format="s16", layout="mono", samples=AUDIO_SAMPLES)
         frame.planes[0].update(self._pcm[offset:offset + AUDIO_SAMPLES * 2])
         frame.pts, frame.sample_rate = self._pts, AUDIO_RATE
