@@ -37,6 +37,8 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     var videoCodecOut: String?
     var pliSent = 0
     var pliReceived = 0
+    var firSent = 0
+    var firReceived = 0
     var pageLog: [String] = []
     /// The negotiated SDP lines (m=, rtpmap, fmtp, direction, setup, fingerprint), local then remote.
     var sdp: [String: [String]] = [:]
@@ -84,6 +86,8 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             videoCodecOut = counter("video", "outbound", "mimeType") as? String
             pliSent = counter("video", "inbound", "pliCount") as? Int ?? 0
             pliReceived = counter("video", "outbound", "pliCount") as? Int ?? 0
+            firSent = counter("video", "inbound", "firCount") as? Int ?? 0
+            firReceived = counter("video", "outbound", "firCount") as? Int ?? 0
             pageLog = object["log"] as? [String] ?? []
             sdp = state["sdp"] as? [String: [String]] ?? [:]
         }

@@ -83,7 +83,7 @@ struct CellReport {
         if let foreign {
             parts.append("\(peerName) decoded \(foreign.framesDecoded) frames (\(foreign.videoCodecIn ?? "?")), sent \(foreign.framesSent)"
                          + " (\(foreign.videoCodecOut ?? "?")), audio in \(foreign.audioReceived)"
-                         + (cell.peer == .chromium ? ", PLI sent \(foreign.pliSent) received \(foreign.pliReceived);" : ";"))
+                         + (cell.peer == .chromium ? ", PLI/FIR sent \(foreign.pliSent)/\(foreign.firSent) received \(foreign.pliReceived)/\(foreign.firReceived);" : ";"))
         } else {
             parts.append("\(peerName) gave no summary;")
         }
