@@ -125,7 +125,6 @@ class Peer:
         self.socket = None
         self.client_id = None
         self.errors = []
-        self.codecs = {}
         self.tasks = []
         self.offers = 0
         self.remote_sdp = ""
@@ -370,7 +369,8 @@ async def main():
     parser.add_argument("--duration", type=float, default=6.0, help="seconds of media after the channel opened")
     parser.add_argument("--connect-timeout", type=float, default=20.0)
     parser.add_argument("--send", action="append", default=[], help="SECONDS:TEXT after the channel opened")
-    parser.add_argument("--mute", action="append", default=[], help="SECONDS:audio|video:muted|unmuted")
+    parser.add_argument("--mute", action="append", default=[],
+                        help="SECONDS:audio|video:muted|unmuted: sends the STATUS text (the synthetic media goes on)")
     parser.add_argument("--linger", type=float, default=20.0, help="longest wait for stdin to close after the summary")
     args = parser.parse_args()
 
