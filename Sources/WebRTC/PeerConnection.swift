@@ -248,7 +248,9 @@ public actor PeerConnection {
         do throws(GStreamerError) {
             let raw = try await session.webrtc.stats()
             let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
-            return PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+            var stats = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+            stats.negotiated = negotiation.negotiated
+            return stats
         } catch {
             throw .setup("stats: \(error)")
         }

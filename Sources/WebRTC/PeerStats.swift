@@ -47,6 +47,8 @@ public struct PeerStats: Sendable {
     public var dataChannelsOpened: Int?
     /// The MIME types of the negotiated codecs in use, e.g. ["audio/OPUS", "video/VP8"].
     public var codecMimeTypes: Set<String>
+    /// What the offer/answer agreed on per kind (codec and payload type), e.g. video → VP8/97.
+    public var negotiated: [MediaKind: NegotiatedCodec] = [:]
     /// The raw structure, for fields we do not type.
     public var raw: Structure
 

@@ -25,9 +25,11 @@ public struct SDPMediaSection: Sendable, Equatable {
     public var formats: [SDPFormat]
     /// `a=extmap` id → URI.
     public var extensions: [Int: String]
+    /// `a=bundle-only`: port 0 here means "in the bundle", not "rejected".
+    public var isBundleOnly = false
 
     public var kind: MediaKind? { MediaKind(rawValue: media) }
-    public var isRejected: Bool { port == 0 }
+    public var isRejected: Bool { port == 0 && !isBundleOnly }
 }
 
 /// Reads the media sections of SDP text received from a remote peer.
@@ -71,6 +73,8 @@ public enum SDPMediaSections {
         switch name {
         case "mid":
             section.mid = String(value)
+        case "bundle-only":
+            section.isBundleOnly = true
         case "rtpmap":
             let (pt, codec) = split(value, at: " ")
             let parts = codec.split(separator: "/")

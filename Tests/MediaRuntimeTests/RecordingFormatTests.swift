@@ -19,6 +19,31 @@ import MediaPipeline
         #expect(info.videoTracks[0].frames > 20 && info.audioTracks[0].frames > 50)
     }
 
+    /// GStreamer 1.22's matroskamux writes tag values serialized (`"Jane\ Doe video"`); after
+    /// finalising, the file holds each track title as plain text, as ffmpeg and PyAV show it.
+    @Test func trackTitlesStayPlainTextInAFinalisedFile() async throws {
+        let call = try await FakeCall(video: .vp8)
+        defer { call.stop() }
+        let url = temporaryFile("titles.mkv")
+        let recorder = try CallRecorder(url: url, tracks: [RecordedTrack(.localVideo, codec: .vp8), RecordedTrack(.localAudio, codec: .opus)],
+                                        labels: RecordingLabels(local: "Jane Doe (ü)", remote: "agent"))
+        try await recorder.start()
+        try recorder.attach(.localVideo, to: call.videoTee)
+        try recorder.attach(.localAudio, to: call.audioTee)
+        try await waitForTracks(recorder, count: 2)
+        _ = try await recorder.stop()
+        let bytes = try Data(contentsOf: url)
+        for title in ["Jane Doe (ü) video", "Jane Doe (ü) audio"] {
+            #expect(bytes.range(of: Data(MatroskaTagRepair.serialized(title).utf8)) == nil, "quoted \(title) left in the file")
+        }
+        let info = try await RecordingInspector.inspect(url)
+        #expect(info.videoTracks.map(\.title) == ["Jane Doe (ü) video"])
+        #expect(info.audioTracks.map(\.title) == ["Jane Doe (ü) audio"])
+        #expect(MatroskaTagRepair.serialized("caller video") == #""caller\ video""#)
+        #expect(MatroskaTagRepair.serialized("caller_video") == "caller_video")
+        #expect(MatroskaTagRepair.serialized("ü") == #""\303\274""#)
+    }
+
     @Test func webmRefusesH264NamingIt() throws {
         let error = try #require(throws: RecordingError.self) {
             _ = try CallRecorder(url: temporaryFile("h264.webm"), format: .webm,

@@ -105,6 +105,7 @@ extension CallRecorder {
                 failure = "the file was not finalised: \(error)"
             }
             pipeline.stop()
+            if failure == nil, format != .mp4 { MatroskaTagRepair.unquoteTitles(tracks.map(\.name), inFileAt: file.path) }
         }
         for track in tracks { track.finish() }
         stats?.close()

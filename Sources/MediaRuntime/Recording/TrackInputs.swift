@@ -14,10 +14,16 @@ final class RTPInput: Sendable {
         self.isLive = isLive
     }
 
-    /// Copies one RTP packet in at media time `time` (nanoseconds). Packets from before the
+    /// Packets stamped this little before the recording began are kept at its start: a frame our
+    /// encoder made in answer to the recorder's key-frame request was captured a few frames
+    /// earlier (queues and encoding), and dropping it would leave the track waiting for the next.
+    static let startTolerance: Int64 = 500_000_000
+
+    /// Copies one RTP packet in at media time `time` (nanoseconds). Packets from well before the
     /// recording began, or older than what the input already holds, are skipped.
-    func push(_ sample: Sample, at time: Int64) {
-        guard time >= 0 else { return }
+    func push(_ sample: Sample, at stampedTime: Int64) {
+        guard stampedTime >= -Self.startTolerance else { return }
+        let time = max(0, stampedTime)
         let caps = sample.caps
         let accepted = state.withLock { state -> (ok: Bool, newCaps: Caps?) in
             guard !state.closed, time >= state.lastTime else { return (false, nil) }
