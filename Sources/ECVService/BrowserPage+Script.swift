@@ -281,6 +281,21 @@ extension BrowserPage {
         return result;
       }
 
+      // `?watch=keyframes`: when the other side asked for key frames (PLI/FIR counted by our video
+      // sender), in wall-clock milliseconds, sampled every 100 ms, so a test can line them up with
+      // its own clock.
+      const keyframeRequests = [];
+      if (query.get('watch') === 'keyframes') {
+        let last = 0;
+        const sample = setInterval(async () => {
+          if (ended) { clearInterval(sample); return; }
+          const video = (await stats()).video.outbound;
+          const count = (video.pliCount || 0) + (video.firCount || 0);
+          if (count > last) keyframeRequests.push({ at: Date.now(), pli: video.pliCount || 0, fir: video.firCount || 0 });
+          last = count;
+        }, 100);
+      }
+
       // The SDP lines that say what was negotiated (for test reports): no candidates, no keys.
       function sdpDigest(description) {
         const keep = ['m=', 'a=rtpmap', 'a=fmtp', 'a=sendrecv', 'a=sendonly', 'a=recvonly', 'a=inactive', 'a=setup', 'a=fingerprint'];
@@ -296,6 +311,7 @@ extension BrowserPage {
           received: received.slice(), sent: sent.slice(), muted: { ...userMuted },
           status: $('status').textContent,
           sdp: { local: sdpDigest(pc && pc.localDescription), remote: sdpDigest(pc && pc.remoteDescription) },
+          keyframeRequests: keyframeRequests.slice(),
         }),
         stats,
         send: sendText,

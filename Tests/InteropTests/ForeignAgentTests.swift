@@ -53,6 +53,7 @@ extension InteropTests {
                 }
                 guard let foreign else { return }
                 _ = try await log.wait(for: .WebRtcConnected, room, timeout: .seconds(30))
+                report.recordingStartedAt = Date().timeIntervalSince1970
                 try await connection.startRecording(to: cell.recordingFile)
                 try await foreign.waitForProgress("channel-open", timeout: .seconds(30))
 

@@ -60,8 +60,8 @@ extension InteropTests {
                 let rendered = Locked(0)
                 agentCall.onCallerFrame { _ in rendered.withLock { $0 += 1 } }
                 try await eventually(.seconds(30), "ECVKit's agent call connected\n\(foreign.transcript)") { agentCall.isConnected }
-                let recording = try await agentCall.startRecording(to: cell.recordingFile)
-                _ = recording
+                report.recordingStartedAt = Date().timeIntervalSince1970
+                _ = try await agentCall.startRecording(to: cell.recordingFile)
                 try await foreign.waitForProgress("channel-open", timeout: .seconds(30))
 
                 // The agent's script, spaced out over the foreign peer's media time (these pauses pace

@@ -39,6 +39,8 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     var pliReceived = 0
     var firSent = 0
     var firReceived = 0
+    /// Wall-clock times (seconds since 1970) at which ECVKit asked the foreign sender for a key frame.
+    var keyframeRequests: [Double] = []
     var pageLog: [String] = []
     /// The negotiated SDP lines (m=, rtpmap, fmtp, direction, setup, fingerprint), local then remote.
     var sdp: [String: [String]] = [:]
@@ -67,6 +69,7 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             videoCodecIn = negotiated["video"]
             videoCodecOut = negotiated["video"]
             sdp = object["sdp"] as? [String: [String]] ?? [:]
+            keyframeRequests = (object["keyframeRequests"] as? [Double] ?? []).map { $0 / 1000 }
         case .chromium:
             let state = object["state"] as? [String: Any] ?? [:]
             let channel = state["channel"] as? [String: Any]
@@ -90,6 +93,7 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             firReceived = counter("video", "outbound", "firCount") as? Int ?? 0
             pageLog = object["log"] as? [String] ?? []
             sdp = state["sdp"] as? [String: [String]] ?? [:]
+            keyframeRequests = (state["keyframeRequests"] as? [[String: Any]] ?? []).compactMap { ($0["at"] as? Double).map { $0 / 1000 } }
         }
     }
 

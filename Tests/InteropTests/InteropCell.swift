@@ -56,7 +56,7 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
         case .chromium:
             var page = URLComponents(string: base + "/r/" + room)
             page?.queryItems = [URLQueryItem(name: "role", value: role.rawValue), URLQueryItem(name: "codec", value: codec),
-                                URLQueryItem(name: "label", value: label)]
+                                URLQueryItem(name: "label", value: label), URLQueryItem(name: "watch", value: "keyframes")]
             guard let url = page?.string else { throw TestFailure("no page URL from \(base) and room \(room)") }
             return try ForeignPeer(script: "chromium_peer.py", arguments: ["--page", url] + timing + script, name: name)
         case .aiortc:
@@ -76,6 +76,8 @@ struct CellReport {
     var commandsReached = 0
     var commandsExpected = 0
     var recording: RecordingCheck?
+    /// When ECVKit's recording started (seconds since 1970), to place the key-frame requests.
+    var recordingStartedAt: Double?
 
     var line: String {
         let peerName = cell.peer == .chromium ? "browser" : "aiortc"
@@ -89,6 +91,10 @@ struct CellReport {
         }
         parts.append("ECVKit rendered \(ecvkitRendered); commands \(commandsReached)/\(commandsExpected);")
         parts.append(recording?.description ?? "no recording")
+        if let start = recordingStartedAt, let requests = foreign?.keyframeRequests {
+            let relative = requests.map { String(format: "%+.2f", $0 - start) }
+            parts.append("; key-frame requests at \(relative.isEmpty ? "none" : relative.joined(separator: ", ")) s from the recording's start")
+        }
         return parts.joined(separator: " ")
     }
 }

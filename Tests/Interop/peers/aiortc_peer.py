@@ -29,6 +29,20 @@ VIDEO_WIDTH, VIDEO_HEIGHT, VIDEO_FPS = 640, 480, 30
 AUDIO_RATE, AUDIO_SAMPLES = 48000, 960  # 20 ms frames
 
 
+KEYFRAME_REQUESTS = []  # wall-clock times (s) at which the other side asked our video sender for a key frame
+
+
+def record_keyframe_requests():
+    """Notes every PLI/FIR our video sender answers (aiortc has no public hook for it)."""
+    answer = RTCRtpSender._send_keyframe
+
+    def noted(sender):
+        KEYFRAME_REQUESTS.append(time.time())
+        answer(sender)
+
+    RTCRtpSender._send_keyframe = noted
+
+
 def progress(text):
     print(text, file=sys.stderr, flush=True)
 
@@ -327,6 +341,7 @@ class Peer:
             "framesDecoded": self.frames["video"], "audioFramesReceived": self.frames["audio"],
             "framesSent": self.video.sent, "remoteKinds": self.remote_kinds,
             "negotiated": self.negotiated_codecs(), "dtls": self.dtls_states(), "offersReceived": self.offers,
+            "keyframeRequests": [round(t * 1000) for t in KEYFRAME_REQUESTS],
             "sdp": {"local": sdp_digest(self.pc.localDescription.sdp if self.pc.localDescription else ""),
                     "remote": sdp_digest(self.remote_sdp)},
             "errors": self.errors,
@@ -375,6 +390,7 @@ async def main():
     args = parser.parse_args()
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="aiortc-peer %(name)s %(levelname)s %(message)s")
+    record_keyframe_requests()
     peer = Peer(args)
     outcome = {"ok": False, "media_seconds": 0.0}
 
