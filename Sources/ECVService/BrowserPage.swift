@@ -9,8 +9,8 @@ import Foundation
 /// answers `FLASH_ON`/`FLASH_OFF` as unavailable (a browser has no torch), goes on hold on `HOLD`,
 /// sends `STATUS|…` when the user mutes and hangs up through the REST API. Query parameters:
 /// `role=caller|agent`, `codec=VP8|VP9|H264` (the preferred video codec), `label=<text channel label>`
-/// when it opens the channel, `token=<caller token>`. Tests read it through `window.ecvTest`
-/// (see `BrowserPage+Script.swift`).
+/// when it opens the channel, `token=<caller token>`, `watch=keyframes` (note when the other side asks
+/// for key frames). Tests read it through `window.ecvTest` (see `BrowserPage+Script.swift`).
 struct BrowserPage {
     /// What the script needs, embedded as JSON so no URL is assembled in JavaScript.
     struct Settings: Encodable {
