@@ -97,4 +97,35 @@ import GStreamer
         watcher.cancel()
         await pair.close()
     }
+
+    /// A remote that opens the text channel under its own label (an agent desktop's, a browser's)
+    /// still carries our configured channel: the first reliable channel is adopted, with an event
+    /// naming both labels; an unreliable one is not.
+    @Test func aReliableChannelUnderAnotherLabelIsAdoptedAsTheConfiguredOne() async throws {
+        let media = testMedia(videoEnabled: false)
+        let pair = PeerPair(offerer: media, answerer: media)
+        let adoptions = Locked<[(String, String)]>([])
+        let watcher = Task {
+            for await case .adoptedDataChannel(let remoteLabel, let configuredLabel) in pair.answerer.events() {
+                adoptions.withLock { $0.append((remoteLabel, configuredLabel)) }
+            }
+        }
+        let configured = DataChannelConfig(enabled: true, label: "textchannel")
+        try await pair.answerer.start(dataChannels: [configured])
+        let ours = await pair.answerer.openDataChannel(configured)
+        let lossy = DataChannelConfig(enabled: true, label: "telemetry", ordered: false, maxRetransmits: 0)
+        let theirs = DataChannelConfig(enabled: true, label: "text")
+        try await pair.offerer.start(dataChannels: [lossy, theirs])
+        let remote = await pair.offerer.openDataChannel(theirs)
+        try await eventually(.seconds(15), "the adopted channel open on both sides") { ours.isOpen && remote.isOpen }
+        #expect(adoptions.value.map { "\($0.0)→\($0.1)" } == ["text→textchannel"])
+        #expect(ours.boundLabel == "text")
+        let atOurs = collect(ours, count: 1), atTheirs = collect(remote, count: 1)
+        try remote.send("HOLD|rtc-1")
+        try ours.send("STATUS|AUDIO|MUTED|rtc-1")
+        #expect(try await withTimeout(.seconds(10), "their text") { await atOurs.value } == ["HOLD|rtc-1"])
+        #expect(try await withTimeout(.seconds(10), "our text") { await atTheirs.value } == ["STATUS|AUDIO|MUTED|rtc-1"])
+        watcher.cancel()
+        await pair.close()
+    }
 }

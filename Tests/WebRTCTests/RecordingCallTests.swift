@@ -8,6 +8,61 @@ import MediaRuntime
 
 /// Recording real loopback calls to real files, checked with gst-discoverer-1.0 and by demuxing.
 @Suite(.serialized) struct RecordingCallTests {
+    /// The remote party answers seconds after the recording started (webrtcbin holds what we send
+    /// until then): its media lands where it happened, and our own media is not shifted by the
+    /// time the connection took (every track on the call pipeline's clock), so both parties end
+    /// together at the file's end.
+    @Test(arguments: [PeerConnection.Role.offerer, .answerer])
+    func aLateRemoteLinesUpWithLocalMedia(recordingSide: PeerConnection.Role) async throws {
+        _ = TestRuntime.ready
+        let held = Locked<[SignalingMessage]?>([])
+        let peers = Locked<(offerer: PeerConnection?, answerer: PeerConnection?)>((nil, nil))
+        let offerer = PeerConnection(configuration: PeerConfiguration(media: testMedia()), role: .offerer) { message in
+            let deliverNow = held.withLock { queue -> Bool in
+                guard queue != nil else { return true }
+                queue?.append(message)
+                return false
+            }
+            if deliverNow { Task { await peers.value.answerer?.receive(message) } }
+        }
+        let answerer = PeerConnection(configuration: PeerConfiguration(media: testMedia()), role: .answerer) { message in
+            Task { await peers.value.offerer?.receive(message) }
+        }
+        peers.value = (offerer, answerer)
+        try await answerer.start()
+        try await offerer.start()
+        let recorded = recordingSide == .offerer ? offerer : answerer
+        let url = recordingFile("late-\(recordingSide).mkv")
+        let recording = try await recorded.startRecording(to: url, labels: RecordingLabels(local: "agent", remote: "caller"),
+                                                          options: RecordingOptions(trackStartTimeout: .seconds(30)))
+        let joinDelay = 3.0
+        try await Task.sleep(for: .seconds(joinDelay))
+        let late = held.withLock { queue in defer { queue = nil }; return queue ?? [] }
+        for message in late { await answerer.receive(message) }
+        try await waitFor(.connected, on: recorded)
+        try await waitForAllTracks(recording)
+        try await Task.sleep(for: .seconds(2))
+        let summary = try await recording.stop()
+        await offerer.close()
+        await answerer.close()
+        let info = try await RecordingInspector.inspect(url)
+        func track(_ title: String) throws -> RecordedFileInfo.Track {
+            try #require(info.tracks.first { $0.title == title }, "\(title) in \(info.tracks.map(\.title))")
+        }
+        let duration = summary.duration.seconds
+        for title in ["agent video", "agent audio"] {
+            let local = try track(title)
+            #expect(abs((local.lastTime ?? 0) - duration) < 0.3, "\(title) ends at \(local.lastTime ?? -1) s of \(duration) s")
+        }
+        for title in ["caller video", "caller audio"] {
+            let remote = try track(title)
+            #expect((remote.firstTime ?? 0) >= joinDelay - 0.2, "\(title) starts at \(remote.firstTime ?? -1) s, answered after \(joinDelay) s")
+            #expect(abs((remote.lastTime ?? 0) - duration) < 0.3, "\(title) ends at \(remote.lastTime ?? -1) s of \(duration) s")
+        }
+        let ends = try ["agent video", "caller video"].map { try track($0).lastTime ?? 0 }
+        #expect(abs(ends[0] - ends[1]) < 0.2, "local and remote video end \(ends) s")
+    }
+
     @Test(arguments: ["VP8", "H264"])
     func recordsBothDirectionsWithoutReencoding(codec: String) async throws {
         let (pair, atOfferer, _) = try await connectedPair(offerer: testMedia(codec: codec), answerer: testMedia(codec: codec))

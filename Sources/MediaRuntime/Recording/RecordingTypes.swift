@@ -62,13 +62,11 @@ public enum RecordedCodec: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// Elements between the depayloader and a muxer, with the caps they must produce. H.264 is
-    /// parsed into avc access units because Matroska and MP4 store SPS/PPS as codec data. Opus
-    /// always runs at 48 kHz in RTP, but rtpopusdepay only states a rate when the SDP carried
-    /// `sprop-maxcapturerate` (browsers leave it out), and the muxers then write 8 kHz.
+    /// parsed into avc access units because Matroska and MP4 store SPS/PPS as codec data.
     var parserChain: [(factory: String, properties: [(String, String)])] {
         switch self {
         case .h264: [("h264parse", []), ("capsfilter", [("caps", "video/x-h264,stream-format=avc,alignment=au")])]
-        case .opus: [("capsfilter", [("caps", "audio/x-opus,rate=48000")])]
+        case .opus: []
         case .vp8, .vp9: []
         }
     }

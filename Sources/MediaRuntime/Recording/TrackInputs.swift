@@ -34,7 +34,7 @@ final class RTPInput: Sendable {
         }
         guard accepted.ok else { return }
         if let newCaps = accepted.newCaps {
-            try? source.configure(caps: newCaps, isLive: isLive, maxBytes: 0, block: false)
+            try? source.configure(caps: Self.withOpusRate(newCaps), isLive: isLive, maxBytes: 0, block: false)
         }
         sample.withUnsafeBytes { bytes in
             // A full queue already leaked its oldest packet; FLUSHING/EOS only happen while stopping.
@@ -43,6 +43,16 @@ final class RTPInput: Sendable {
     }
 
     func close() { state.withLock { $0.closed = true } }
+
+    /// Opus always runs at 48 kHz in RTP, but rtpopusdepay states a rate only when the caps carry
+    /// `sprop-maxcapturerate` (browsers leave it out of their SDP), and the muxers then write an
+    /// 8 kHz header; the RTP caps get that field when they lack it.
+    static func withOpusRate(_ caps: Caps) -> Caps {
+        guard let structure = caps.structures.first, structure.string("encoding-name")?.uppercased() == "OPUS",
+              structure.string("sprop-maxcapturerate") == nil,
+              let completed = try? Caps(caps.description + ", sprop-maxcapturerate=(string)48000") else { return caps }
+        return completed
+    }
 }
 
 /// Holds every track back until all of them have data, then lets everything through.
