@@ -41,6 +41,8 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     var firReceived = 0
     /// Wall-clock times (seconds since 1970) at which ECVKit asked the foreign sender for a key frame.
     var keyframeRequests: [Double] = []
+    /// aiortc's RTP packet counts per kind and direction ("video inbound-rtp 480").
+    var rtp: [String] = []
     var pageLog: [String] = []
     /// The negotiated SDP lines (m=, rtpmap, fmtp, direction, setup, fingerprint), local then remote.
     var sdp: [String: [String]] = [:]
@@ -70,6 +72,7 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             videoCodecOut = negotiated["video"]
             sdp = object["sdp"] as? [String: [String]] ?? [:]
             keyframeRequests = (object["keyframeRequests"] as? [Double] ?? []).map { $0 / 1000 }
+            rtp = (object["rtp"] as? [String: Any] ?? [:]).map { "\($0.key) \($0.value)" }.sorted()
         case .chromium:
             let state = object["state"] as? [String: Any] ?? [:]
             let channel = state["channel"] as? [String: Any]
@@ -102,6 +105,7 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     /// What a failing cell prints: errors, the page's log, and the SDP both sides agreed on.
     var evidence: String {
         var lines = ["errors: \(errors)", "connection: \(connectionState), channel \(channelLabel ?? "-") \(channelState ?? "-")"]
+        if !rtp.isEmpty { lines.append("RTP packets: " + rtp.joined(separator: ", ")) }
         if !pageLog.isEmpty { lines.append("page log:\n  " + pageLog.joined(separator: "\n  ")) }
         for side in ["local", "remote"] { lines.append("\(side) SDP (the foreign peer's view):\n  " + (sdp[side] ?? []).joined(separator: "\n  ")) }
         return lines.joined(separator: "\n")

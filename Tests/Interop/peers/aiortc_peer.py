@@ -332,14 +332,28 @@ class Peer:
                 result[transceiver.kind] = codecs[0].mimeType
         return result
 
-    def summary(self, ok, media_seconds):
+    async def rtp_counts(self):
+        """Packets per kind and direction from aiortc's own stats (did media arrive at all?)."""
+        counts = {}
+        try:
+            report = await asyncio.wait_for(self.pc.getStats(), 5)
+        except Exception as error:
+            return {"error": repr(error)}
+        for stats in report.values():
+            if stats.type in ("inbound-rtp", "outbound-rtp"):
+                name = "packetsReceived" if stats.type == "inbound-rtp" else "packetsSent"
+                key = "%s %s" % (stats.kind, stats.type)
+                counts[key] = counts.get(key, 0) + getattr(stats, name, 0)
+        return counts
+
+    def summary(self, ok, media_seconds, rtp):
         return {
             "peer": "aiortc", "role": self.args.role, "codec": self.args.codec, "ok": ok,
             "connectionState": self.pc.connectionState, "mediaSeconds": round(media_seconds, 2),
             "channel": {"label": self.channel.label, "state": self.channel.readyState} if self.channel else None,
             "received": self.received, "sent": self.sent, "onHold": self.on_hold,
             "framesDecoded": self.frames["video"], "audioFramesReceived": self.frames["audio"],
-            "framesSent": self.video.sent, "remoteKinds": self.remote_kinds,
+            "framesSent": self.video.sent, "remoteKinds": self.remote_kinds, "rtp": rtp,
             "negotiated": self.negotiated_codecs(), "dtls": self.dtls_states(), "offersReceived": self.offers,
             "keyframeRequests": [round(t * 1000) for t in KEYFRAME_REQUESTS],
             "sdp": {"local": sdp_digest(self.pc.localDescription.sdp if self.pc.localDescription else ""),
@@ -422,7 +436,7 @@ async def main():
     except Exception as error:
         peer.errors.append(repr(error))
     ok, media_seconds = outcome["ok"], outcome["media_seconds"]
-    print(json.dumps(peer.summary(ok, media_seconds)), flush=True)
+    print(json.dumps(peer.summary(ok, media_seconds, await peer.rtp_counts())), flush=True)
     progress("summary-printed")
     if not peer.ended.is_set():
         await wait_for_stdin_close(args.linger)
