@@ -41,7 +41,8 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     var firReceived = 0
     /// Wall-clock times (seconds since 1970) at which ECVKit asked the foreign sender for a key frame.
     var keyframeRequests: [Double] = []
-    /// aiortc's RTP packet counts per kind and direction ("video inbound-rtp 480").
+    /// aiortc's RTP packet counts per kind and direction ("video inbound-rtp 480"), the PLIs it sent
+    /// and the payloads it could not parse.
     var rtp: [String] = []
     var pageLog: [String] = []
     /// The negotiated SDP lines (m=, rtpmap, fmtp, direction, setup, fingerprint), local then remote.
@@ -73,6 +74,7 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             sdp = object["sdp"] as? [String: [String]] ?? [:]
             keyframeRequests = (object["keyframeRequests"] as? [Double] ?? []).map { $0 / 1000 }
             rtp = (object["rtp"] as? [String: Any] ?? [:]).map { "\($0.key) \($0.value)" }.sorted()
+                + (object["receiveTrouble"] as? [String: Any] ?? [:]).map { "\($0.key) \($0.value)" }.sorted()
         case .chromium:
             let state = object["state"] as? [String: Any] ?? [:]
             let channel = state["channel"] as? [String: Any]

@@ -43,6 +43,52 @@ def record_keyframe_requests():
     RTCRtpSender._send_keyframe = noted
 
 
+RECEIVE_TROUBLE = {"pliSent": 0, "depayloadErrors": 0, "firstDepayloadError": None, "videoFramesAssembled": 0,
+                   "videoSequenceGaps": 0, "videoPayloadBytes": 0, "firstVideoGaps": []}
+
+
+def record_receive_trouble():
+    """Counts the PLIs our receivers send and the RTP payloads they cannot parse (aiortc logs
+    those at debug level only, so a stream of unparsable packets would pass unseen)."""
+    from aiortc import rtcrtpreceiver
+    depayload, send_pli = rtcrtpreceiver.depayload, rtcrtpreceiver.RTCRtpReceiver._send_rtcp_pli
+
+    def counted_depayload(codec, payload):
+        try:
+            return depayload(codec, payload)
+        except ValueError as error:
+            RECEIVE_TROUBLE["depayloadErrors"] += 1
+            RECEIVE_TROUBLE["firstDepayloadError"] = RECEIVE_TROUBLE["firstDepayloadError"] or "%s: %s" % (codec.mimeType, error)
+            raise
+
+    async def counted_pli(receiver, media_ssrc):
+        RECEIVE_TROUBLE["pliSent"] += 1
+        await send_pli(receiver, media_ssrc)
+
+    rtcrtpreceiver.depayload = counted_depayload
+    rtcrtpreceiver.RTCRtpReceiver._send_rtcp_pli = counted_pli
+
+    add, last = rtcrtpreceiver.JitterBuffer.add, {}
+
+    def counted_add(buffer, packet):
+        if getattr(buffer, "_is_video", False):
+            previous = last.get(id(buffer))
+            if previous is not None and packet.sequence_number != (previous + 1) % 65536:
+                RECEIVE_TROUBLE["videoSequenceGaps"] += 1
+                if len(RECEIVE_TROUBLE["firstVideoGaps"]) < 3:
+                    RECEIVE_TROUBLE["firstVideoGaps"].append("%d->%d at packet %d" % (
+                        previous, packet.sequence_number, RECEIVE_TROUBLE.get("videoPackets", 0)))
+            RECEIVE_TROUBLE["videoPackets"] = RECEIVE_TROUBLE.get("videoPackets", 0) + 1
+            last[id(buffer)] = packet.sequence_number
+            RECEIVE_TROUBLE["videoPayloadBytes"] += len(packet.payload)
+        pli, frame = add(buffer, packet)
+        if frame is not None and getattr(buffer, "_is_video", False):
+            RECEIVE_TROUBLE["videoFramesAssembled"] += 1
+        return pli, frame
+
+    rtcrtpreceiver.JitterBuffer.add = counted_add
+
+
 def progress(text):
     print(text, file=sys.stderr, flush=True)
 
@@ -355,7 +401,7 @@ class Peer:
             "framesDecoded": self.frames["video"], "audioFramesReceived": self.frames["audio"],
             "framesSent": self.video.sent, "remoteKinds": self.remote_kinds, "rtp": rtp,
             "negotiated": self.negotiated_codecs(), "dtls": self.dtls_states(), "offersReceived": self.offers,
-            "keyframeRequests": [round(t * 1000) for t in KEYFRAME_REQUESTS],
+            "keyframeRequests": [round(t * 1000) for t in KEYFRAME_REQUESTS], "receiveTrouble": RECEIVE_TROUBLE,
             "sdp": {"local": sdp_digest(self.pc.localDescription.sdp if self.pc.localDescription else ""),
                     "remote": sdp_digest(self.remote_sdp)},
             "errors": self.errors,
@@ -405,6 +451,7 @@ async def main():
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="aiortc-peer %(name)s %(levelname)s %(message)s")
     record_keyframe_requests()
+    record_receive_trouble()
     peer = Peer(args)
     outcome = {"ok": False, "media_seconds": 0.0}
 
