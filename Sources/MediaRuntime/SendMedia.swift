@@ -58,9 +58,6 @@ public final class SendMedia: Sendable {
         let current = output.element.staticPad(output.pad)?.currentCaps?.structures.first
         guard current?.int("payload") != payloadType else { return }
         do throws(GStreamerError) {
-            // Keep the SSRC: the new caps would otherwise get a new random one, no longer the one
-            // the SDP announces.
-            if let ssrc = current?.uint("ssrc") { try output.element.set("ssrc", ssrc) }
             try output.element.set("pt", UInt(payloadType))
         } catch {
             throw .gstreamer(error)
