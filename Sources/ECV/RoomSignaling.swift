@@ -39,10 +39,15 @@ public final class RoomSignaling: Sendable {
         public var joinConnectTimeout: Duration
         public var joinReadTimeout: Duration
         public var pinnedCertificates: [String]
+        /// The call credential for this participant's slot (docs/protocol.md §1.9): the caller
+        /// token from DialEx, or an agent's session token. Sent as `X-ECV-Token` on the join, the
+        /// leave and the socket's upgrade; nil sends none (a backend without tokens).
+        public var credential: String?
 
         public init(webrtcUrl: String, signalingUrl: String? = nil, headers: [String: String] = [:],
                     joinConnectTimeout: Duration = .seconds(3), joinReadTimeout: Duration = .seconds(3),
-                    pinnedCertificates: [String] = []) {
+                    pinnedCertificates: [String] = [], credential: String? = nil) {
+            self.credential = credential
             self.webrtcUrl = webrtcUrl
             self.signalingUrl = signalingUrl
             self.headers = headers
@@ -60,10 +65,15 @@ public final class RoomSignaling: Sendable {
     private let outbox = Locked<(registered: Bool, pending: [ECVProtocol.SignalingMessage])>((false, []))
     private let broadcaster = Broadcaster<RoomSignalingEvent>()
     private let reader = Locked<Task<Void, Never>?>(nil)
+    /// `options.headers` plus the credential header.
+    private let requestHeaders: HTTPHeaders
 
     public init(room: String, options: Options) {
         self.room = room
         self.options = options
+        var headers = HTTPHeaders(options.headers)
+        if let credential = options.credential, !credential.isEmpty { headers[ECVAPI.callTokenHeader] = credential }
+        requestHeaders = headers
         let pins = options.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }
         http = HTTPClient(connectTimeout: options.joinConnectTimeout, readTimeout: options.joinReadTimeout, pinnedCertificates: pins)
     }
@@ -79,7 +89,7 @@ public final class RoomSignaling: Sendable {
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room))
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: HTTPHeaders(options.headers)))
+            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
         } catch {
             throw .join(url: url, reason: error.description)
         }
@@ -108,7 +118,7 @@ public final class RoomSignaling: Sendable {
         let connection: WebSocketConnection
         do {
             connection = try await WebSocketClient.connect(
-                url: url, headers: HTTPHeaders(options.headers), connectTimeout: connectTimeout,
+                url: url, headers: requestHeaders, connectTimeout: connectTimeout,
                 options: .init(pinnedCertificates: options.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }))
         } catch {
             throw .socket(url: url, reason: error.description)
@@ -173,7 +183,7 @@ public final class RoomSignaling: Sendable {
     public func leave() async {
         guard let parameters = joined.value else { return }
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.leavePath(room: room, client: parameters.clientId))
-        _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: HTTPHeaders(options.headers)))
+        _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
     }
 
     /// Ends this participant's part in the call: tells the other side (`bye`) when asked, closes

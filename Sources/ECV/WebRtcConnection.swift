@@ -119,7 +119,8 @@ public final class WebRtcConnection: Sendable {
         let room = RoomSignaling(room: call.rtcId, options: .init(
             webrtcUrl: config.webrtcUrl, signalingUrl: config.signalingUrlIsExplicit ? config.signalingUrl : nil,
             headers: parameters.additionalHeaders, joinConnectTimeout: .milliseconds(max(1, parameters.joinHttpConnectTimeout)),
-            joinReadTimeout: .milliseconds(max(1, parameters.joinHttpReadTimeout)), pinnedCertificates: config.pinnedCertificates))
+            joinReadTimeout: .milliseconds(max(1, parameters.joinHttpReadTimeout)), pinnedCertificates: config.pinnedCertificates,
+            credential: call.callerToken))
         live.withLock { $0.room = room }
 
         let joined: JoinParameters

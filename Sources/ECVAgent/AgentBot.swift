@@ -35,6 +35,8 @@ public final class AgentBot: Sendable {
     public var calls: [AgentCall] { Array(state.value.calls.values) }
     public func call(rtcId: String) -> AgentCall? { state.value.calls[rtcId] }
     public var lastState: AgentStateUpdate? { state.value.lastState }
+    /// The session token from Login: the agent's credential on its socket and in its calls' rooms.
+    var sessionToken: String? { state.value.token }
 
     // MARK: Connection
 
@@ -58,9 +60,13 @@ public final class AgentBot: Sendable {
             throw .login("\(url): \(error)")
         }
         let socketURL = ECVAPI.webSocketBase(ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentSocket))
-            + "?\(ECVAPI.agentIdQueryName)=\(login.agentId)&\(ECVAPI.tokenQueryName)=\(login.token)"
+            + "?\(ECVAPI.agentIdQueryName)=\(login.agentId)"
         let socket: WebSocketConnection
-        do { socket = try await WebSocketClient.connect(url: socketURL, connectTimeout: .seconds(5)) } catch {
+        do {
+            // The token travels in a header, never in the URL that errors and logs quote.
+            socket = try await WebSocketClient.connect(url: socketURL, headers: ["Authorization": "Bearer \(login.token)"],
+                                                       connectTimeout: .seconds(5))
+        } catch {
             throw .socket(error.description)
         }
         state.withLock { state in

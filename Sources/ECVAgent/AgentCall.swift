@@ -56,7 +56,8 @@ public final class AgentCall: Sendable {
 
     func start() async {
         let configuration = bot.configuration
-        let room = RoomSignaling(room: rtcId, options: .init(webrtcUrl: configuration.webrtcUrl, signalingUrl: configuration.signalingUrl))
+        let room = RoomSignaling(room: rtcId, options: .init(webrtcUrl: configuration.webrtcUrl, signalingUrl: configuration.signalingUrl,
+                                                             credential: bot.sessionToken))
         state.withLock { $0.room = room }
         do {
             let joined = try await room.join()

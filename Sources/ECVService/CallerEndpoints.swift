@@ -46,6 +46,11 @@ extension ServiceRouter {
             core.log.record(.rest, "Hangup refused: \(error)")
             return .badRequest(error)
         }
+        let access = core.engine.callerAccess(rtcId: hangup.rtcId, token: callCredential(of: request))
+        if let refusal = HTTPServerResponse.callRefusal(access, acting: "caller") {
+            core.log.record(.rest, "Hangup \(hangup.rtcId) refused: \(access)", rtcId: hangup.rtcId)
+            return refusal
+        }
         do {
             try core.withEngine { engine throws(ACDError) in try engine.hangUp(rtcId: hangup.rtcId) }
             core.log.record(.rest, "Hangup \(hangup.rtcId) (\(hangup.reason ?? "no reason")) → ended", rtcId: hangup.rtcId)
@@ -63,6 +68,8 @@ extension ServiceRouter {
         guard let rtcId = request.queryValue(ECVAPI.rtcIdQueryName), !rtcId.isEmpty else {
             return .badRequest(.missingField(ECVAPI.rtcIdQueryName))
         }
+        let access = core.engine.callerAccess(rtcId: rtcId, token: callCredential(of: request))
+        if !access.allowsCallerRead, let refusal = HTTPServerResponse.callRefusal(access, acting: "caller") { return refusal }
         var info = core.withEngine { $0.queueInfo(rtcId: rtcId) }
         if endpoint == .waitForRoomInterval || !core.configuration.queueStatistics {
             info = info.withoutQueueFigures

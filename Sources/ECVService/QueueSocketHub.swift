@@ -31,6 +31,15 @@ final class QueueSocketHub: Sendable {
             try? connection.close(code: ECVCloseCode.badRequest, reason: "the rtcId query parameter is missing")
             return
         }
+        let access = engine.callerAccess(rtcId: rtcId, token: callCredential(of: request))
+        guard access.allowsCallerRead else {
+            // Refused before attaching: the caller's own socket stays attached and hears nothing of it.
+            log.record(.queueSocket, "queue socket for \(rtcId) refused (4401): \(access)", rtcId: rtcId)
+            let code: ServiceErrorCode = access == .denied ? .forbidden : .unauthorized
+            send(.error(code: code, message: "the queue socket needs this call's caller token"), on: connection)
+            try? connection.close(code: ECVCloseCode.unauthorized, reason: code.rawValue)
+            return
+        }
         log.record(.queueSocket, "queue socket for \(rtcId) opened", rtcId: rtcId)
         engine.attachQueueSocket(rtcId: rtcId) { [self] greeting in
             attach(connection, rtcId: rtcId, greeting: greeting)

@@ -89,8 +89,8 @@ public final class ReferenceService: Sendable {
         server.webSocket(path: ECVAPI.agentSocket, keepaliveInterval: keepalive) { connection, request in
             core.agentSockets.accept(connection, request: request, engine: core.engine, timer: core.timer)
         }
-        server.webSocket(path: ECVAPI.signalingSocket, keepaliveInterval: keepalive) { connection, _ in
-            core.rooms.accept(connection)
+        server.webSocket(path: ECVAPI.signalingSocket, keepaliveInterval: keepalive) { connection, request in
+            core.rooms.accept(connection, token: callCredential(of: request))
         }
         let boundPort: UInt16
         do {

@@ -147,6 +147,12 @@ public struct ReferenceServiceConfiguration: Sendable {
         set { acd.endedCallRetention = newValue }
     }
 
+    /// Caller tokens (docs/protocol.md §1.9); on unless switched off explicitly.
+    public var issuesCallerTokens: Bool {
+        get { acd.issuesCallerTokens }
+        set { acd.issuesCallerTokens = newValue }
+    }
+
     public var acceptsUnissuedRtcIds: Bool {
         get { acd.acceptsUnissuedRtcIds }
         set { acd.acceptsUnissuedRtcIds = newValue }

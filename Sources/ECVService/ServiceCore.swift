@@ -40,6 +40,8 @@ final class ServiceCore: Sendable {
             }
         }
         timer.attach(engine)
+        let engine = engine
+        rooms.authorizeRegistrations { room, token in engine.roomAccess(rtcId: room, token: token) }
     }
 
     /// Runs an engine operation and re-arms the deadline timer after it.

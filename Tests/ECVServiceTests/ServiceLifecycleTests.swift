@@ -160,9 +160,11 @@ extension ServiceTests {
             _ = try await agent.nextOffer()
             _ = try await agent.nextState()
             _ = try await agent.request(.accept(rtcId: call), id: "a")
-            let first = try #require(try await test.join(call).params)
-            let second = try #require(try await test.join(call).params)
-            let colliders = [try await SocketProbe.connect(first.wssUrl), try await SocketProbe.connect(second.wssUrl)]
+            let callerToken = test.callerToken(call)
+            let first = try #require(try await test.join(call, credential: callerToken).params)
+            let second = try #require(try await test.join(call, credential: agent.token).params)
+            let colliders = [try await SocketProbe.connect(first.wssUrl, headers: TestService.credentialHeaders(callerToken)),
+                             try await SocketProbe.connect(second.wssUrl, headers: TestService.credentialHeaders(agent.token))]
             try colliders[0].send(ColliderCommand.register(roomId: call, clientId: first.clientId))
             try colliders[1].send(ColliderCommand.register(roomId: call, clientId: second.clientId))
             try colliders[1].send(ColliderCommand.send(.bye))

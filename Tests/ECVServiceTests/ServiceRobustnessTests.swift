@@ -69,7 +69,7 @@ extension ServiceTests {
         }
 
         @Test func aVanishedColliderPeerGetsItsPayloadsOnItsNextSocket() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-vanish"
             let first = try #require(try await test.join(room).params)
             let second = try #require(try await test.join(room).params)
@@ -90,7 +90,7 @@ extension ServiceTests {
         }
 
         @Test func closeRoomHookSaysByeAndForgetsTheRoom() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-closing"
             let params = try #require(try await test.join(room).params)
             let socket = try await test.collider()

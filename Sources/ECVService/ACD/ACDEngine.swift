@@ -70,6 +70,16 @@ public final class ACDEngine: Sendable {
         mutate { state in state.queueSocketGreeting(rtcId: rtcId) }
     }
 
+    /// Whether `token` may act for the caller of `rtcId` (docs/protocol.md §1.9).
+    public func callerAccess(rtcId: String, token: String?) -> CallAccess {
+        mutate { state in state.callerAccess(rtcId: rtcId, token: token) }
+    }
+
+    /// Which slot of the room `rtcId` the credential `token` may take (docs/protocol.md §1.9).
+    public func roomAccess(rtcId: String, token: String?) -> CallAccess {
+        mutate { state in state.roomAccess(rtcId: rtcId, token: token) }
+    }
+
     // MARK: Agent side
 
     /// `POST /agent/api/Login`. The agent starts not ready, on no queue.

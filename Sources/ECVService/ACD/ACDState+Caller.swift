@@ -34,9 +34,11 @@ extension ACDState {
             rtcId: rtcId, interactionId: ids.interactionId(), callerName: request.callerName,
             attributes: request.attributes, acdAttributes: request.acdAttributes,
             customPayload: request.customPayload, queue: queue, priority: priority,
+            callerToken: configuration.issuesCallerTokens ? ids.token() : nil,
             sequence: nextSequence(), phase: .queued)
         enterACD(record)
-        return DialExResponse(rtcId: rtcId, interactionId: record.interactionId, queue: queue, priority: priority)
+        return DialExResponse(rtcId: rtcId, interactionId: record.interactionId, queue: queue, priority: priority,
+                              callerToken: record.callerToken)
     }
 
     /// Places a new call (dialed or transferred) in its queue, after the entry delay if there is one.
