@@ -127,9 +127,14 @@ final class RoomHub: Sendable {
     }
 
     private func register(_ connection: WebSocketConnection, room roomId: String, client clientId: String, as party: CallParty?) {
-        enum Outcome { case alreadyRegistered, notJoined, registered(replaced: Bool, flushed: Int) }
+        enum Outcome { case alreadyRegistered, notJoined, otherSlot, registered(replaced: Bool, flushed: Int) }
         let outcome = registry.withLock { registry -> Outcome in
             if registry.registrations[ObjectIdentifier(connection)] != nil { return .alreadyRegistered }
+            if let room = registry.rooms[roomId], room.index(of: clientId) != nil, !room.allows(party, toActAs: clientId) {
+                RoomRegistry.deliver(.failure("client \(clientId) holds the other party's slot"), on: connection)
+                try? connection.close(code: ECVCloseCode.unauthorized, reason: "not authorized")
+                return .otherSlot
+            }
             guard let (replaced, flushed) = registry.register(connection, room: roomId, client: clientId, as: party) else {
                 RoomRegistry.deliver(.failure("client \(clientId) has not joined room \(roomId)"), on: connection)
                 try? connection.close(code: ECVCloseCode.notFound, reason: "not joined")
@@ -143,6 +148,8 @@ final class RoomHub: Sendable {
             RoomRegistry.deliver(.failure("this socket is already registered"), on: connection)
         case .notJoined:
             log.record(.collider, "register of \(clientId) in room \(roomId) refused: not joined (4404)", rtcId: roomId)
+        case .otherSlot:
+            log.record(.collider, "register of \(clientId) in room \(roomId) refused: another party's slot (4401)", rtcId: roomId)
         case .registered(let replaced, let flushed):
             log.record(.collider, "\(clientId) registered in room \(roomId)" + (replaced ? ", replacing its older socket" : "")
                 + (flushed > 0 ? "; \(flushed) queued message(s) delivered" : ""), rtcId: roomId)

@@ -14,6 +14,7 @@ enum ServeCommand {
           --turn-username U --turn-credential C   credentials for turn: servers
           --agent-secret S         agents must present this secret to log in
           --offer-timeout SEC      seconds an offer rings before re-routing (default 15)
+          --no-caller-tokens       issue no caller tokens: anyone who knows an rtcId acts for its caller (labs only)
           --log                    print the service's event log
         """
 
@@ -39,8 +40,9 @@ enum ServeCommand {
     }
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["log"])
+        var arguments = try Arguments(words, flags: ["log", "no-caller-tokens"])
         var configuration = try configuration(&arguments)
+        if arguments.flag("no-caller-tokens") { configuration.issuesCallerTokens = false }
         let host = arguments.value("host") ?? "0.0.0.0"
         let port = try arguments.int("port") ?? 8080
         if arguments.flag("log") { configuration.logHandler = { entry in say(entry.description) } }

@@ -25,6 +25,8 @@ import Testing
         call.hangup()
         let ended = try await log.wait(for: .CallEnded, call.rtcId)
         #expect(ended.detail == "LOCAL_HANGUP")
+        // The Hangup carried the caller token: the service accepted it.
+        #expect(backend.service.log.entries(rtcId: call.rtcId).contains { $0.message.hasPrefix("Hangup \(call.rtcId) (LOCAL_HANGUP) → ended") })
         let types = log.types(call.rtcId)
         // Init comes before the call has an rtcId, so it is only in the unfiltered log.
         #expect(isOrderedSubsequence([.Init, .GotRtcId], of: log.types()))
@@ -43,8 +45,29 @@ import Testing
         #expect(log.first(.DialSuccess, call.rtcId)?.detail?.isEmpty == false)
         #expect(call.dialResponse?["interactionId"] as? String == log.first(.DialSuccess, call.rtcId)?.detail)
         #expect(sdk.getVideoCall(rtcId: call.rtcId) == nil, "the SDK forgets ended calls")
-        #expect(call.getUrl() == backend.url + "/r/" + call.rtcId)
+        // The browser link carries the caller token the page presents on its room requests.
+        let token = try #require(call.callerToken)
+        #expect(call.dialResponse?["callerToken"] as? String == token)
+        #expect(call.getUrl() == backend.url + "/r/" + call.rtcId + "?token=" + token)
         watcher.cancel()
+        await agent.logout()
+        await backend.close()
+    }
+
+    /// A backend that issues no caller token (an older one, or the reference service switched
+    /// open explicitly): the SDK sends none, and the call works as before, polling included.
+    @Test func aBackendWithoutCallerTokensWorksUnchanged() async throws {
+        let backend = try await Backend.start { $0.issuesCallerTokens = false }
+        let agent = try await backend.agent()
+        let sdk = backend.sdk(useQueueSocket: false, useQueueInfo: true)
+        let log = EventLog(sdk)
+        let call = try await placeCall(sdk, log: log)
+        _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
+        #expect(call.callerToken == nil && call.dialResponse?["callerToken"] == nil)
+        #expect(call.getUrl() == backend.url + "/r/" + call.rtcId)
+        call.hangup()
+        #expect(try await log.wait(for: .CallEnded, call.rtcId).detail == "LOCAL_HANGUP")
+        #expect(backend.service.log.entries(rtcId: call.rtcId).contains { $0.message.hasPrefix("Hangup \(call.rtcId) (LOCAL_HANGUP) → ended") })
         await agent.logout()
         await backend.close()
     }
