@@ -75,21 +75,27 @@ public final class ReferenceService: Sendable {
         } catch {
             throw .runtimeUnavailable(error.description)
         }
-        let server = HTTPServer(tls: configuration.tls)
+        let limits = configuration.limits
+        let server = HTTPServer(tls: configuration.tls, limits: HTTPServerLimits(
+            maxBodyBytes: limits.maxRequestBodyBytes, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes,
+            headerTimeout: limits.headerTimeout, bodyTimeout: limits.bodyTimeout))
         let router = router
         let core = core
         server.route("*", "/") { request in await router.handle(request) }
         let keepalive = configuration.pingInterval
         if configuration.backendVersion == .v1_75 {
-            server.webSocket(path: ECVAPI.queueSocket, keepaliveInterval: keepalive) { connection, request in
+            server.webSocket(path: ECVAPI.queueSocket, keepaliveInterval: keepalive,
+                             maxIncomingPayloadSize: limits.queueSocketFrameBytes) { connection, request in
                 core.queueSockets.accept(connection, request: request, engine: core.engine)
                 core.timer.refresh()
             }
         }
-        server.webSocket(path: ECVAPI.agentSocket, keepaliveInterval: keepalive) { connection, request in
+        server.webSocket(path: ECVAPI.agentSocket, keepaliveInterval: keepalive,
+                         maxIncomingPayloadSize: limits.agentSocketFrameBytes) { connection, request in
             core.agentSockets.accept(connection, request: request, engine: core.engine, timer: core.timer)
         }
-        server.webSocket(path: ECVAPI.signalingSocket, keepaliveInterval: keepalive) { connection, request in
+        server.webSocket(path: ECVAPI.signalingSocket, keepaliveInterval: keepalive,
+                         maxIncomingPayloadSize: limits.colliderFrameBytes) { connection, request in
             core.rooms.accept(connection, token: callCredential(of: request))
         }
         let boundPort: UInt16

@@ -12,8 +12,12 @@ final class RoomHub: Sendable {
     /// Decides which slot a collider socket's credential may register for (set once the ACD exists).
     private let access = Mutex<@Sendable (_ room: String, _ token: String?) -> CallAccess>({ _, _ in .open })
 
-    init(log: ServiceEventLog) {
+    init(log: ServiceEventLog, limits: ServiceLimits) {
         self.log = log
+        registry.withLock { registry in
+            registry.maxMessagesPerRoom = limits.maxMessagesPerRoom
+            registry.maxRooms = limits.maxLiveCalls
+        }
     }
 
     func authorizeRegistrations(with decide: @escaping @Sendable (_ room: String, _ token: String?) -> CallAccess) {
@@ -45,6 +49,7 @@ final class RoomHub: Sendable {
         case .unknownRoom: return .unknownRoom
         case .unknownClient: return .unknownClient
         case .forbidden: return nil
+        case .roomFull: return .error
         case .stored, .queued, .delivered: return .success
         }
     }
@@ -121,6 +126,7 @@ final class RoomHub: Sendable {
                 RoomRegistry.deliver(.failure("send before register"), on: connection)
                 return
             }
+            if outcome == .roomFull { RoomRegistry.deliver(.failure("the room keeps too many payloads already"), on: connection) }
             let registration = registry.withLock { $0.registrations[ObjectIdentifier(connection)] }
             logRelay(outcome, message, roomId: registration?.room ?? "?", clientId: registration?.client ?? "?", via: "socket")
         }
@@ -187,6 +193,7 @@ final class RoomHub: Sendable {
         case .unknownRoom: "refused: UNKNOWN_ROOM"
         case .unknownClient: "refused: UNKNOWN_CLIENT"
         case .forbidden: "refused: the client is another party's"
+        case .roomFull: "refused: the room keeps as many payloads as it may"
         }
         let category: ServiceLogEntry.Category = transport == "HTTP" ? .room : .collider
         log.record(category, "\(message.kind.rawValue) from \(clientId) in room \(roomId) (\(transport)) \(what)", rtcId: roomId)

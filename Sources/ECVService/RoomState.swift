@@ -19,6 +19,9 @@ struct Room {
 
     func index(of clientId: String) -> Int? { clients.firstIndex { $0.id == clientId } }
 
+    /// Payloads kept for clients that have not joined or registered yet.
+    var keptMessages: Int { stored.count + clients.reduce(0) { $0 + $1.pending.count } }
+
     /// Whether a request acting as `party` may speak for `clientId` (false for unknown clients).
     func allows(_ party: CallParty?, toActAs clientId: String) -> Bool {
         guard let index = index(of: clientId) else { return false }
@@ -40,15 +43,21 @@ struct RoomRegistry {
         case unknownRoom, unknownClient
         /// The client exists but belongs to another party's slot.
         case forbidden
+        /// The room keeps `maxMessagesPerRoom` payloads already.
+        case roomFull
     }
 
     var rooms: [String: Room] = [:]
+    /// `ServiceLimits.maxMessagesPerRoom` and `maxLiveCalls` (the most rooms there may be).
+    var maxMessagesPerRoom = Int.max
+    var maxRooms = Int.max
     /// Collider socket → the (room, client) it registered as.
     var registrations: [ObjectIdentifier: (room: String, client: String, party: CallParty?)] = [:]
 
     /// Adds a client for `party` (nil: any party, first come). A party's slot is taken once.
     mutating func join(_ roomId: String, as party: CallParty?) -> JoinOutcome {
         guard ECVAPI.isValidRtcId(roomId) else { return .invalidRoom }
+        if rooms[roomId] == nil, rooms.count >= maxRooms { return .full }
         var room = rooms[roomId] ?? Room()
         guard room.clients.count < 2 else { return .full }
         if let party, room.clients.contains(where: { $0.party == party }) { return .full }
@@ -83,6 +92,8 @@ struct RoomRegistry {
         guard room.index(of: clientId) != nil else { return .unknownClient }
         guard room.allows(party, toActAs: clientId) else { return .forbidden }
         defer { rooms[roomId] = room }
+        let otherRegistered = room.clients.first(where: { $0.id != clientId })?.socket != nil
+        if !otherRegistered, room.keptMessages >= maxMessagesPerRoom { return .roomFull }
         guard let otherIndex = room.clients.firstIndex(where: { $0.id != clientId }) else {
             room.stored.append(message)
             return .stored

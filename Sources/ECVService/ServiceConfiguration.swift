@@ -103,6 +103,8 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var logHandler: (@Sendable (ServiceLogEntry) -> Void)?
     /// How many recent entries `ReferenceService.log` keeps.
     public var logCapacity: Int
+    /// Bounds on everything clients send (docs/protocol.md §0.1).
+    public var limits = ServiceLimits()
 
     public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),
                 agentSecrets: [String] = [], iceServers: [ICEServer] = [], pingInterval: Duration = .seconds(20),
@@ -169,6 +171,7 @@ public struct ReferenceServiceConfiguration: Sendable {
     func problem() -> String? {
         if pingInterval < .zero { return "pingInterval must not be negative" }
         if logCapacity < 1 { return "logCapacity must be at least 1" }
+        if let problem = limits.problem() { return problem }
         if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
             return "advertisedBaseURL \"\(base)\" must start with http:// or https://"
         }

@@ -12,6 +12,7 @@ final class ServiceCore: Sendable {
     let rooms: RoomHub
     let script: ServiceScript
     let timer: DeadlineTimer
+    let callQuota: AddressQuota
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
         if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
@@ -19,7 +20,7 @@ final class ServiceCore: Sendable {
         let log = ServiceEventLog(capacity: configuration.logCapacity, handler: configuration.logHandler)
         let queueSockets = QueueSocketHub(log: log)
         let agentSockets = AgentSocketHub(log: log)
-        let rooms = RoomHub(log: log)
+        let rooms = RoomHub(log: log, limits: configuration.limits)
         self.log = log
         self.queueSockets = queueSockets
         self.agentSockets = agentSockets
@@ -27,6 +28,7 @@ final class ServiceCore: Sendable {
         script = ServiceScript(log: log, queueSockets: queueSockets, rooms: rooms,
                                dialAuthenticator: configuration.dialAuthenticator)
         let clock = configuration.clock.acdClock
+        callQuota = AddressQuota(limit: configuration.limits.maxCallRequestsPerAddressPerMinute, clock: clock)
         if case .manual = configuration.clock {
             timer = DeadlineTimer(clock: clock, isManual: true)
         } else {

@@ -182,6 +182,11 @@ public final class ACDEngine: Sendable {
         state.withLock { $0.nextDeadline()?.time }
     }
 
+    /// How much the engine holds, cheaply (for the service's limits).
+    public var population: (liveCalls: Int, issuedRtcIds: Int, agents: Int) {
+        state.withLock { ($0.interactions.count, $0.issued.count, $0.agents.count) }
+    }
+
     public func snapshot() -> ACDSnapshot {
         mutate { state in state.snapshot() }
     }
