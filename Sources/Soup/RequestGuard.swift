@@ -143,6 +143,9 @@ final class RequestGuard: @unchecked Sendable {
     /// A deadline passed: shut the socket down; libsoup notices and releases the connection.
     private func expired() {
         timer = nil
+        // A status first: libsoup may take the cut-off stream's end for the end of the headers,
+        // and a message with a status reaches no handler.
+        if soup_server_message_get_status(opaque) == 0 { soup_server_message_set_status(opaque, 408, nil) }
         if let socket = soup_server_message_get_socket(opaque) {
             g_socket_shutdown(socket, 1, 1, nil)
         }
