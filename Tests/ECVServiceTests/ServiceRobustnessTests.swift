@@ -46,7 +46,8 @@ extension ServiceTests {
                 let text = String(decoding: body, as: UTF8.self)
                 try agent.socket.connection.send(text: text)
                 try collider.connection.send(text: text)
-                try queue.connection.send(text: text)
+                // Larger frames close a queue socket by design (its client sends nothing: LimitsTests).
+                if body.count <= ServiceLimits().queueSocketFrameBytes { try queue.connection.send(text: text) }
                 try agent.socket.connection.send(data: body)
             }
             for _ in 0..<(2 * Self.garbage.count) {
