@@ -73,6 +73,7 @@ enum CallSetupBenchmark: CallBenchmark {
         var configuration = ReferenceServiceConfiguration()
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.acd.queueEntryDelay = 0
+        configuration.openAgents = true
         let service = try ReferenceService(configuration: configuration)
         let url = try await service.start(host: "127.0.0.1", port: 0)
         return (service, url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))

@@ -77,8 +77,12 @@ public struct ReferenceServiceConfiguration: Sendable {
     /// Queues, offer timeout, wrap-up, entry delay, retention of ended calls and issued rtcIds,
     /// `acceptsUnissuedRtcIds`, id style. `transfersEnabled` is forced off for v1.5.
     public var acd: ACDConfiguration
-    /// When non-empty, agent Login must present one of these secrets (else `401 UNAUTHORIZED`).
+    /// Agent Login must present one of these secrets (else `401 UNAUTHORIZED`). Empty: no agent
+    /// can log in, unless `openAgents` says anyone may.
     public var agentSecrets: [String]
+    /// Lets agents log in without a secret while `agentSecrets` is empty (demos, tests, labs).
+    /// Off by default: a service nobody configured admits no agents.
+    public var openAgents = false
     /// Advertised in every join answer's `pc_config`. Empty by default: the reference service runs
     /// no STUN responder, and loopback or LAN calls connect over host candidates, so clients
     /// supply their own servers when they need any (docs/protocol.md §5.2).

@@ -59,6 +59,7 @@ final class Demo: Sendable {
     func run() async throws {
         var configuration = ReferenceServiceConfiguration()
         configuration.queues = ["default", "Billing"]
+        configuration.openAgents = true // its own two bots on loopback
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         let service = try ReferenceService(configuration: configuration)
         let base = try await service.start(host: "127.0.0.1", port: 0).absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))

@@ -139,11 +139,16 @@ extension ServiceTests {
             let base = try #require(line.split(separator: " ").last.map(String.init))
             #expect(base.hasPrefix("http://127.0.0.1:"))
             for expected in ["\(ECVAPI.webSocketBase(base))/ws", "\(base)/r/<rtcId>", "\(base)/api/GetRtcId, /api/DialEx",
-                             "\(ECVAPI.webSocketBase(base))/api/QueueSocket?rtcId=", "default (default), Billing"] {
+                             "\(ECVAPI.webSocketBase(base))/api/QueueSocket?rtcId=", "default (default), Billing",
+                             "listening on loopback only", "none admitted: no secret configured", "caller tokens required"] {
                 #expect(banner.contains(expected), "the banner lacks \(expected):\n\(banner)")
             }
             let queues = try await HTTPClient().get(base + ECVAPI.queues)
             #expect(queues.status == 200)
+            // Nobody configured a secret or opened the service to agents: no agent gets in.
+            let login = try await HTTPClient().send(HTTPRequest(method: "POST", url: base + ECVAPI.agentLogin,
+                                                                body: Array(#"{"name":"Mallory"}"#.utf8)))
+            #expect(login.status == 401)
             server.cancel()
             try await server.value
             let refused = try? await HTTPClient(connectTimeout: .seconds(2)).get(base + ECVAPI.queues)

@@ -77,6 +77,7 @@ final class TestService: Sendable {
         var configuration = ReferenceServiceConfiguration()
         configuration.acd.identifiers = .sequential
         configuration.issuesCallerTokens = callerTokens
+        configuration.openAgents = true
         configure(&configuration)
         let service = try ReferenceService(configuration: configuration)
         let url = try await service.start(host: "127.0.0.1", port: 0)

@@ -26,6 +26,7 @@ public struct Backend: Sendable {
         var configuration = ReferenceServiceConfiguration(backendVersion: version)
         configuration.queues = ["default", "Billing", "TechSupport"]
         configuration.acd.queueEntryDelay = 0
+        configuration.openAgents = true
         // Loopback calls connect on host candidates; the entry only satisfies the SDK's rule.
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configure(&configuration)
