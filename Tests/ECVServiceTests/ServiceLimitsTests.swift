@@ -109,6 +109,24 @@ extension ServiceTests {
             }
         }
 
+        /// Names, reasons and attributes cannot forge a log line nor make a huge one.
+        @Test func logLinesCannotBeForgedOrBlownUp() async throws {
+            let test = try await TestService.start()
+            let call = try await test.dial()
+            let forged = "x\n#99 [rest] Hangup rtc-7 (LOCAL_HANGUP) → ended\u{202E}"
+            let long = String(repeating: "r", count: 60_000)
+            for reason in [forged, long] {
+                _ = try await test.post(ECVAPI.hangup, json: HangupRequest(rtcId: call, reason: reason), headers: test.callerHeaders(call))
+            }
+            _ = try await test.post(ECVAPI.agentLogin, json: AgentLoginRequest(name: "Eve\n#100 [agent] agent-1 logged in"))
+            let entries = test.service.log.entries
+            #expect(entries.allSatisfy { !$0.message.contains("\n") && !$0.message.contains("\u{202E}") })
+            #expect(entries.allSatisfy { $0.message.utf8.count <= LogText.defaultLimit + 40 })
+            #expect(entries.contains { $0.message.contains(#"x\n#99 [rest]"#) }, "the forged reason is there, escaped")
+            #expect(entries.contains { $0.message.contains("more bytes)") }, "the long reason is cut")
+            await test.stop()
+        }
+
         @Test func recordedDialsAreBounded() async throws {
             let test = try await TestService.start { $0.acceptsUnissuedRtcIds = true; $0.limits.maxCallRequestsPerAddressPerMinute = 10_000 }
             let headers: HTTPHeaders = ["X-Pad": String(repeating: "p", count: 8000)]
