@@ -119,6 +119,9 @@ public struct CallEndReason: RawRepresentable, Codable, Sendable, Hashable, Expr
     public static let agentHangup: CallEndReason = "AGENT_HANGUP"
     /// The agent's socket closed or the agent logged out during the call.
     public static let agentLost: CallEndReason = "AGENT_LOST"
+    /// The caller vanished: no queue socket, no poll and no signaling socket for the service's
+    /// caller-loss timeout (a killed process, a lost network).
+    public static let callerLost: CallEndReason = "CALLER_LOST"
     /// The call waited longer than the service's maximum queue wait.
     public static let queueTimeout: CallEndReason = "QUEUE_TIMEOUT"
     /// The service is shutting down.

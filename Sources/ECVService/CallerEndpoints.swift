@@ -44,6 +44,7 @@ extension ServiceRouter {
         }
         do {
             let response = try core.withEngine { engine throws(ACDError) in try engine.dial(dial) }
+            core.presence.track(dial.rtcId)
             core.log.record(.rest, "DialEx \(dial.rtcId) → 200 \(response.interactionId), queue \(response.queue), "
                 + "priority \(response.priority)", rtcId: dial.rtcId)
             return .ecvJSON(response)
@@ -86,6 +87,7 @@ extension ServiceRouter {
         }
         let access = core.engine.callerAccess(rtcId: rtcId, token: callCredential(of: request))
         if !access.allowsCallerRead, let refusal = HTTPServerResponse.callRefusal(access, acting: "caller") { return refusal }
+        if access.allowsCaller { core.presence.seen(rtcId) }
         var info = core.withEngine { $0.queueInfo(rtcId: rtcId) }
         if endpoint == .waitForRoomInterval || !core.configuration.queueStatistics {
             info = info.withoutQueueFigures

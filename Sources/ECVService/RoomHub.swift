@@ -12,8 +12,11 @@ final class RoomHub: Sendable {
     /// Decides which slot a collider socket's credential may register for (set once the ACD exists).
     private let access = Mutex<@Sendable (_ room: String, _ token: String?) -> CallAccess>({ _, _ in .open })
 
-    init(log: ServiceEventLog, limits: ServiceLimits) {
+    private let presence: CallerPresence
+
+    init(log: ServiceEventLog, limits: ServiceLimits, presence: CallerPresence) {
         self.log = log
+        self.presence = presence
         registry.withLock { registry in
             registry.maxMessagesPerRoom = limits.maxMessagesPerRoom
             registry.maxRooms = limits.maxLiveCalls
@@ -56,6 +59,7 @@ final class RoomHub: Sendable {
 
     func leave(_ roomId: String, client clientId: String, as party: CallParty?) {
         let socket = registry.withLock { $0.leave(roomId, client: clientId, as: party) }
+        if socket != nil, party == .caller { presence.socketClosed(roomId) }
         try? socket?.close(code: ECVCloseCode.normal, reason: "left the room")
         log.record(.room, "\(clientId) left room \(roomId)", rtcId: roomId)
     }
@@ -89,6 +93,7 @@ final class RoomHub: Sendable {
         }, onClosed: { [self] code, _ in
             let registration = registry.withLock { $0.unregister(connection) }
             open.remove(connection)
+            if let registration, registration.party == .caller { presence.socketClosed(registration.room) }
             if let registration {
                 log.record(.collider, "socket of \(registration.client) in room \(registration.room) closed (\(code))",
                            rtcId: registration.room)
@@ -157,6 +162,7 @@ final class RoomHub: Sendable {
         case .otherSlot:
             log.record(.collider, "register of \(clientId) in room \(roomId) refused: another party's slot (4401)", rtcId: roomId)
         case .registered(let replaced, let flushed):
+            if party == .caller, !replaced { presence.socketOpened(roomId) }
             log.record(.collider, "\(clientId) registered in room \(roomId)" + (replaced ? ", replacing its older socket" : "")
                 + (flushed > 0 ? "; \(flushed) queued message(s) delivered" : ""), rtcId: roomId)
         }
@@ -175,6 +181,7 @@ final class RoomHub: Sendable {
             _ = registry.unregister(socket)
             return socket
         }
+        if socket != nil, party == .caller { presence.socketClosed(roomId) }
         try? socket?.close(code: ECVCloseCode.normal, reason: "unregistered")
         log.record(.collider, "\(clientId) in room \(roomId) unregistered over HTTP", rtcId: roomId)
         return socket != nil

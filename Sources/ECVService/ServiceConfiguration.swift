@@ -109,6 +109,9 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var logCapacity: Int
     /// Bounds on everything clients send (docs/protocol.md §0.1).
     public var limits = ServiceLimits()
+    /// How long a dialed call's caller may hold neither its queue socket nor its signaling socket
+    /// without polling before the call ends with `CALLER_LOST` (docs/protocol.md §1.7).
+    public var callerLossTimeout: Duration = .seconds(10)
 
     public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),
                 agentSecrets: [String] = [], iceServers: [ICEServer] = [], pingInterval: Duration = .seconds(20),
@@ -176,6 +179,7 @@ public struct ReferenceServiceConfiguration: Sendable {
         if pingInterval < .zero { return "pingInterval must not be negative" }
         if logCapacity < 1 { return "logCapacity must be at least 1" }
         if let problem = limits.problem() { return problem }
+        if callerLossTimeout <= .zero { return "callerLossTimeout must be positive" }
         if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
             return "advertisedBaseURL \"\(base)\" must start with http:// or https://"
         }

@@ -59,6 +59,11 @@ public final class ACDEngine: Sendable {
         try mutateThrowing { state throws(ACDError) in try state.callerHangUp(rtcId: rtcId) }
     }
 
+    /// The caller vanished: the call ends with `CALLER_LOST` (no-op once it ended).
+    public func callerLost(rtcId: String) {
+        mutate { state in state.callerLost(rtcId: rtcId) }
+    }
+
     /// The answer to both polling endpoints (the legacy one drops the queue figures).
     public func queueInfo(rtcId: String) -> QueueInfoResponse {
         mutate { state in state.queueInfo(rtcId: rtcId) }

@@ -88,6 +88,13 @@ extension ACDState {
         endCall(record, reason: .callerHangup, withdrawReason: .callerHangup)
     }
 
+    /// The caller vanished (the service saw neither socket nor poll for too long): the call ends
+    /// with `CALLER_LOST`. Nothing happens to a call that already ended.
+    mutating func callerLost(rtcId: String) {
+        guard let record = interactions[rtcId] else { return }
+        endCall(record, reason: .callerLost, withdrawReason: .callerHangup)
+    }
+
     /// Ends a live call for `reason`: the caller hears `call_ended`, an agent ringing for it sees
     /// the offer withdrawn, a connected agent gets `call_ended` and starts wrap-up, and a pending
     /// transfer's target sees its offer withdrawn.
