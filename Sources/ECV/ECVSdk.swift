@@ -15,10 +15,16 @@ public final class ECVSdk: Sendable {
     /// takes it. Bounded: only the most recent legs are remembered.
     private let inheritedTokens = Mutex<[(rtcId: String, token: String)]>([])
 
-    public init(config: ECVSdkConfiguration) {
+    let tls: TLSSettings
+
+    /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured (nothing
+    ///   is ever sent unpinned because a pin was mistyped).
+    public init(config: ECVSdkConfiguration) throws(ECVConfigurationError) {
         self.config = config
+        tls = try TLSSettings(apiPins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates,
+                              trustedCAFile: config.trustedCAFile)
         modules = ECVModules()
-        service = ServiceClient(configuration: config)
+        service = ServiceClient(configuration: config, tls: tls)
     }
 
     /// A new call with an rtcId from the service (`GotRtcId`). On failure the call still comes back,

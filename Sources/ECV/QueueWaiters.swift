@@ -54,13 +54,13 @@ final class QueueSocketWaiter: QueueWaiter {
     private let stopped = Locked(false)
 
     /// Opens the socket; false (after reporting `.failed`) when it cannot be opened.
-    func start(url: String, callerToken: String?, pins: [CertificateFingerprint], connectTimeout: Duration,
+    func start(url: String, callerToken: String?, options: WebSocketClient.Options, connectTimeout: Duration,
                onUpdate: @escaping @Sendable (QueueUpdate) -> Void) async -> Bool {
         let connection: WebSocketConnection
         do {
             connection = try await WebSocketClient.connect(url: url, headers: ServiceClient.credentialHeaders(callerToken),
                                                            connectTimeout: connectTimeout,
-                                                           options: .init(pinnedCertificates: pins))
+                                                           options: options)
         } catch {
             onUpdate(.failed(.QUEUE_SOCKET_CLOSED, "cannot open the queue socket \(url): \(error)"))
             return false

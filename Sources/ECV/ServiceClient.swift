@@ -25,11 +25,10 @@ final class ServiceClient: Sendable {
     let configuration: ECVSdkConfiguration
     let http: HTTPClient
 
-    init(configuration: ECVSdkConfiguration) {
+    init(configuration: ECVSdkConfiguration, tls: TLSSettings) {
         self.configuration = configuration
         let timeout = Duration.milliseconds(max(1, configuration.httpTimeoutMs))
-        let pins = configuration.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }
-        http = HTTPClient(connectTimeout: timeout, readTimeout: timeout, userAgent: "ECVKit", pinnedCertificates: pins)
+        http = tls.httpClient(connectTimeout: timeout, readTimeout: timeout, userAgent: "ECVKit", signaling: false)
     }
 
     private func url(_ path: String) -> String { ECVAPI.url(base: configuration.serviceUrl, path: path) }

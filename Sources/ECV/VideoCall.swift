@@ -214,7 +214,7 @@ public final class VideoCall: Sendable {
         let waiter = QueueSocketWaiter()
         install(waiter)
         state.withLock { $0.waitMode = .queueSocket }
-        return await waiter.start(url: url, callerToken: callerToken, pins: config.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) },
+        return await waiter.start(url: url, callerToken: callerToken, options: sdk.tls.webSocketOptions(signaling: false),
                                   connectTimeout: .milliseconds(max(1, config.httpTimeoutMs))) { [weak self] update in
             self?.handle(update, queueInfoMode: false)
         }

@@ -25,9 +25,14 @@ public final class AgentBot: Sendable {
     }
     private let state = Locked(State())
 
-    public init(configuration: AgentBotConfiguration) {
+    let tls: TLSSettings
+
+    /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured.
+    public init(configuration: AgentBotConfiguration) throws(ECVConfigurationError) {
         self.configuration = configuration
-        http = HTTPClient(connectTimeout: .seconds(5), readTimeout: .seconds(10), userAgent: "ECVKit-Agent")
+        tls = try TLSSettings(apiPins: configuration.pinnedCertificates, signalingPins: configuration.signalingPinnedCertificates,
+                              trustedCAFile: configuration.trustedCAFile)
+        http = tls.httpClient(connectTimeout: .seconds(5), readTimeout: .seconds(10), userAgent: "ECVKit-Agent", signaling: false)
     }
 
     public func events() -> AsyncStream<AgentBotEvent> { broadcaster.subscribe() }
@@ -65,7 +70,8 @@ public final class AgentBot: Sendable {
         do {
             // The token travels in a header, never in the URL that errors and logs quote.
             socket = try await WebSocketClient.connect(url: socketURL, headers: ["Authorization": "Bearer \(login.token)"],
-                                                       connectTimeout: .seconds(5))
+                                                       connectTimeout: .seconds(5),
+                                                       options: tls.webSocketOptions(signaling: false, userAgent: "ECVKit-Agent"))
         } catch {
             throw .socket(error.description)
         }

@@ -58,8 +58,18 @@ public final class AgentCall: Sendable {
     func start() async {
         guard let bot else { return }
         let configuration = bot.configuration
-        let room = RoomSignaling(room: rtcId, options: .init(webrtcUrl: configuration.webrtcUrl, signalingUrl: configuration.signalingUrl,
-                                                             credential: bot.sessionToken))
+        let signalingPins = configuration.signalingPinnedCertificates.isEmpty
+            ? configuration.pinnedCertificates : configuration.signalingPinnedCertificates
+        let room: RoomSignaling
+        do {
+            room = try RoomSignaling(room: rtcId, options: .init(webrtcUrl: configuration.webrtcUrl, signalingUrl: configuration.signalingUrl,
+                                                                 pinnedCertificates: signalingPins, credential: bot.sessionToken,
+                                                                 trustedCAFile: configuration.trustedCAFile))
+        } catch {
+            bot.eventError("call \(rtcId): \(error)")
+            await hangup()
+            return
+        }
         state.withLock { $0.room = room }
         do {
             let joined = try await room.join()

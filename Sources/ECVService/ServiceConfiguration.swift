@@ -167,6 +167,14 @@ public struct ReferenceServiceConfiguration: Sendable {
         set { acd.acceptsUnissuedRtcIds = newValue }
     }
 
+    /// Serves HTTPS and WSS with a PEM certificate (the chain may follow the leaf) and its key.
+    /// - Throws: `ReferenceServiceError.invalidConfiguration` when they cannot be loaded.
+    public mutating func serveTLS(certificateFile: String, privateKeyFile: String) throws(ReferenceServiceError) {
+        do { tls = try TLSIdentity(certificateFile: certificateFile, privateKeyFile: privateKeyFile) } catch {
+            throw .invalidConfiguration(error.description)
+        }
+    }
+
     /// The ACD configuration the engine actually runs: v1.5 has no transfers.
     var effectiveACD: ACDConfiguration {
         var effective = acd

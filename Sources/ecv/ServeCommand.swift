@@ -17,6 +17,7 @@ enum ServeCommand {
           --open-agents            let agents log in without a secret (demos, labs); one of these three is required
           --offer-timeout SEC      seconds an offer rings before re-routing (default 15)
           --no-caller-tokens       issue no caller tokens: anyone who knows an rtcId acts for its caller (labs only)
+          --tls-cert FILE --tls-key FILE   serve HTTPS and WSS with this PEM certificate (chain) and key
           --log                    print the service's event log
         """
 
@@ -46,6 +47,14 @@ enum ServeCommand {
             configuration.agentSecrets += secrets
         }
         if let timeout = try arguments.double("offer-timeout") { configuration.offerTimeout = timeout }
+        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        case (nil, nil): break
+        case (let certificate?, let key?):
+            do { try configuration.serveTLS(certificateFile: certificate, privateKeyFile: key) } catch {
+                throw .usage("--tls-cert/--tls-key: \(error)")
+            }
+        default: throw .usage("--tls-cert and --tls-key go together")
+        }
         return configuration
     }
 

@@ -126,7 +126,7 @@ struct ECVProcess {
         var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Scripted", queues: ["default"],
                                                      parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
         botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let bot = AgentBot(configuration: botConfiguration)
+        let bot = try AgentBot(configuration: botConfiguration)
         try await bot.connect()
         try await bot.ready()
         let result = try await ECVProcess.run(["call", "--service-url", base, "--name", "Script", "--width", "320", "--height", "240",

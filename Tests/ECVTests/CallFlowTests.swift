@@ -10,7 +10,7 @@ import Testing
     @Test func successfulCallEventsInOrder() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let agentSees = CountingRendererBox()
         let renderer = CountingRenderer()
@@ -59,7 +59,7 @@ import Testing
     @Test func aBackendWithoutCallerTokensWorksUnchanged() async throws {
         let backend = try await Backend.start { $0.issuesCallerTokens = false }
         let agent = try await backend.agent()
-        let sdk = backend.sdk(useQueueSocket: false, useQueueInfo: true)
+        let sdk = try backend.sdk(useQueueSocket: false, useQueueInfo: true)
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log)
         _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
@@ -75,7 +75,7 @@ import Testing
     @Test func agentHangupEndsTheCallWithRemoteHangup() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log)
         _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
@@ -91,7 +91,7 @@ import Testing
     @Test func agentWhoseMediaNeverComesEndsWithConnectionTimeout() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent { $0.joinsRooms = false }
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log, connect: ConnectParameters(connectionTimeout: 1500, videoWidth: 320, videoHeight: 240))
         let ended = try await log.wait(for: .CallEnded, call.rtcId)
@@ -106,7 +106,7 @@ import Testing
     @Test func legacyPollingAgainstAv15Backend() async throws {
         let backend = try await Backend.start(version: .v1_5)
         let agent = try await backend.agent()
-        let sdk = backend.sdk(useQueueSocket: false)
+        let sdk = try backend.sdk(useQueueSocket: false)
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log)
         _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
@@ -124,7 +124,7 @@ import Testing
             configuration.acd.queueEntryDelay = 0.3
         }
         let agent = try await backend.agent()
-        let sdk = backend.sdk(useQueueSocket: false, useQueueInfo: true)
+        let sdk = try backend.sdk(useQueueSocket: false, useQueueInfo: true)
         let log = EventLog(sdk)
         let first = try await placeCall(sdk, log: log) // keeps the only agent busy
         _ = try await log.wait(for: .WebRtcConnected, first.rtcId)

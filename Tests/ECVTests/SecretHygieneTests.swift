@@ -26,10 +26,10 @@ import Testing
             configuration.openAgents = false
             configuration.logHandler = { entry in serviceLines.withLock { $0.append(entry.description) } }
         }
-        let intruder = AgentBot(configuration: AgentBotConfiguration(serviceUrl: backend.url, name: "Mallory", secret: wrongSecret))
+        let intruder = try AgentBot(configuration: AgentBotConfiguration(serviceUrl: backend.url, name: "Mallory", secret: wrongSecret))
         await #expect(throws: AgentBotError.self) { try await intruder.connect() }
         let agent = try await backend.agent { $0.secret = agentSecret }
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log, parameters: DialCallParameters(
             callerName: "Jane", additionalHeaders: ["X-Auth-Token": headerSecret]))
