@@ -12,7 +12,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 QUIET_PTHREAD := 2>&1 | grep -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}
 SHELL := /bin/bash
 
-.PHONY: deps build test demo bench clean
+.PHONY: deps build test demo bench fuzz clean
 
 deps:
 	@missing=$$(dpkg-query -W -f='$${Status} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null \
@@ -30,6 +30,12 @@ build: deps
 
 test: deps
 	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
+	@Tests/Fuzz/run.sh 5
+
+# libFuzzer targets (swiftc -sanitize=fuzzer,address) over the wire decoders, log escaping and the
+# DER walker of public-key pins, 60 s each from Tests/Fuzz/corpus; `make test` runs a 5 s smoke.
+fuzz:
+	@Tests/Fuzz/run.sh $${FUZZ_SECONDS:-60}
 
 demo: deps
 	@$(SWIFT) run ecv demo $(QUIET_PTHREAD)
