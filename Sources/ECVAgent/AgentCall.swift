@@ -120,11 +120,11 @@ public final class AgentCall: Sendable {
                         }
                         self.emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
                     case .error(let message):
-                        self.bot.eventError("call \(self.rtcId): webrtc: \(message)")
+                        self.bot?.eventError("call \(self.rtcId): webrtc: \(message)")
                     case .unmatchedMedia(_, let reason):
-                        self.bot.eventError("call \(self.rtcId): \(reason)")
+                        self.bot?.eventError("call \(self.rtcId): \(reason)")
                     case .adoptedDataChannel(let remoteLabel, let configuredLabel):
-                        self.bot.eventError("call \(self.rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
+                        self.bot?.eventError("call \(self.rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
                     default:
                         break
                     }
