@@ -17,7 +17,7 @@ TEST_DEB_PACKAGES := chromium chromium-driver python3-venv
 INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
 
-.PHONY: deps test-deps build test demo bench clean
+.PHONY: deps test-deps build test demo bench fuzz clean
 
 deps:
 	@missing=$$(dpkg-query -W -f='$${Status} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null \
@@ -52,6 +52,12 @@ $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS)
 
 test: test-deps
 	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
+	@Tests/Fuzz/run.sh 5
+
+# libFuzzer targets (swiftc -sanitize=fuzzer,address) over the wire decoders, log escaping and the
+# DER walker of public-key pins, 60 s each from Tests/Fuzz/corpus; `make test` runs a 5 s smoke.
+fuzz:
+	@Tests/Fuzz/run.sh $${FUZZ_SECONDS:-60}
 
 demo: deps
 	@$(SWIFT) run ecv demo $(QUIET_PTHREAD)

@@ -65,7 +65,7 @@ enum CallCostBenchmark: CallBenchmark {
         try await Task.sleep(for: .seconds(1))
         let baseline = ProcStat.rssMiB(child.pid)
         Logger.setLevel(logLevel: .error)
-        let sdk = ECVSdk(config: ECVSdkConfiguration(name: "cost", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
+        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "cost", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
         let parameters = ConnectParameters(videoWidth: 320, videoHeight: 240, videoFps: 15, noAudioProcessing: true)
         var placed: [VideoCall] = []
         var outcomes: [String: Int] = [:]
@@ -133,7 +133,7 @@ enum CostAgents {
                                                       receiveAudio: decode ? .audioSamples(name: "caller_audio") : .discard)
             configuration.sendsMedia = false
             configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-            let bot = AgentBot(configuration: configuration)
+            let bot = try AgentBot(configuration: configuration)
             try await bot.connect()
             try await bot.ready()
             let events = bot.events()

@@ -25,11 +25,11 @@ enum CallSetupBenchmark: CallBenchmark {
         var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Setup", queues: ["default"],
                                                      parameters: ConnectParameters(videoWidth: 640, videoHeight: 480))
         botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let bot = AgentBot(configuration: botConfiguration)
+        let bot = try AgentBot(configuration: botConfiguration)
         try await bot.connect()
         try await bot.ready()
         Logger.setLevel(logLevel: .error)
-        let sdk = ECVSdk(config: ECVSdkConfiguration(name: "setup", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
+        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "setup", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
         var toAgent: [Double] = [], toMedia: [Double] = [], toFrame: [Double] = [], total: [Double] = []
         for index in 0..<(calls + 1) { // the first call warms caches and is not counted
             guard let call = await sdk.createVideoCall() else { throw BenchmarkError.badInput("no call") }
@@ -73,6 +73,7 @@ enum CallSetupBenchmark: CallBenchmark {
         var configuration = ReferenceServiceConfiguration()
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.acd.queueEntryDelay = 0
+        configuration.openAgents = true
         let service = try ReferenceService(configuration: configuration)
         let url = try await service.start(host: "127.0.0.1", port: 0)
         return (service, url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/")))

@@ -11,11 +11,20 @@ public final class ECVSdk: Sendable {
     public let modules: ECVModules
     let service: ServiceClient
     private let calls = Mutex<[String: VideoCall]>([:])
+    /// New rtcId of a transferred leg → the caller token it keeps, until `createVideoCall(rtcId:)`
+    /// takes it. Bounded: only the most recent legs are remembered.
+    private let inheritedTokens = Mutex<[(rtcId: String, token: String)]>([])
 
-    public init(config: ECVSdkConfiguration) {
+    let tls: TLSSettings
+
+    /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured (nothing
+    ///   is ever sent unpinned because a pin was mistyped).
+    public init(config: ECVSdkConfiguration) throws(ECVConfigurationError) {
         self.config = config
+        tls = try TLSSettings(apiPins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates,
+                              trustedCAFile: config.trustedCAFile)
         modules = ECVModules()
-        service = ServiceClient(configuration: config)
+        service = ServiceClient(configuration: config, tls: tls)
     }
 
     /// A new call with an rtcId from the service (`GotRtcId`). On failure the call still comes back,
@@ -40,7 +49,11 @@ public final class ECVSdk: Sendable {
 
     /// A call for an rtcId you already have (e.g. a transferred leg's new rtcId). No request is made.
     public func createVideoCall(rtcId: String) async -> VideoCall? {
-        let call = VideoCall(sdk: self, rtcId: rtcId)
+        let token = inheritedTokens.withLock { legs -> String? in
+            guard let index = legs.firstIndex(where: { $0.rtcId == rtcId }) else { return nil }
+            return legs.remove(at: index).token
+        }
+        let call = VideoCall(sdk: self, rtcId: rtcId, callerToken: token)
         call.emit(.Init)
         guard !config.serviceUrl.trimmingCharacters(in: .whitespaces).isEmpty else {
             call.fail(.SERVICE_URL_REQUIRED, "ECVSdkConfiguration.serviceUrl is empty", endingCall: true)
@@ -59,6 +72,15 @@ public final class ECVSdk: Sendable {
 
     /// The calls that have not ended yet.
     public var activeCalls: [VideoCall] { calls.withLock { Array($0.values) } }
+
+    /// A transfer completed: its new leg keeps the caller's token (docs/protocol.md §1.9).
+    func inheritCallerToken(_ token: String, forTransferredLeg rtcId: String) {
+        inheritedTokens.withLock { legs in
+            legs.removeAll { $0.rtcId == rtcId }
+            legs.append((rtcId, token))
+            if legs.count > 64 { legs.removeFirst(legs.count - 64) }
+        }
+    }
 
     private func register(_ call: VideoCall) { calls.withLock { $0[call.rtcId] = call } }
 

@@ -27,8 +27,15 @@ public struct ECVSdkConfiguration: Sendable {
 
     /// ICE servers used in addition to those of the join answer (the answer's come first).
     public var iceServers: [ICEServer]
-    /// SHA-256 fingerprints the service's TLS certificates must match (certificate pinning).
+    /// Pins the API's TLS certificate (`serviceUrl`: REST and the queue socket) must match, in any
+    /// form of docs/protocol.md §0.2: `sha256/<base64>` (public key), 64 hex digits (certificate),
+    /// a certificate file, or Base64 DER. A malformed pin makes `ECVSdk(config:)` throw.
     public var pinnedCertificates: [String]
+    /// Pins for signaling (`webrtcUrl`, `signalingUrl`: rooms and the collider); empty: the
+    /// API's pins apply there too.
+    public var signalingPinnedCertificates: [String] = []
+    /// A PEM file of CA certificates trusted instead of the system store (a private CA).
+    public var trustedCAFile: String?
     /// HTTP connect and read timeouts for the REST calls (the `/join` ones are in ConnectParameters).
     public var httpTimeoutMs: Int
     /// Consecutive polling failures tolerated before the wait fails (`ERROR_WAITING_FOR_ROOM`).

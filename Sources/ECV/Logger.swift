@@ -1,3 +1,4 @@
+import ECVProtocol
 import Foundation
 import Synchronization
 
@@ -42,7 +43,8 @@ public enum Logger {
     public static func log(_ level: Level, _ message: @autoclosure () -> String) {
         let (threshold, handler) = state.withLock { ($0.level, $0.handler) }
         guard level >= threshold else { return }
-        handler(level, message())
+        // Messages quote what services and peers sent: escaped and bounded to one line.
+        handler(level, LogText.sanitized(message(), limit: 4096))
     }
 
     public static let standardError: Handler = { level, message in

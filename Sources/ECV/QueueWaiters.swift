@@ -22,13 +22,13 @@ protocol QueueWaiter: Sendable {
 final class PollingWaiter: QueueWaiter {
     private let task = Locked<Task<Void, Never>?>(nil)
 
-    init(service: ServiceClient, prefix: String, rtcId: String, interval: Duration, failureLimit: Int,
+    init(service: ServiceClient, prefix: String, rtcId: String, callerToken: String?, interval: Duration, failureLimit: Int,
          onUpdate: @escaping @Sendable (QueueUpdate) -> Void) {
         task.value = Task {
             var failures = 0
             while !Task.isCancelled {
                 do {
-                    let answer = try await service.poll(prefix: prefix, rtcId: rtcId)
+                    let answer = try await service.poll(prefix: prefix, rtcId: rtcId, callerToken: callerToken)
                     failures = 0
                     onUpdate(.polled(answer))
                     if [.transferred, .ended, .notFound].contains(answer.state) { return }
@@ -54,12 +54,13 @@ final class QueueSocketWaiter: QueueWaiter {
     private let stopped = Locked(false)
 
     /// Opens the socket; false (after reporting `.failed`) when it cannot be opened.
-    func start(url: String, pins: [CertificateFingerprint], connectTimeout: Duration,
+    func start(url: String, callerToken: String?, options: WebSocketClient.Options, connectTimeout: Duration,
                onUpdate: @escaping @Sendable (QueueUpdate) -> Void) async -> Bool {
         let connection: WebSocketConnection
         do {
-            connection = try await WebSocketClient.connect(url: url, connectTimeout: connectTimeout,
-                                                           options: .init(pinnedCertificates: pins))
+            connection = try await WebSocketClient.connect(url: url, headers: ServiceClient.credentialHeaders(callerToken),
+                                                           connectTimeout: connectTimeout,
+                                                           options: options)
         } catch {
             onUpdate(.failed(.QUEUE_SOCKET_CLOSED, "cannot open the queue socket \(url): \(error)"))
             return false

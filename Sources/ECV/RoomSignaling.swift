@@ -38,11 +38,20 @@ public final class RoomSignaling: Sendable {
         public var headers: [String: String]
         public var joinConnectTimeout: Duration
         public var joinReadTimeout: Duration
+        /// Pins the room server's and collider's certificates must match (docs/protocol.md §0.2).
         public var pinnedCertificates: [String]
+        /// A PEM file of CA certificates trusted instead of the system store.
+        public var trustedCAFile: String?
+        /// The call credential for this participant's slot (docs/protocol.md §1.9): the caller
+        /// token from DialEx, or an agent's session token. Sent as `X-ECV-Token` on the join, the
+        /// leave and the socket's upgrade; nil sends none (a backend without tokens).
+        public var credential: String?
 
         public init(webrtcUrl: String, signalingUrl: String? = nil, headers: [String: String] = [:],
                     joinConnectTimeout: Duration = .seconds(3), joinReadTimeout: Duration = .seconds(3),
-                    pinnedCertificates: [String] = []) {
+                    pinnedCertificates: [String] = [], credential: String? = nil, trustedCAFile: String? = nil) {
+            self.credential = credential
+            self.trustedCAFile = trustedCAFile
             self.webrtcUrl = webrtcUrl
             self.signalingUrl = signalingUrl
             self.headers = headers
@@ -60,12 +69,20 @@ public final class RoomSignaling: Sendable {
     private let outbox = Locked<(registered: Bool, pending: [ECVProtocol.SignalingMessage])>((false, []))
     private let broadcaster = Broadcaster<RoomSignalingEvent>()
     private let reader = Locked<Task<Void, Never>?>(nil)
+    /// `options.headers` plus the credential header.
+    private let requestHeaders: HTTPHeaders
+    private let tls: TLSSettings
 
-    public init(room: String, options: Options) {
+    /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured.
+    public init(room: String, options: Options) throws(ECVConfigurationError) {
         self.room = room
         self.options = options
-        let pins = options.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }
-        http = HTTPClient(connectTimeout: options.joinConnectTimeout, readTimeout: options.joinReadTimeout, pinnedCertificates: pins)
+        tls = try TLSSettings(apiPins: [], signalingPins: options.pinnedCertificates, trustedCAFile: options.trustedCAFile)
+        var headers = HTTPHeaders(options.headers)
+        if let credential = options.credential, !credential.isEmpty { headers[ECVAPI.callTokenHeader] = credential }
+        requestHeaders = headers
+        http = tls.httpClient(connectTimeout: options.joinConnectTimeout, readTimeout: options.joinReadTimeout,
+                              userAgent: "ECVKit", signaling: true)
     }
 
     /// The parameters of the join answer, once joined.
@@ -79,7 +96,7 @@ public final class RoomSignaling: Sendable {
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room))
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: HTTPHeaders(options.headers)))
+            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
         } catch {
             throw .join(url: url, reason: error.description)
         }
@@ -108,8 +125,8 @@ public final class RoomSignaling: Sendable {
         let connection: WebSocketConnection
         do {
             connection = try await WebSocketClient.connect(
-                url: url, headers: HTTPHeaders(options.headers), connectTimeout: connectTimeout,
-                options: .init(pinnedCertificates: options.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }))
+                url: url, headers: requestHeaders, connectTimeout: connectTimeout,
+                options: tls.webSocketOptions(signaling: true))
         } catch {
             throw .socket(url: url, reason: error.description)
         }
@@ -173,7 +190,7 @@ public final class RoomSignaling: Sendable {
     public func leave() async {
         guard let parameters = joined.value else { return }
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.leavePath(room: room, client: parameters.clientId))
-        _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: HTTPHeaders(options.headers)))
+        _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
     }
 
     /// Ends this participant's part in the call: tells the other side (`bye`) when asked, closes

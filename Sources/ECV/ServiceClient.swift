@@ -25,11 +25,10 @@ final class ServiceClient: Sendable {
     let configuration: ECVSdkConfiguration
     let http: HTTPClient
 
-    init(configuration: ECVSdkConfiguration) {
+    init(configuration: ECVSdkConfiguration, tls: TLSSettings) {
         self.configuration = configuration
         let timeout = Duration.milliseconds(max(1, configuration.httpTimeoutMs))
-        let pins = configuration.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) }
-        http = HTTPClient(connectTimeout: timeout, readTimeout: timeout, userAgent: "ECVKit", pinnedCertificates: pins)
+        http = tls.httpClient(connectTimeout: timeout, readTimeout: timeout, userAgent: "ECVKit", signaling: false)
     }
 
     private func url(_ path: String) -> String { ECVAPI.url(base: configuration.serviceUrl, path: path) }
@@ -48,17 +47,25 @@ final class ServiceClient: Sendable {
         return try await call(httpRequest, as: DialExResponse.self)
     }
 
-    func hangup(rtcId: String, reason: String) async throws(ServiceCallError) {
+    /// - Parameter callerToken: the call's token from DialEx, sent when the service issued one.
+    func hangup(rtcId: String, reason: String, callerToken: String?) async throws(ServiceCallError) {
         let body: Data
         do { body = try ECVJSON.encode(HangupRequest(rtcId: rtcId, reason: reason)) } catch { throw .decoding(url: url(ECVAPI.hangup), error) }
-        var request = HTTPRequest(method: "POST", url: url(ECVAPI.hangup), body: body)
+        var request = HTTPRequest(method: "POST", url: url(ECVAPI.hangup), headers: Self.credentialHeaders(callerToken), body: body)
         request.headers["Content-Type"] = "application/json"
         _ = try await call(request, as: HangupResponse.self)
     }
 
     /// One poll of a `WaitForRoom…` endpoint given as a prefix ending with the query key.
-    func poll(prefix: String, rtcId: String) async throws(ServiceCallError) -> QueueInfoResponse {
-        try await call(.get(ECVAPI.appendingRtcId(rtcId, to: prefix)), as: QueueInfoResponse.self).0
+    func poll(prefix: String, rtcId: String, callerToken: String?) async throws(ServiceCallError) -> QueueInfoResponse {
+        try await call(.get(ECVAPI.appendingRtcId(rtcId, to: prefix), headers: Self.credentialHeaders(callerToken)),
+                       as: QueueInfoResponse.self).0
+    }
+
+    /// The `X-ECV-Token` header for a call credential (docs/protocol.md §1.9); none without one.
+    static func credentialHeaders(_ token: String?) -> HTTPHeaders {
+        guard let token, !token.isEmpty else { return [:] }
+        return [ECVAPI.callTokenHeader: token]
     }
 
     private func call<T: Decodable>(_ request: HTTPRequest, as type: T.Type) async throws(ServiceCallError) -> (T, [String: any Sendable]) {

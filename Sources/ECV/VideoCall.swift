@@ -26,6 +26,7 @@ public final class VideoCall: Sendable {
         var isAgentConnected = false
         var transferPending = false
         var dialResponse: [String: any Sendable]?
+        var callerToken: String?
         var useQueueSocketOverride: Bool?
         var useQueueInfoOverride: Bool?
         var waiter: (any QueueWaiter)?
@@ -37,9 +38,11 @@ public final class VideoCall: Sendable {
     /// Resolves `true` when an agent connects, `false` if the call ends first.
     public let agentConnected: Task<Bool, Never>?
 
-    init(sdk: ECVSdk, rtcId: String) {
+    init(sdk: ECVSdk, rtcId: String, callerToken: String? = nil) {
         self.sdk = sdk
-        state = Mutex(State(rtcId: rtcId))
+        var initial = State(rtcId: rtcId)
+        initial.callerToken = callerToken
+        state = Mutex(initial)
         let outcome = agentOutcome
         agentConnected = Task { await outcome.value() }
         InstanceCounter.increment("VideoCall")
@@ -59,6 +62,15 @@ public final class VideoCall: Sendable {
     public var isEnded: Bool { state.withLock { $0.ended } }
     /// How this call waits for its agent, once the wait began (configuration and overrides decide).
     public var queueWaitMode: QueueWaitMode? { state.withLock { $0.waitMode } }
+
+    /// The call's credential from DialEx (docs/protocol.md §1.9), presented on Hangup, polling, the
+    /// queue socket and the room; nil when the backend issues none. A transferred leg created
+    /// with `createVideoCall(rtcId:)` on the same SDK inherits it; set it when you carry a leg
+    /// elsewhere. Treat it as a secret: whoever holds it can end the call.
+    public var callerToken: String? {
+        get { state.withLock { $0.callerToken } }
+        set { state.withLock { $0.callerToken = newValue } }
+    }
 
     /// Set it to true for a transferred leg, which must never be dialed again, then call
     /// `createQueueSocket()`.
@@ -80,11 +92,15 @@ public final class VideoCall: Sendable {
     /// This call's events from now on, as an async sequence.
     public func events() -> AsyncStream<VideoCallEvent> { broadcaster.subscribe() }
 
-    /// The browser page that joins this call (a development convenience).
+    /// The browser page that joins this call in the caller's place (a development convenience).
+    /// With a caller token the link carries it as `?token=`, and the page presents it on its
+    /// room requests: the link is then as secret as the token.
     public func getUrl() -> String? {
-        let rtcId = self.rtcId
+        let (rtcId, token) = state.withLock { ($0.rtcId, $0.callerToken) }
         guard !rtcId.isEmpty else { return nil }
-        return ECVAPI.url(base: sdk.config.webrtcUrl, path: ECVAPI.browserRoomPath(room: rtcId))
+        let page = ECVAPI.url(base: sdk.config.webrtcUrl, path: ECVAPI.browserRoomPath(room: rtcId))
+        guard let token, !token.isEmpty else { return page }
+        return page + "?" + ECVAPI.tokenQueryName + "=" + (token.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? token)
     }
 
     // MARK: Events
@@ -138,9 +154,17 @@ public final class VideoCall: Sendable {
                 state.dialing = false
                 state.isDialed = true
                 state.dialResponse = raw
+                state.callerToken = response.callerToken
                 return state.ended || state.hangingUp
             }
-            if abandoned { return }
+            if abandoned {
+                // A hangup that raced the dial went out without the token the answer just brought.
+                if response.callerToken != nil {
+                    try? await sdk.service.hangup(rtcId: response.rtcId, reason: CallEndReason.localHangup,
+                                                  callerToken: response.callerToken)
+                }
+                return
+            }
             emit(.DialSuccess, detail: response.interactionId, objData: raw)
             emit(.OnQueue, detail: response.queue)
             await beginWaiting()
@@ -177,7 +201,7 @@ public final class VideoCall: Sendable {
         let config = sdk.config
         let waiter = PollingWaiter(
             service: sdk.service, prefix: info ? config.queueInfoPollingPrefix : config.legacyPollingPrefix, rtcId: rtcId,
-            interval: .milliseconds(max(50, info ? config.queueInfoIntervalDelay : config.waitForRoomIntervalDelay)),
+            callerToken: callerToken, interval: .milliseconds(max(50, info ? config.queueInfoIntervalDelay : config.waitForRoomIntervalDelay)),
             failureLimit: config.pollingFailureLimit) { [weak self] update in self?.handle(update, queueInfoMode: info) }
         install(waiter)
     }
@@ -190,7 +214,7 @@ public final class VideoCall: Sendable {
         let waiter = QueueSocketWaiter()
         install(waiter)
         state.withLock { $0.waitMode = .queueSocket }
-        return await waiter.start(url: url, pins: config.pinnedCertificates.compactMap { try? CertificateFingerprint(hex: $0) },
+        return await waiter.start(url: url, callerToken: callerToken, options: sdk.tls.webSocketOptions(signaling: false),
                                   connectTimeout: .milliseconds(max(1, config.httpTimeoutMs))) { [weak self] update in
             self?.handle(update, queueInfoMode: false)
         }
@@ -277,6 +301,7 @@ public final class VideoCall: Sendable {
     }
 
     private func transferDidComplete(newRtcId: String) {
+        if let token = callerToken, !newRtcId.isEmpty { sdk.inheritCallerToken(token, forTransferredLeg: newRtcId) }
         emit(.TransferCompleted, detail: newRtcId, data: ["rtcId": newRtcId])
         end(CallEndReason.transferred)
     }
@@ -343,7 +368,7 @@ public final class VideoCall: Sendable {
             }
             await webRtcConnection?.close(sendBye: true)
             if dialed || dialing {
-                do { try await sdk.service.hangup(rtcId: rtcId, reason: CallEndReason.localHangup) } catch {
+                do { try await sdk.service.hangup(rtcId: rtcId, reason: CallEndReason.localHangup, callerToken: callerToken) } catch {
                     fail(.HANGUP_FAILED, "the service refused the hangup of \(rtcId): \(error)", endingCall: false)
                 }
             }
@@ -369,7 +394,7 @@ public final class VideoCall: Sendable {
         Task {
             taken.waiter?.stop()
             await taken.connection?.close(sendBye: detail != CallEndReason.remoteHangup)
-            if notify && taken.dialed { try? await sdk.service.hangup(rtcId: rtcId, reason: detail) }
+            if notify && taken.dialed { try? await sdk.service.hangup(rtcId: rtcId, reason: detail, callerToken: callerToken) }
             state.withLock { $0.connection = nil }
             emit(.CallEnded, detail: detail)
             sdk.forget(self)

@@ -123,10 +123,18 @@ public final class WebRtcConnection: Sendable {
         guard !alreadyStarted else { return }
         guard !call.isEnded else { call.fail(.CALL_ENDED, "startRoom() on an ended call", endingCall: false); return }
         let config = call.sdk.config
-        let room = RoomSignaling(room: call.rtcId, options: .init(
+        let room: RoomSignaling
+        do {
+            room = try RoomSignaling(room: call.rtcId, options: .init(
             webrtcUrl: config.webrtcUrl, signalingUrl: config.signalingUrlIsExplicit ? config.signalingUrl : nil,
             headers: parameters.additionalHeaders, joinConnectTimeout: .milliseconds(max(1, parameters.joinHttpConnectTimeout)),
-            joinReadTimeout: .milliseconds(max(1, parameters.joinHttpReadTimeout)), pinnedCertificates: config.pinnedCertificates))
+            joinReadTimeout: .milliseconds(max(1, parameters.joinHttpReadTimeout)),
+            pinnedCertificates: config.signalingPinnedCertificates.isEmpty ? config.pinnedCertificates : config.signalingPinnedCertificates,
+            credential: call.callerToken, trustedCAFile: config.trustedCAFile))
+        } catch {
+            call.fail(.INVALID_PARAMETERS, error.description, endingCall: true)
+            return
+        }
         live.withLock { $0.room = room }
 
         let joined: JoinParameters

@@ -25,9 +25,14 @@ public final class AgentBot: Sendable {
     }
     private let state = Locked(State())
 
-    public init(configuration: AgentBotConfiguration) {
+    let tls: TLSSettings
+
+    /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured.
+    public init(configuration: AgentBotConfiguration) throws(ECVConfigurationError) {
         self.configuration = configuration
-        http = HTTPClient(connectTimeout: .seconds(5), readTimeout: .seconds(10), userAgent: "ECVKit-Agent")
+        tls = try TLSSettings(apiPins: configuration.pinnedCertificates, signalingPins: configuration.signalingPinnedCertificates,
+                              trustedCAFile: configuration.trustedCAFile)
+        http = tls.httpClient(connectTimeout: .seconds(5), readTimeout: .seconds(10), userAgent: "ECVKit-Agent", signaling: false)
     }
 
     public func events() -> AsyncStream<AgentBotEvent> { broadcaster.subscribe() }
@@ -35,6 +40,8 @@ public final class AgentBot: Sendable {
     public var calls: [AgentCall] { Array(state.value.calls.values) }
     public func call(rtcId: String) -> AgentCall? { state.value.calls[rtcId] }
     public var lastState: AgentStateUpdate? { state.value.lastState }
+    /// The session token from Login: the agent's credential on its socket and in its calls' rooms.
+    var sessionToken: String? { state.value.token }
 
     // MARK: Connection
 
@@ -58,9 +65,14 @@ public final class AgentBot: Sendable {
             throw .login("\(url): \(error)")
         }
         let socketURL = ECVAPI.webSocketBase(ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentSocket))
-            + "?\(ECVAPI.agentIdQueryName)=\(login.agentId)&\(ECVAPI.tokenQueryName)=\(login.token)"
+            + "?\(ECVAPI.agentIdQueryName)=\(login.agentId)"
         let socket: WebSocketConnection
-        do { socket = try await WebSocketClient.connect(url: socketURL, connectTimeout: .seconds(5)) } catch {
+        do {
+            // The token travels in a header, never in the URL that errors and logs quote.
+            socket = try await WebSocketClient.connect(url: socketURL, headers: ["Authorization": "Bearer \(login.token)"],
+                                                       connectTimeout: .seconds(5),
+                                                       options: tls.webSocketOptions(signaling: false, userAgent: "ECVKit-Agent"))
+        } catch {
             throw .socket(error.description)
         }
         state.withLock { state in

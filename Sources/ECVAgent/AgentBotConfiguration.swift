@@ -34,6 +34,13 @@ public struct AgentBotConfiguration: Sendable {
     public var joinsRooms: Bool
     /// False: the bot sends no media (a recording or monitoring bot: no encoding cost per call).
     public var sendsMedia: Bool
+    /// Pins the service's certificate must match for Login and the agent socket (the forms of
+    /// docs/protocol.md §0.2). A malformed pin makes `AgentBot(configuration:)` throw.
+    public var pinnedCertificates: [String] = []
+    /// Pins for the rooms and the collider; empty: `pinnedCertificates` apply there too.
+    public var signalingPinnedCertificates: [String] = []
+    /// A PEM file of CA certificates trusted instead of the system store.
+    public var trustedCAFile: String?
 
     public init(serviceUrl: String, name: String = "Agent Bot", secret: String? = nil, queues: [String] = [],
                 webrtcUrl: String? = nil, signalingUrl: String? = nil, autoAccept: Bool = true,

@@ -11,7 +11,8 @@ import WebRTC
 public final class AgentCall: Sendable {
     public let offer: CallOffer
     public var rtcId: String { offer.rtcId }
-    private unowned let bot: AgentBot
+    /// Weak: a call's tasks (a late `bye`, the service's end) may outlive the bot that took it.
+    private weak let bot: AgentBot?
     private let broadcaster = Broadcaster<AgentCallEvent>()
 
     private struct State {
@@ -55,8 +56,20 @@ public final class AgentCall: Sendable {
     // MARK: Media
 
     func start() async {
+        guard let bot else { return }
         let configuration = bot.configuration
-        let room = RoomSignaling(room: rtcId, options: .init(webrtcUrl: configuration.webrtcUrl, signalingUrl: configuration.signalingUrl))
+        let signalingPins = configuration.signalingPinnedCertificates.isEmpty
+            ? configuration.pinnedCertificates : configuration.signalingPinnedCertificates
+        let room: RoomSignaling
+        do {
+            room = try RoomSignaling(room: rtcId, options: .init(webrtcUrl: configuration.webrtcUrl, signalingUrl: configuration.signalingUrl,
+                                                                 pinnedCertificates: signalingPins, credential: bot.sessionToken,
+                                                                 trustedCAFile: configuration.trustedCAFile))
+        } catch {
+            bot.eventError("call \(rtcId): \(error)")
+            await hangup()
+            return
+        }
         state.withLock { $0.room = room }
         do {
             let joined = try await room.join()
@@ -107,11 +120,11 @@ public final class AgentCall: Sendable {
                         }
                         self.emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
                     case .error(let message):
-                        self.bot.eventError("call \(self.rtcId): webrtc: \(message)")
+                        self.bot?.eventError("call \(self.rtcId): webrtc: \(message)")
                     case .unmatchedMedia(_, let reason):
-                        self.bot.eventError("call \(self.rtcId): \(reason)")
+                        self.bot?.eventError("call \(self.rtcId): \(reason)")
                     case .adoptedDataChannel(let remoteLabel, let configuredLabel):
-                        self.bot.eventError("call \(self.rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
+                        self.bot?.eventError("call \(self.rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
                     default:
                         break
                     }
@@ -194,7 +207,7 @@ public final class AgentCall: Sendable {
         let reply = OneShot<String, Never>()
         state.withLock { $0.flashWaiters.append(reply) }
         try send(on ? .flashOn : .flashOff)
-        let timer = MainLoop.shared.schedule(after: bot.configuration.flashReplyTimeout) { reply.resolve(.success("REFUSED")) }
+        let timer = MainLoop.shared.schedule(after: bot?.configuration.flashReplyTimeout ?? .seconds(5)) { reply.resolve(.success("REFUSED")) }
         defer { timer.cancel() }
         return await reply.value()
     }
@@ -202,15 +215,19 @@ public final class AgentCall: Sendable {
     /// Transfers the call to a queue or another agent (the service does it; the caller re-queues).
     public func transfer(to target: TransferTarget) async throws(AgentBotError) {
         try? recording.value?.mark("transfer to \(target.description)")
+        guard let bot else { throw .notConnected }
         try await bot.request(.transfer(rtcId: rtcId, target: target))
     }
 
-    public func cancelTransfer() async throws(AgentBotError) { try await bot.request(.cancelTransfer(rtcId: rtcId)) }
+    public func cancelTransfer() async throws(AgentBotError) {
+        guard let bot else { throw .notConnected }
+        try await bot.request(.cancelTransfer(rtcId: rtcId))
+    }
 
     /// Ends the call for everyone: the service tells the caller (`REMOTE_HANGUP` there).
     public func hangup() async {
         guard !state.value.ended else { return }
-        try? await bot.request(.hangup(rtcId: rtcId))
+        try? await bot?.request(.hangup(rtcId: rtcId))
         await closeMedia(sendBye: true)
         finish(reason: "AGENT_HANGUP")
     }
@@ -256,7 +273,7 @@ public final class AgentCall: Sendable {
         guard first else { return }
         emit(.ended(reason: reason))
         broadcaster.finish()
-        bot.forget(self)
+        bot?.forget(self)
     }
 
     func closeMedia(sendBye: Bool) async {

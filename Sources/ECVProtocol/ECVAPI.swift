@@ -19,7 +19,12 @@ public enum ECVAPI {
     public static let agentLogout = "/agent/api/Logout"
     public static let agentSocket = "/agent/socket"
     public static let agentIdQueryName = "agentId"
+    /// The query parameter carrying a credential where a header cannot be set (browser
+    /// WebSockets, links): an agent's session token, or a call's caller token (§1.9).
     public static let tokenQueryName = "token"
+    /// The header carrying a call credential on caller REST, the queue socket and room requests:
+    /// the caller token from DialEx, or the agent's session token in its call's room (§1.9).
+    public static let callTokenHeader = "X-ECV-Token"
 
     // AppRTC room server on webrtcUrl and collider on signalingUrl.
     public static let signalingSocket = "/ws"
@@ -95,7 +100,7 @@ public enum ECVCloseCode {
     public static let goingAway: UInt16 = 1001
     /// The upgrade request lacked a required query parameter.
     public static let badRequest: UInt16 = 4400
-    /// The agent token is missing or wrong.
+    /// The agent token or the call's caller token is missing or wrong.
     public static let unauthorized: UInt16 = 4401
     /// The rtcId, agent or room client is unknown.
     public static let notFound: UInt16 = 4404

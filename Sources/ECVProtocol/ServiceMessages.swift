@@ -52,12 +52,16 @@ public struct DialExResponse: Codable, Sendable, Equatable {
     public var queue: String
     /// The effective routing priority the service derived from acdAttributes.
     public var priority: Int
+    /// The call's caller credential (docs/protocol.md §1.9): the SDK presents it on every later
+    /// request about this call. Absent when the backend issues none; the SDK then sends none.
+    public var callerToken: String?
 
-    public init(rtcId: String, interactionId: String, queue: String, priority: Int) {
+    public init(rtcId: String, interactionId: String, queue: String, priority: Int, callerToken: String? = nil) {
         self.rtcId = rtcId
         self.interactionId = interactionId
         self.queue = queue
         self.priority = priority
+        self.callerToken = callerToken
     }
 }
 
@@ -115,6 +119,9 @@ public struct CallEndReason: RawRepresentable, Codable, Sendable, Hashable, Expr
     public static let agentHangup: CallEndReason = "AGENT_HANGUP"
     /// The agent's socket closed or the agent logged out during the call.
     public static let agentLost: CallEndReason = "AGENT_LOST"
+    /// The caller vanished: no queue socket, no poll and no signaling socket for the service's
+    /// caller-loss timeout (a killed process, a lost network).
+    public static let callerLost: CallEndReason = "CALLER_LOST"
     /// The call waited longer than the service's maximum queue wait.
     public static let queueTimeout: CallEndReason = "QUEUE_TIMEOUT"
     /// The service is shutting down.
@@ -142,6 +149,8 @@ public struct ServiceErrorCode: RawRepresentable, Codable, Sendable, Hashable, E
 
     public static let badRequest: ServiceErrorCode = "BAD_REQUEST"
     public static let unauthorized: ServiceErrorCode = "UNAUTHORIZED"
+    /// A valid credential, but not one of this call's (or this room slot's) parties.
+    public static let forbidden: ServiceErrorCode = "FORBIDDEN"
     public static let unknownRtcId: ServiceErrorCode = "UNKNOWN_RTC_ID"
     public static let unknownQueue: ServiceErrorCode = "UNKNOWN_QUEUE"
     public static let unknownAgent: ServiceErrorCode = "UNKNOWN_AGENT"

@@ -6,6 +6,11 @@ import Soup
 extension ServiceRouter {
     func getRtcId(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         await core.script.applyDelay(.getRtcId)
+        if let refusal = admitCallRequest(request, "GetRtcId") { return refusal }
+        if core.engine.population.issuedRtcIds >= core.configuration.limits.maxIssuedRtcIds {
+            core.log.record(.rest, "GetRtcId refused: \(core.configuration.limits.maxIssuedRtcIds) rtcIds are waiting to be dialed")
+            return .ecvError(503, ServiceErrorResponse(code: .serviceUnavailable, message: "too many undialed rtcIds; try again later"))
+        }
         let rtcId = core.withEngine { $0.issueRtcId() }
         core.log.record(.rest, "GetRtcId → \(rtcId)", rtcId: rtcId)
         return .ecvJSON(GetRtcIdResponse(rtcId: rtcId))
@@ -13,12 +18,23 @@ extension ServiceRouter {
 
     func dialEx(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         await core.script.applyDelay(.dialEx)
+        if let refusal = admitCallRequest(request, "DialEx") { return refusal }
         let dial: DialExRequest
         do {
             dial = try ECVJSON.decode(DialExRequest.self, from: Data(request.body))
         } catch {
             core.log.record(.rest, "DialEx refused: \(error)")
             return .badRequest(error)
+        }
+        // Bounded before anything is kept or forwarded: an agent's offer frame stays far below
+        // what an agent socket accepts, whatever a caller sends.
+        if let problem = core.configuration.limits.problem(in: dial) {
+            core.log.record(.rest, "DialEx refused: \(problem)")
+            return .badRequest(problem)
+        }
+        if core.engine.population.liveCalls >= core.configuration.limits.maxLiveCalls {
+            core.log.record(.rest, "DialEx refused: \(core.configuration.limits.maxLiveCalls) calls are live")
+            return .ecvError(503, ServiceErrorResponse(code: .serviceUnavailable, message: "too many calls; try again later"))
         }
         let headers = request.headers.map { RequestHeader(name: $0.name, value: $0.value) }
         core.script.recordDial(rtcId: dial.rtcId, headers: headers)
@@ -28,6 +44,7 @@ extension ServiceRouter {
         }
         do {
             let response = try core.withEngine { engine throws(ACDError) in try engine.dial(dial) }
+            core.presence.track(dial.rtcId)
             core.log.record(.rest, "DialEx \(dial.rtcId) → 200 \(response.interactionId), queue \(response.queue), "
                 + "priority \(response.priority)", rtcId: dial.rtcId)
             return .ecvJSON(response)
@@ -46,6 +63,11 @@ extension ServiceRouter {
             core.log.record(.rest, "Hangup refused: \(error)")
             return .badRequest(error)
         }
+        let access = core.engine.callerAccess(rtcId: hangup.rtcId, token: callCredential(of: request))
+        if let refusal = HTTPServerResponse.callRefusal(access, acting: "caller") {
+            core.log.record(.rest, "Hangup \(hangup.rtcId) refused: \(access)", rtcId: hangup.rtcId)
+            return refusal
+        }
         do {
             try core.withEngine { engine throws(ACDError) in try engine.hangUp(rtcId: hangup.rtcId) }
             core.log.record(.rest, "Hangup \(hangup.rtcId) (\(hangup.reason ?? "no reason")) → ended", rtcId: hangup.rtcId)
@@ -63,6 +85,9 @@ extension ServiceRouter {
         guard let rtcId = request.queryValue(ECVAPI.rtcIdQueryName), !rtcId.isEmpty else {
             return .badRequest(.missingField(ECVAPI.rtcIdQueryName))
         }
+        let access = core.engine.callerAccess(rtcId: rtcId, token: callCredential(of: request))
+        if !access.allowsCallerRead, let refusal = HTTPServerResponse.callRefusal(access, acting: "caller") { return refusal }
+        if access.allowsCaller { core.presence.seen(rtcId) }
         var info = core.withEngine { $0.queueInfo(rtcId: rtcId) }
         if endpoint == .waitForRoomInterval || !core.configuration.queueStatistics {
             info = info.withoutQueueFigures
@@ -87,10 +112,26 @@ extension ServiceRouter {
             core.log.record(.agent, "Login refused: \(error)")
             return .badRequest(error)
         }
+        let limits = core.configuration.limits
+        if let problem = limits.nameProblem(login.name, field: "name") {
+            core.log.record(.agent, "Login refused: \(problem)")
+            return .badRequest(problem)
+        }
+        if (login.secret?.utf8.count ?? 0) > limits.maxSecretBytes {
+            return .badRequest(.invalidValue(field: "secret", reason: "is longer than \(limits.maxSecretBytes) bytes"))
+        }
         let secrets = core.configuration.agentSecrets
-        if !secrets.isEmpty, !secrets.contains(login.secret ?? "") {
+        if secrets.isEmpty && !core.configuration.openAgents {
+            core.log.record(.agent, "Login of \"\(login.name)\" refused: the service has no agent secret and is not open to agents")
+            return .ecvError(401, ServiceErrorResponse(code: .unauthorized, message: "this service admits no agents: it has no agent secret"))
+        }
+        if !secrets.isEmpty, !secrets.contains(where: { constantTimeEquals($0, login.secret ?? "") }) {
             core.log.record(.agent, "Login of \"\(login.name)\" refused: wrong or missing secret")
             return .ecvError(401, ServiceErrorResponse(code: .unauthorized, message: "wrong or missing agent secret"))
+        }
+        if core.engine.population.agents >= limits.maxAgents {
+            core.log.record(.agent, "Login of \"\(login.name)\" refused: \(limits.maxAgents) agents are logged in")
+            return .ecvError(503, ServiceErrorResponse(code: .serviceUnavailable, message: "too many agents logged in"))
         }
         do {
             let response = try core.withEngine { engine throws(ACDError) in try engine.login(name: login.name) }
@@ -115,5 +156,16 @@ extension ServiceRouter {
         core.agentSockets.detach(agentId: agentId, reason: "logged out")
         core.log.record(.agent, "\(agentId) logged out")
         return .ecvJSON(AgentLogoutResponse(agentId: agentId))
+    }
+}
+
+extension ServiceRouter {
+    /// `429` when the request's address made too many call requests this minute.
+    func admitCallRequest(_ request: HTTPServerRequest, _ name: String) -> HTTPServerResponse? {
+        guard !core.callQuota.admit(request.remoteAddress) else { return nil }
+        core.log.record(.rest, "\(name) from \(request.remoteAddress ?? "?") refused: over "
+            + "\(core.configuration.limits.maxCallRequestsPerAddressPerMinute) call requests a minute")
+        return .ecvError(429, ServiceErrorResponse(code: "TOO_MANY_REQUESTS", message: "too many call requests from this address; "
+            + "try again in a minute"), headers: ["Retry-After": "60"])
     }
 }

@@ -9,9 +9,11 @@ final class QueueSocketHub: Sendable {
     private let attached = Mutex<[String: WebSocketConnection]>([:])
     let open = OpenSockets()
     private let log: ServiceEventLog
+    private let presence: CallerPresence
 
-    init(log: ServiceEventLog) {
+    init(log: ServiceEventLog, presence: CallerPresence) {
         self.log = log
+        self.presence = presence
     }
 
     func accept(_ connection: WebSocketConnection, request: HTTPServerRequest, engine: ACDEngine) {
@@ -24,11 +26,23 @@ final class QueueSocketHub: Sendable {
                 return true
             }
             open.remove(connection)
-            if wasAttached { log.record(.queueSocket, "queue socket of \(rtcId) closed (\(code) \(reason))", rtcId: rtcId) }
+            if wasAttached {
+                presence.socketClosed(rtcId)
+                log.record(.queueSocket, "queue socket of \(rtcId) closed (\(code) \(reason))", rtcId: rtcId)
+            }
         })
         guard !rtcId.isEmpty else {
             log.record(.queueSocket, "queue socket without rtcId refused (4400)")
             try? connection.close(code: ECVCloseCode.badRequest, reason: "the rtcId query parameter is missing")
+            return
+        }
+        let access = engine.callerAccess(rtcId: rtcId, token: callCredential(of: request))
+        guard access.allowsCallerRead else {
+            // Refused before attaching: the caller's own socket stays attached and hears nothing of it.
+            log.record(.queueSocket, "queue socket for \(rtcId) refused (4401): \(access)", rtcId: rtcId)
+            let code: ServiceErrorCode = access == .denied ? .forbidden : .unauthorized
+            send(.error(code: code, message: "the queue socket needs this call's caller token"), on: connection)
+            try? connection.close(code: ECVCloseCode.unauthorized, reason: code.rawValue)
             return
         }
         log.record(.queueSocket, "queue socket for \(rtcId) opened", rtcId: rtcId)
@@ -44,8 +58,15 @@ final class QueueSocketHub: Sendable {
             // Checked under the lock the close handler takes too, so a socket that closed before
             // its greeting is never left attached.
             guard connection.state == .open else { return false }
-            if !terminal, let previous = map.updateValue(connection, forKey: rtcId), previous !== connection {
-                try? previous.close(code: ECVCloseCode.replaced, reason: "replaced by a newer queue socket")
+            if !terminal {
+                // The caller holds one queue socket whether or not it replaced an older one.
+                if let previous = map.updateValue(connection, forKey: rtcId) {
+                    if previous !== connection {
+                        try? previous.close(code: ECVCloseCode.replaced, reason: "replaced by a newer queue socket")
+                    }
+                } else {
+                    presence.socketOpened(rtcId)
+                }
             }
             for message in greeting { send(message, on: connection) }
             if let last = greeting.last, terminal {
@@ -79,6 +100,7 @@ final class QueueSocketHub: Sendable {
     func drop(rtcId: String, code: UInt16, reason: String) -> Bool {
         let connection = attached.withLock { $0.removeValue(forKey: rtcId) }
         guard let connection else { return false }
+        presence.socketClosed(rtcId)
         do {
             try connection.close(code: code, reason: reason)
         } catch {

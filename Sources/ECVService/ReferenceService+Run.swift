@@ -7,7 +7,7 @@ extension ReferenceService {
     /// banner to `announce`, serves until the calling task is cancelled (the CLI cancels it on
     /// SIGINT/SIGTERM), then stops cleanly. Log entries go to `configuration.logHandler`.
     public static func runForever(configuration: ReferenceServiceConfiguration = ReferenceServiceConfiguration(),
-                                  host: String = "0.0.0.0", port: UInt16 = 8080,
+                                  host: String = "127.0.0.1", port: UInt16 = 8080,
                                   announce: @Sendable (String) -> Void = { print($0) }) async throws {
         let service = try ReferenceService(configuration: configuration)
         try await service.start(host: host, port: port)
@@ -44,13 +44,18 @@ extension ReferenceService {
             "  webrtcUrl      \(base)   (AppRTC rooms: /join/<room>, /message/<room>/<client>, /leave/<room>/<client>)",
             "  signalingUrl   \(ws)\(ECVAPI.signalingSocket)",
             "  browser        \(base)/r/<rtcId>",
-            "  agents         \(base)\(ECVAPI.agentLogin), \(ws)\(ECVAPI.agentSocket)?agentId=&token="
-                + (configuration.agentSecrets.isEmpty ? "" : "   (secret required)"),
+            "  agents         \(base)\(ECVAPI.agentLogin), \(ws)\(ECVAPI.agentSocket)?agentId="
+                + (!configuration.agentSecrets.isEmpty ? "   (secret required)"
+                    : configuration.openAgents ? "   (open: any agent may log in without a secret)" : "   (none admitted: no secret configured)"),
+            "  callers        " + (configuration.issuesCallerTokens ? "caller tokens required after DialEx (docs/protocol.md §1.9)"
+                : "OPEN: no caller tokens, anyone who knows an rtcId acts for its caller"),
             "  queues         \(queues.joined(separator: ", "))",
             "  ICE servers    \(ice)",
         ]
         if host == "0.0.0.0" || host == "::" {
             lines.append("  (listening on every interface: other machines use this machine's address instead of \(baseURL?.host ?? "127.0.0.1"))")
+        } else if host == "127.0.0.1" || host == "::1" || host == "localhost" {
+            lines.append("  (listening on loopback only: other machines cannot reach it; pass --host 0.0.0.0 to serve them)")
         }
         return lines.joined(separator: "\n")
     }

@@ -75,22 +75,28 @@ public final class ReferenceService: Sendable {
         } catch {
             throw .runtimeUnavailable(error.description)
         }
-        let server = HTTPServer(tls: configuration.tls)
+        let limits = configuration.limits
+        let server = HTTPServer(tls: configuration.tls, limits: HTTPServerLimits(
+            maxBodyBytes: limits.maxRequestBodyBytes, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes,
+            headerTimeout: limits.headerTimeout, bodyTimeout: limits.bodyTimeout))
         let router = router
         let core = core
         server.route("*", "/") { request in await router.handle(request) }
         let keepalive = configuration.pingInterval
         if configuration.backendVersion == .v1_75 {
-            server.webSocket(path: ECVAPI.queueSocket, keepaliveInterval: keepalive) { connection, request in
+            server.webSocket(path: ECVAPI.queueSocket, keepaliveInterval: keepalive,
+                             maxIncomingPayloadSize: limits.queueSocketFrameBytes) { connection, request in
                 core.queueSockets.accept(connection, request: request, engine: core.engine)
                 core.timer.refresh()
             }
         }
-        server.webSocket(path: ECVAPI.agentSocket, keepaliveInterval: keepalive) { connection, request in
+        server.webSocket(path: ECVAPI.agentSocket, keepaliveInterval: keepalive,
+                         maxIncomingPayloadSize: limits.agentSocketFrameBytes) { connection, request in
             core.agentSockets.accept(connection, request: request, engine: core.engine, timer: core.timer)
         }
-        server.webSocket(path: ECVAPI.signalingSocket, keepaliveInterval: keepalive) { connection, _ in
-            core.rooms.accept(connection)
+        server.webSocket(path: ECVAPI.signalingSocket, keepaliveInterval: keepalive,
+                         maxIncomingPayloadSize: limits.colliderFrameBytes) { connection, request in
+            core.rooms.accept(connection, token: callCredential(of: request))
         }
         let boundPort: UInt16
         do {
@@ -106,6 +112,13 @@ public final class ReferenceService: Sendable {
             throw .listenFailed("cannot form a URL from \(baseText)")
         }
         router.setFallbackBase(baseText)
+        if case .system = configuration.clock {
+            core.presence.start { rtcId in
+                core.log.record(.rest, "the caller of \(rtcId) vanished: no socket and no poll for "
+                    + "\(core.configuration.callerLossTimeout); the call ends (CALLER_LOST)", rtcId: rtcId)
+                core.withEngine { $0.callerLost(rtcId: rtcId) }
+            }
+        }
         phase.withLock { $0 = .running(server: server, baseURL: baseURL) }
         core.timer.refresh()
         core.log.record(.lifecycle, "listening on \(host):\(boundPort) as an ECV \(configuration.backendVersion) backend")
@@ -133,6 +146,7 @@ public final class ReferenceService: Sendable {
         core.log.record(.lifecycle, "stopping")
         core.engine.shutDown()
         core.timer.stop()
+        core.presence.stop()
         // The SERVICE_SHUTDOWN pushes may still be on their way (another thread may be delivering);
         // what is left open is closed with 1001 only behind them.
         let core = core
@@ -166,6 +180,7 @@ public final class ReferenceService: Sendable {
     /// With a manual clock: fires what fell due after the test advanced the clock.
     public func tick() {
         core.withEngine { $0.tick() }
+        for rtcId in core.presence.vanished() { core.withEngine { $0.callerLost(rtcId: rtcId) } }
     }
 
     /// WebSockets currently open on the service (queue, agent and collider), for leak checks.

@@ -9,7 +9,12 @@ extension ServiceRouter {
         await core.script.applyDelay(.join)
         guard segments.count == 2 else { return .ecvJSON(JoinResponse(result: .invalidRequest)) }
         let roomId = segments[1]
-        switch core.rooms.join(roomId) {
+        let party: CallParty?
+        switch roomParty(roomId, request) {
+        case .success(let granted): party = granted
+        case .failure(let refusal): return refusal.response
+        }
+        switch core.rooms.join(roomId, as: party) {
         case .invalidRoom:
             return .ecvJSON(JoinResponse(result: .invalidRequest))
         case .full:
@@ -36,13 +41,40 @@ extension ServiceRouter {
             core.log.record(.room, "message to room \(segments[1]) refused: \(error)", rtcId: segments[1])
             return .ecvJSON(RoomResponse(result: .invalidRequest))
         }
-        return .ecvJSON(RoomResponse(result: core.rooms.post(message, room: segments[1], client: segments[2])))
+        let party: CallParty?
+        switch roomParty(segments[1], request) {
+        case .success(let granted): party = granted
+        case .failure(let refusal): return refusal.response
+        }
+        guard let result = core.rooms.post(message, room: segments[1], client: segments[2], as: party) else {
+            return RoomRefusal.otherSlot.response
+        }
+        return .ecvJSON(RoomResponse(result: result))
     }
 
     func leave(_ segments: [String], _ request: HTTPServerRequest) async -> HTTPServerResponse {
         await core.script.applyDelay(.leave)
-        if segments.count == 3 { core.rooms.leave(segments[1], client: segments[2]) }
+        guard segments.count == 3 else { return .ecvJSON(RoomResponse(result: .success)) }
+        switch roomParty(segments[1], request) {
+        case .success(let party): core.rooms.leave(segments[1], client: segments[2], as: party)
+        case .failure(let refusal): return refusal.response
+        }
         return .ecvJSON(RoomResponse(result: .success))
+    }
+
+    /// The slot a room request may act for (nil on a service without caller tokens), or why not.
+    func roomParty(_ roomId: String, _ request: HTTPServerRequest) -> Result<CallParty?, RoomRefusal> {
+        let access = core.engine.roomAccess(rtcId: roomId, token: callCredential(of: request))
+        switch access {
+        case .open: return .success(nil)
+        case .granted(let party): return .success(party)
+        case .missingCredential:
+            core.log.record(.room, "request for room \(roomId) refused: no credential", rtcId: roomId)
+            return .failure(.missingCredential)
+        case .denied, .unknownCall, .notDialed:
+            core.log.record(.room, "request for room \(roomId) refused: \(access)", rtcId: roomId)
+            return .failure(.notAParty)
+        }
     }
 
     /// `POST <wss_post_url>/<room>/<client>` relays a payload as if sent on that client's socket;
@@ -57,12 +89,21 @@ extension ServiceRouter {
             } catch {
                 return .ecvJSON(RoomResponse(result: .invalidRequest), status: 400)
             }
-            switch core.rooms.colliderPost(message, room: roomId, client: clientId) {
-            case .success: return HTTPServerResponse(status: 200)
-            case let other: return .ecvJSON(RoomResponse(result: other), status: 404)
+            let party: CallParty?
+            switch roomParty(roomId, request) {
+            case .success(let granted): party = granted
+            case .failure(let refusal): return refusal.response
+            }
+            switch core.rooms.colliderPost(message, room: roomId, client: clientId, as: party) {
+            case .success?: return HTTPServerResponse(status: 200)
+            case let other?: return .ecvJSON(RoomResponse(result: other), status: 404)
+            case nil: return RoomRefusal.otherSlot.response
             }
         case "DELETE":
-            _ = core.rooms.colliderDelete(room: roomId, client: clientId)
+            switch roomParty(roomId, request) {
+            case .success(let party): _ = core.rooms.colliderDelete(room: roomId, client: clientId, as: party)
+            case .failure(let refusal): return refusal.response
+            }
             return HTTPServerResponse(status: 200)
         default:
             return .ecvError(405, ServiceErrorResponse(code: "METHOD_NOT_ALLOWED",
@@ -81,5 +122,27 @@ extension ServiceRouter {
                                signalingURL: ECVAPI.webSocketBase(base) + ECVAPI.signalingSocket)
         return HTTPServerResponse(status: 200, headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store"],
                                   body: Array(page.html.utf8))
+    }
+}
+
+/// Why a room request may not act (docs/protocol.md §1.9).
+enum RoomRefusal: Error {
+    /// No credential: `401`.
+    case missingCredential
+    /// A credential that is not one of the call's parties, or a call the service does not know: `403`.
+    case notAParty
+    /// The client named in the path holds the other party's slot: `403`.
+    case otherSlot
+
+    var response: HTTPServerResponse {
+        switch self {
+        case .missingCredential:
+            .ecvError(401, ServiceErrorResponse(code: .unauthorized, message: "room requests need the call's caller token "
+                + "or its agent's session token (header \(ECVAPI.callTokenHeader) or query parameter \(ECVAPI.tokenQueryName))"))
+        case .notAParty:
+            .ecvError(403, ServiceErrorResponse(code: .forbidden, message: "the credential is not a party of a live call in this room"))
+        case .otherSlot:
+            .ecvError(403, ServiceErrorResponse(code: .forbidden, message: "that client holds the other party's slot"))
+        }
     }
 }

@@ -9,18 +9,32 @@ final class RoomHub: Sendable {
     private let registry = Mutex(RoomRegistry())
     let open = OpenSockets()
     private let log: ServiceEventLog
+    /// Decides which slot a collider socket's credential may register for (set once the ACD exists).
+    private let access = Mutex<@Sendable (_ room: String, _ token: String?) -> CallAccess>({ _, _ in .open })
 
-    init(log: ServiceEventLog) {
+    private let presence: CallerPresence
+
+    init(log: ServiceEventLog, limits: ServiceLimits, presence: CallerPresence) {
         self.log = log
+        self.presence = presence
+        registry.withLock { registry in
+            registry.maxMessagesPerRoom = limits.maxMessagesPerRoom
+            registry.maxRooms = limits.maxLiveCalls
+        }
+    }
+
+    func authorizeRegistrations(with decide: @escaping @Sendable (_ room: String, _ token: String?) -> CallAccess) {
+        access.withLock { $0 = decide }
     }
 
     // MARK: Room server (HTTP)
 
-    func join(_ roomId: String) -> RoomRegistry.JoinOutcome {
-        let outcome = registry.withLock { $0.join(roomId) }
+    func join(_ roomId: String, as party: CallParty?) -> RoomRegistry.JoinOutcome {
+        let outcome = registry.withLock { $0.join(roomId, as: party) }
         switch outcome {
         case .joined(let clientId, let isInitiator, let messages):
             log.record(.room, "\(clientId) joined room \(roomId) as \(isInitiator ? "initiator" : "answerer")"
+                + (party.map { " for the \($0)" } ?? "")
                 + (messages.isEmpty ? "" : " with \(messages.count) stored message(s)"), rtcId: roomId)
         case .full:
             log.record(.room, "join of room \(roomId) refused: FULL", rtcId: roomId)
@@ -30,18 +44,22 @@ final class RoomHub: Sendable {
         return outcome
     }
 
-    func post(_ message: SignalingMessage, room roomId: String, client clientId: String) -> RoomResult {
-        let outcome = registry.withLock { $0.relay(message, in: roomId, from: clientId) }
+    /// nil: the client belongs to another party's slot (the caller answers 403).
+    func post(_ message: SignalingMessage, room roomId: String, client clientId: String, as party: CallParty?) -> RoomResult? {
+        let outcome = registry.withLock { $0.relay(message, in: roomId, from: clientId, as: party) }
         logRelay(outcome, message, roomId: roomId, clientId: clientId, via: "HTTP")
         switch outcome {
         case .unknownRoom: return .unknownRoom
         case .unknownClient: return .unknownClient
+        case .forbidden: return nil
+        case .roomFull: return .error
         case .stored, .queued, .delivered: return .success
         }
     }
 
-    func leave(_ roomId: String, client clientId: String) {
-        let socket = registry.withLock { $0.leave(roomId, client: clientId) }
+    func leave(_ roomId: String, client clientId: String, as party: CallParty?) {
+        let socket = registry.withLock { $0.leave(roomId, client: clientId, as: party) }
+        if socket != nil, party == .caller { presence.socketClosed(roomId) }
         try? socket?.close(code: ECVCloseCode.normal, reason: "left the room")
         log.record(.room, "\(clientId) left room \(roomId)", rtcId: roomId)
     }
@@ -66,13 +84,16 @@ final class RoomHub: Sendable {
 
     // MARK: Collider (WebSocket)
 
-    func accept(_ connection: WebSocketConnection) {
+    /// - Parameter token: the credential of the upgrade request (docs/protocol.md §1.9), checked
+    ///   when the socket registers for a room slot.
+    func accept(_ connection: WebSocketConnection, token: String?) {
         open.insert(connection)
         watch(connection, onText: { [self] text in
-            receive(text, on: connection)
+            receive(text, on: connection, token: token)
         }, onClosed: { [self] code, _ in
             let registration = registry.withLock { $0.unregister(connection) }
             open.remove(connection)
+            if let registration, registration.party == .caller { presence.socketClosed(registration.room) }
             if let registration {
                 log.record(.collider, "socket of \(registration.client) in room \(registration.room) closed (\(code))",
                            rtcId: registration.room)
@@ -80,7 +101,7 @@ final class RoomHub: Sendable {
         })
     }
 
-    private func receive(_ text: String, on connection: WebSocketConnection) {
+    private func receive(_ text: String, on connection: WebSocketConnection, token: String?) {
         let command: ColliderCommand
         do {
             command = try ECVJSON.decode(ColliderCommand.self, from: text)
@@ -91,26 +112,41 @@ final class RoomHub: Sendable {
         }
         switch command {
         case .register(let roomId, let clientId):
-            register(connection, room: roomId, client: clientId)
+            let decision = access.withLock { $0 }(roomId, token)
+            switch decision {
+            case .open, .granted:
+                register(connection, room: roomId, client: clientId, as: decision.party)
+            case .missingCredential, .denied, .unknownCall, .notDialed:
+                RoomRegistry.deliver(.failure("this socket's credential may not register client \(clientId) in room \(roomId)"),
+                                     on: connection)
+                try? connection.close(code: ECVCloseCode.unauthorized, reason: "not authorized")
+                log.record(.collider, "register of \(clientId) in room \(roomId) refused (4401): \(decision)", rtcId: roomId)
+            }
         case .send(let message):
             let outcome = registry.withLock { registry -> RoomRegistry.RelayOutcome? in
                 guard let registration = registry.registrations[ObjectIdentifier(connection)] else { return nil }
-                return registry.relay(message, in: registration.room, from: registration.client)
+                return registry.relay(message, in: registration.room, from: registration.client, as: registration.party)
             }
             guard let outcome else {
                 RoomRegistry.deliver(.failure("send before register"), on: connection)
                 return
             }
+            if outcome == .roomFull { RoomRegistry.deliver(.failure("the room keeps too many payloads already"), on: connection) }
             let registration = registry.withLock { $0.registrations[ObjectIdentifier(connection)] }
             logRelay(outcome, message, roomId: registration?.room ?? "?", clientId: registration?.client ?? "?", via: "socket")
         }
     }
 
-    private func register(_ connection: WebSocketConnection, room roomId: String, client clientId: String) {
-        enum Outcome { case alreadyRegistered, notJoined, registered(replaced: Bool, flushed: Int) }
+    private func register(_ connection: WebSocketConnection, room roomId: String, client clientId: String, as party: CallParty?) {
+        enum Outcome { case alreadyRegistered, notJoined, otherSlot, registered(replaced: Bool, flushed: Int) }
         let outcome = registry.withLock { registry -> Outcome in
             if registry.registrations[ObjectIdentifier(connection)] != nil { return .alreadyRegistered }
-            guard let (replaced, flushed) = registry.register(connection, room: roomId, client: clientId) else {
+            if let room = registry.rooms[roomId], room.index(of: clientId) != nil, !room.allows(party, toActAs: clientId) {
+                RoomRegistry.deliver(.failure("client \(clientId) holds the other party's slot"), on: connection)
+                try? connection.close(code: ECVCloseCode.unauthorized, reason: "not authorized")
+                return .otherSlot
+            }
+            guard let (replaced, flushed) = registry.register(connection, room: roomId, client: clientId, as: party) else {
                 RoomRegistry.deliver(.failure("client \(clientId) has not joined room \(roomId)"), on: connection)
                 try? connection.close(code: ECVCloseCode.notFound, reason: "not joined")
                 return .notJoined
@@ -123,7 +159,10 @@ final class RoomHub: Sendable {
             RoomRegistry.deliver(.failure("this socket is already registered"), on: connection)
         case .notJoined:
             log.record(.collider, "register of \(clientId) in room \(roomId) refused: not joined (4404)", rtcId: roomId)
+        case .otherSlot:
+            log.record(.collider, "register of \(clientId) in room \(roomId) refused: another party's slot (4401)", rtcId: roomId)
         case .registered(let replaced, let flushed):
+            if party == .caller, !replaced { presence.socketOpened(roomId) }
             log.record(.collider, "\(clientId) registered in room \(roomId)" + (replaced ? ", replacing its older socket" : "")
                 + (flushed > 0 ? "; \(flushed) queued message(s) delivered" : ""), rtcId: roomId)
         }
@@ -131,17 +170,18 @@ final class RoomHub: Sendable {
 
     // MARK: Collider (HTTP side under wss_post_url)
 
-    func colliderPost(_ message: SignalingMessage, room roomId: String, client clientId: String) -> RoomResult {
-        post(message, room: roomId, client: clientId)
+    func colliderPost(_ message: SignalingMessage, room roomId: String, client clientId: String, as party: CallParty?) -> RoomResult? {
+        post(message, room: roomId, client: clientId, as: party)
     }
 
-    /// Unregisters and closes the client's socket; false when the client has none.
-    func colliderDelete(room roomId: String, client clientId: String) -> Bool {
+    /// Unregisters and closes the client's socket; false when the client has none (or is not `party`'s).
+    func colliderDelete(room roomId: String, client clientId: String, as party: CallParty?) -> Bool {
         let socket = registry.withLock { registry -> WebSocketConnection? in
-            guard let socket = registry.socket(room: roomId, client: clientId) else { return nil }
+            guard let socket = registry.socket(room: roomId, client: clientId, as: party) else { return nil }
             _ = registry.unregister(socket)
             return socket
         }
+        if socket != nil, party == .caller { presence.socketClosed(roomId) }
         try? socket?.close(code: ECVCloseCode.normal, reason: "unregistered")
         log.record(.collider, "\(clientId) in room \(roomId) unregistered over HTTP", rtcId: roomId)
         return socket != nil
@@ -159,6 +199,8 @@ final class RoomHub: Sendable {
         case .delivered: "relayed"
         case .unknownRoom: "refused: UNKNOWN_ROOM"
         case .unknownClient: "refused: UNKNOWN_CLIENT"
+        case .forbidden: "refused: the client is another party's"
+        case .roomFull: "refused: the room keeps as many payloads as it may"
         }
         let category: ServiceLogEntry.Category = transport == "HTTP" ? .room : .collider
         log.record(category, "\(message.kind.rawValue) from \(clientId) in room \(roomId) (\(transport)) \(what)", rtcId: roomId)

@@ -4,6 +4,8 @@ import Soup
 /// One client of a room: joined over HTTP, maybe registered on a collider socket.
 struct RoomClient {
     let id: String
+    /// The call party whose slot this client holds; nil on a service without caller tokens.
+    let party: CallParty?
     var socket: WebSocketConnection?
     /// Payloads for this client that arrived after it joined but before its socket registered.
     var pending: [SignalingMessage] = []
@@ -16,6 +18,15 @@ struct Room {
     var stored: [SignalingMessage] = []
 
     func index(of clientId: String) -> Int? { clients.firstIndex { $0.id == clientId } }
+
+    /// Payloads kept for clients that have not joined or registered yet.
+    var keptMessages: Int { stored.count + clients.reduce(0) { $0 + $1.pending.count } }
+
+    /// Whether a request acting as `party` may speak for `clientId` (false for unknown clients).
+    func allows(_ party: CallParty?, toActAs clientId: String) -> Bool {
+        guard let index = index(of: clientId) else { return false }
+        return clients[index].party == nil || clients[index].party == party
+    }
 }
 
 /// Every room and which collider socket is registered as which client. Mutated only under the
@@ -30,16 +41,26 @@ struct RoomRegistry {
     enum RelayOutcome: Equatable {
         case stored, queued, delivered
         case unknownRoom, unknownClient
+        /// The client exists but belongs to another party's slot.
+        case forbidden
+        /// The room keeps `maxMessagesPerRoom` payloads already.
+        case roomFull
     }
 
     var rooms: [String: Room] = [:]
+    /// `ServiceLimits.maxMessagesPerRoom` and `maxLiveCalls` (the most rooms there may be).
+    var maxMessagesPerRoom = Int.max
+    var maxRooms = Int.max
     /// Collider socket → the (room, client) it registered as.
-    var registrations: [ObjectIdentifier: (room: String, client: String)] = [:]
+    var registrations: [ObjectIdentifier: (room: String, client: String, party: CallParty?)] = [:]
 
-    mutating func join(_ roomId: String) -> JoinOutcome {
+    /// Adds a client for `party` (nil: any party, first come). A party's slot is taken once.
+    mutating func join(_ roomId: String, as party: CallParty?) -> JoinOutcome {
         guard ECVAPI.isValidRtcId(roomId) else { return .invalidRoom }
+        if rooms[roomId] == nil, rooms.count >= maxRooms { return .full }
         var room = rooms[roomId] ?? Room()
         guard room.clients.count < 2 else { return .full }
+        if let party, room.clients.contains(where: { $0.party == party }) { return .full }
         var clientId: String
         repeat {
             clientId = String(Int.random(in: 10_000_000...99_999_999))
@@ -47,15 +68,16 @@ struct RoomRegistry {
         let isInitiator = room.clients.isEmpty
         let messages = isInitiator ? [] : room.stored
         if !isInitiator { room.stored = [] }
-        room.clients.append(RoomClient(id: clientId))
+        room.clients.append(RoomClient(id: clientId, party: party))
         rooms[roomId] = room
         return .joined(clientId: clientId, isInitiator: isInitiator, messages: messages)
     }
 
     /// Removes the client; returns its socket, which the caller closes. The remaining client
     /// becomes the initiator (it is first in the list now); an empty room is forgotten.
-    mutating func leave(_ roomId: String, client clientId: String) -> WebSocketConnection? {
-        guard var room = rooms[roomId], let index = room.index(of: clientId) else { return nil }
+    mutating func leave(_ roomId: String, client clientId: String, as party: CallParty?) -> WebSocketConnection? {
+        guard var room = rooms[roomId], let index = room.index(of: clientId),
+              room.allows(party, toActAs: clientId) else { return nil }
         let removed = room.clients.remove(at: index)
         if let socket = removed.socket { registrations[ObjectIdentifier(socket)] = nil }
         rooms[roomId] = room.clients.isEmpty ? nil : room
@@ -64,10 +86,14 @@ struct RoomRegistry {
 
     /// A payload from `clientId` for the other client of the room: stored until it joins, queued
     /// until it registers, or delivered at once (docs/protocol.md §2.7).
-    mutating func relay(_ message: SignalingMessage, in roomId: String, from clientId: String) -> RelayOutcome {
+    mutating func relay(_ message: SignalingMessage, in roomId: String, from clientId: String,
+                        as party: CallParty?) -> RelayOutcome {
         guard var room = rooms[roomId] else { return .unknownRoom }
         guard room.index(of: clientId) != nil else { return .unknownClient }
+        guard room.allows(party, toActAs: clientId) else { return .forbidden }
         defer { rooms[roomId] = room }
+        let otherRegistered = room.clients.first(where: { $0.id != clientId })?.socket != nil
+        if !otherRegistered, room.keptMessages >= maxMessagesPerRoom { return .roomFull }
         guard let otherIndex = room.clients.firstIndex(where: { $0.id != clientId }) else {
             room.stored.append(message)
             return .stored
@@ -82,22 +108,23 @@ struct RoomRegistry {
 
     /// Binds a collider socket to a joined client and flushes what was queued for it. Returns the
     /// socket it replaced, if any.
-    mutating func register(_ socket: WebSocketConnection, room roomId: String,
-                           client clientId: String) -> (replaced: WebSocketConnection?, flushed: Int)? {
-        guard var room = rooms[roomId], let index = room.index(of: clientId) else { return nil }
+    mutating func register(_ socket: WebSocketConnection, room roomId: String, client clientId: String,
+                           as party: CallParty?) -> (replaced: WebSocketConnection?, flushed: Int)? {
+        guard var room = rooms[roomId], let index = room.index(of: clientId),
+              room.allows(party, toActAs: clientId) else { return nil }
         let previous = room.clients[index].socket
         if let previous { registrations[ObjectIdentifier(previous)] = nil }
         room.clients[index].socket = socket
         let pending = room.clients[index].pending
         room.clients[index].pending = []
         rooms[roomId] = room
-        registrations[ObjectIdentifier(socket)] = (roomId, clientId)
+        registrations[ObjectIdentifier(socket)] = (roomId, clientId, party)
         for message in pending { Self.deliver(.message(message), on: socket) }
         return (previous === socket ? nil : previous, pending.count)
     }
 
     /// The socket closed or was unregistered: its client stays in the room, unregistered.
-    mutating func unregister(_ socket: WebSocketConnection) -> (room: String, client: String)? {
+    mutating func unregister(_ socket: WebSocketConnection) -> (room: String, client: String, party: CallParty?)? {
         guard let registration = registrations.removeValue(forKey: ObjectIdentifier(socket)) else { return nil }
         if let index = rooms[registration.room]?.index(of: registration.client),
            rooms[registration.room]?.clients[index].socket === socket {
@@ -106,8 +133,9 @@ struct RoomRegistry {
         return registration
     }
 
-    func socket(room roomId: String, client clientId: String) -> WebSocketConnection? {
-        guard let room = rooms[roomId], let index = room.index(of: clientId) else { return nil }
+    func socket(room roomId: String, client clientId: String, as party: CallParty?) -> WebSocketConnection? {
+        guard let room = rooms[roomId], let index = room.index(of: clientId),
+              room.allows(party, toActAs: clientId) else { return nil }
         return room.clients[index].socket
     }
 

@@ -77,8 +77,12 @@ public struct ReferenceServiceConfiguration: Sendable {
     /// Queues, offer timeout, wrap-up, entry delay, retention of ended calls and issued rtcIds,
     /// `acceptsUnissuedRtcIds`, id style. `transfersEnabled` is forced off for v1.5.
     public var acd: ACDConfiguration
-    /// When non-empty, agent Login must present one of these secrets (else `401 UNAUTHORIZED`).
+    /// Agent Login must present one of these secrets (else `401 UNAUTHORIZED`). Empty: no agent
+    /// can log in, unless `openAgents` says anyone may.
     public var agentSecrets: [String]
+    /// Lets agents log in without a secret while `agentSecrets` is empty (demos, tests, labs).
+    /// Off by default: a service nobody configured admits no agents.
+    public var openAgents = false
     /// Advertised in every join answer's `pc_config`. Empty by default: the reference service runs
     /// no STUN responder, and loopback or LAN calls connect over host candidates, so clients
     /// supply their own servers when they need any (docs/protocol.md §5.2).
@@ -103,6 +107,11 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var logHandler: (@Sendable (ServiceLogEntry) -> Void)?
     /// How many recent entries `ReferenceService.log` keeps.
     public var logCapacity: Int
+    /// Bounds on everything clients send (docs/protocol.md §0.1).
+    public var limits = ServiceLimits()
+    /// How long a dialed call's caller may hold neither its queue socket nor its signaling socket
+    /// without polling before the call ends with `CALLER_LOST` (docs/protocol.md §1.7).
+    public var callerLossTimeout: Duration = .seconds(10)
 
     public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),
                 agentSecrets: [String] = [], iceServers: [ICEServer] = [], pingInterval: Duration = .seconds(20),
@@ -147,9 +156,23 @@ public struct ReferenceServiceConfiguration: Sendable {
         set { acd.endedCallRetention = newValue }
     }
 
+    /// Caller tokens (docs/protocol.md §1.9); on unless switched off explicitly.
+    public var issuesCallerTokens: Bool {
+        get { acd.issuesCallerTokens }
+        set { acd.issuesCallerTokens = newValue }
+    }
+
     public var acceptsUnissuedRtcIds: Bool {
         get { acd.acceptsUnissuedRtcIds }
         set { acd.acceptsUnissuedRtcIds = newValue }
+    }
+
+    /// Serves HTTPS and WSS with a PEM certificate (the chain may follow the leaf) and its key.
+    /// - Throws: `ReferenceServiceError.invalidConfiguration` when they cannot be loaded.
+    public mutating func serveTLS(certificateFile: String, privateKeyFile: String) throws(ReferenceServiceError) {
+        do { tls = try TLSIdentity(certificateFile: certificateFile, privateKeyFile: privateKeyFile) } catch {
+            throw .invalidConfiguration(error.description)
+        }
     }
 
     /// The ACD configuration the engine actually runs: v1.5 has no transfers.
@@ -163,6 +186,8 @@ public struct ReferenceServiceConfiguration: Sendable {
     func problem() -> String? {
         if pingInterval < .zero { return "pingInterval must not be negative" }
         if logCapacity < 1 { return "logCapacity must be at least 1" }
+        if let problem = limits.problem() { return problem }
+        if callerLossTimeout <= .zero { return "callerLossTimeout must be positive" }
         if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
             return "advertisedBaseURL \"\(base)\" must start with http:// or https://"
         }

@@ -12,14 +12,18 @@ final class ServiceCore: Sendable {
     let rooms: RoomHub
     let script: ServiceScript
     let timer: DeadlineTimer
+    let callQuota: AddressQuota
+    let presence: CallerPresence
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
         if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
         self.configuration = configuration
         let log = ServiceEventLog(capacity: configuration.logCapacity, handler: configuration.logHandler)
-        let queueSockets = QueueSocketHub(log: log)
+        let presence = CallerPresence(timeout: configuration.callerLossTimeout, clock: configuration.clock.acdClock)
+        self.presence = presence
+        let queueSockets = QueueSocketHub(log: log, presence: presence)
         let agentSockets = AgentSocketHub(log: log)
-        let rooms = RoomHub(log: log)
+        let rooms = RoomHub(log: log, limits: configuration.limits, presence: presence)
         self.log = log
         self.queueSockets = queueSockets
         self.agentSockets = agentSockets
@@ -27,6 +31,7 @@ final class ServiceCore: Sendable {
         script = ServiceScript(log: log, queueSockets: queueSockets, rooms: rooms,
                                dialAuthenticator: configuration.dialAuthenticator)
         let clock = configuration.clock.acdClock
+        callQuota = AddressQuota(limit: configuration.limits.maxCallRequestsPerAddressPerMinute, clock: clock)
         if case .manual = configuration.clock {
             timer = DeadlineTimer(clock: clock, isManual: true)
         } else {
@@ -34,12 +39,22 @@ final class ServiceCore: Sendable {
         }
         engine = try ACDEngine(configuration: configuration.effectiveACD, clock: clock) { event in
             switch event {
-            case .toCaller(let rtcId, let message): queueSockets.deliver(message, rtcId: rtcId)
+            case .toCaller(let rtcId, let message):
+                switch message {
+                case .callEnded: presence.forget(rtcId)
+                case .transferCompleted(_, let newRtcId):
+                    presence.forget(rtcId)
+                    presence.track(newRtcId)
+                default: break
+                }
+                queueSockets.deliver(message, rtcId: rtcId)
             case .toAgent(let agentId, let event): agentSockets.deliver(event, agentId: agentId)
             case .roomClosed(let rtcId): rooms.closeRoom(rtcId, why: "its call ended or was transferred")
             }
         }
         timer.attach(engine)
+        let engine = engine
+        rooms.authorizeRegistrations { room, token in engine.roomAccess(rtcId: room, token: token) }
     }
 
     /// Runs an engine operation and re-arms the deadline timer after it.

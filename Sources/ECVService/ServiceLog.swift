@@ -1,3 +1,4 @@
+import ECVProtocol
 import Foundation
 import Synchronization
 
@@ -69,7 +70,12 @@ public final class ServiceEventLog: Sendable {
         return stream
     }
 
+    /// Records one entry. Whatever clients put into `message` (names, reasons, attributes) is
+    /// escaped and the entry cut to `LogText.defaultLimit` bytes (`LogText.sanitized`), so a log
+    /// line can be neither forged nor blown up. Never pass a token or secret.
     func record(_ category: ServiceLogEntry.Category, _ message: String, rtcId: String? = nil) {
+        let message = LogText.sanitized(message)
+        let rtcId = rtcId.map { LogText.sanitized($0, limit: 160) }
         let entry = state.withLock { state -> ServiceLogEntry in
             let entry = ServiceLogEntry(sequence: state.nextSequence, time: Date(), category: category,
                                         message: message, rtcId: rtcId)

@@ -32,6 +32,8 @@ public final class ServiceScript: Sendable {
         var omitICEServers = false
         var dialCounts: [String: Int] = [:]
         var dialHeaders: [String: [RequestHeader]] = [:]
+        /// rtcIds in the order first dialed, oldest first (what `recordDial` forgets first).
+        var dialOrder: [String] = []
         var dialAuthenticator: DialAuthenticator?
     }
 
@@ -119,12 +121,24 @@ public final class ServiceScript: Sendable {
 
     var omitsICEServers: Bool { state.withLock { $0.omitICEServers } }
 
+    /// Counts a dial. Only the most recent `recordedDials` rtcIds are remembered, so refused
+    /// dials with large headers cannot grow the service.
     func recordDial(rtcId: String, headers: [RequestHeader]) {
-        state.withLock {
-            $0.dialCounts[rtcId, default: 0] += 1
-            $0.dialHeaders[rtcId] = headers
+        state.withLock { state in
+            if state.dialCounts[rtcId] == nil {
+                state.dialOrder.append(rtcId)
+                if state.dialOrder.count > Self.recordedDials {
+                    let forgotten = state.dialOrder.removeFirst()
+                    state.dialCounts[forgotten] = nil
+                    state.dialHeaders[forgotten] = nil
+                }
+            }
+            state.dialCounts[rtcId, default: 0] += 1
+            state.dialHeaders[rtcId] = headers
         }
     }
+
+    static let recordedDials = 1024
 
     /// The scripted failure or authentication verdict for this dial, if any.
     func verdict(for request: DialAuthorizationRequest) -> ServiceRejection? {

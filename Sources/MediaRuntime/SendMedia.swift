@@ -55,6 +55,8 @@ public final class SendMedia: Sendable {
         guard (96...127).contains(payloadType) || (0...34).contains(payloadType) else {
             throw .unavailable(control: "\(kind.rawValue) payload type \(payloadType)", reason: "it is not an RTP payload type")
         }
+        let current = output.element.staticPad(output.pad)?.currentCaps?.structures.first
+        guard current?.int("payload") != payloadType else { return }
         do throws(GStreamerError) {
             try output.element.set("pt", UInt(payloadType))
         } catch {

@@ -27,6 +27,7 @@ public final class HTTPClient: Sendable {
     /// - Parameters:
     ///   - pinnedCertificates: when non-empty, a server is trusted only if its certificate is one of
     ///     these (CA validation is then irrelevant, so self-signed servers can be pinned).
+    ///   - pins: more pins, by certificate or by public key (`CertificatePin`); same rule.
     ///   - acceptInvalidCertificates: trust any certificate; ignored when certificates are pinned.
     ///     For tests and lab servers only.
     ///   - trustedAuthorities: a private CA store replacing the system one.
@@ -34,6 +35,7 @@ public final class HTTPClient: Sendable {
                 readTimeout: Duration = .milliseconds(3000),
                 userAgent: String = "ECVKit",
                 pinnedCertificates: [CertificateFingerprint] = [],
+                pins: [CertificatePin] = [],
                 acceptInvalidCertificates: Bool = false,
                 trustedAuthorities: TrustedAuthorities? = nil,
                 idleTimeout: Duration = .seconds(60),
@@ -43,7 +45,7 @@ public final class HTTPClient: Sendable {
         self.readTimeout = readTimeout
         self.userAgent = userAgent
         self.maxResponseBytes = maxResponseBytes
-        let policy = TLSPolicy(pins: Set(pinnedCertificates), acceptInvalidCertificates: acceptInvalidCertificates,
+        let policy = TLSPolicy(pins: pinnedCertificates.map(CertificatePin.init) + pins, acceptInvalidCertificates: acceptInvalidCertificates,
                                trustedAuthorities: trustedAuthorities)
         self.policy = policy
         let backstop = max(connectTimeout, readTimeout)

@@ -14,9 +14,12 @@ public final class HTTPServer: Sendable {
 
     let core: ServerCore
 
-    /// - Parameter tls: serve HTTPS / WSS with this identity instead of plain HTTP.
-    public init(tls: TLSIdentity? = nil, maxIncomingWebSocketPayloadSize: Int = 4 << 20) {
-        core = ServerCore(tls: tls, maxIncomingWebSocketPayloadSize: maxIncomingWebSocketPayloadSize)
+    /// - Parameters:
+    ///   - tls: serve HTTPS / WSS with this identity instead of plain HTTP.
+    ///   - limits: sizes and deadlines every request must keep, checked before any handler runs.
+    public init(tls: TLSIdentity? = nil, limits: HTTPServerLimits = HTTPServerLimits(),
+                maxIncomingWebSocketPayloadSize: Int = 4 << 20) {
+        core = ServerCore(tls: tls, limits: limits, maxIncomingWebSocketPayloadSize: maxIncomingWebSocketPayloadSize)
     }
 
     deinit {
@@ -35,10 +38,14 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - protocols: subprotocols the server speaks; empty accepts clients that ask for none.
     ///   - origin: when set, only this `Origin` is accepted.
+    ///   - maxIncomingPayloadSize: larger messages on these sockets close them with 1009; nil
+    ///     keeps the server's `maxIncomingWebSocketPayloadSize`.
     public func webSocket(path: String, protocols: [String] = [], origin: String? = nil,
-                          keepaliveInterval: Duration? = nil, handler: @escaping WebSocketHandler) {
+                          keepaliveInterval: Duration? = nil, maxIncomingPayloadSize: Int? = nil,
+                          handler: @escaping WebSocketHandler) {
         core.addWebSocketRoute(WebSocketRoute(path: normalizedPrefix(path), protocols: protocols, origin: origin,
-                                              keepaliveInterval: keepaliveInterval, handler: handler))
+                                              keepaliveInterval: keepaliveInterval, maxIncomingPayloadSize: maxIncomingPayloadSize,
+                                              handler: handler))
     }
 
     /// Starts listening and returns the bound port (useful with `port: 0`).
@@ -91,6 +98,7 @@ struct WebSocketRoute: Sendable {
     let protocols: [String]
     let origin: String?
     let keepaliveInterval: Duration?
+    let maxIncomingPayloadSize: Int?
     let handler: HTTPServer.WebSocketHandler
 }
 

@@ -4,12 +4,14 @@ import Foundation
 
 /// How a client decides whether to trust a server certificate.
 struct TLSPolicy: Sendable {
-    /// When non-empty, the peer certificate must be one of these, whatever the CA store says.
-    var pins: Set<CertificateFingerprint> = []
+    /// When non-empty, the peer certificate must match one of these, whatever the CA store says.
+    var pins: [CertificatePin] = []
     /// Accept certificates that fail CA validation (only when nothing is pinned).
     var acceptInvalidCertificates = false
     /// Replaces the system CA store for this client.
     var trustedAuthorities: TrustedAuthorities?
+
+    func matches(_ der: [UInt8]) -> Bool { pins.contains { $0.matches(certificateDER: der) } }
 }
 
 /// Where a client message is in its life, as far as timeouts care.
@@ -108,16 +110,16 @@ final class MessageObserver: @unchecked Sendable {
             onPinMismatch?(nil) // TLS without a peer certificate cannot match a pin
             return
         }
-        let fingerprint = CertificateFingerprint(derCertificate: derBytes(of: certificate))
-        if !policy.pins.contains(fingerprint) { onPinMismatch?(fingerprint) }
+        let der = derBytes(of: certificate)
+        if !policy.matches(der) { onPinMismatch?(CertificateFingerprint(derCertificate: der)) }
     }
 
     private func acceptUnverified(_ certificate: UnsafeMutableRawPointer, errors: GTlsCertificateFlags) -> Bool {
         certificateProblem = describe(errors)
         guard !policy.pins.isEmpty else { return policy.acceptInvalidCertificates }
-        let fingerprint = CertificateFingerprint(derCertificate: derBytes(of: certificate))
-        if policy.pins.contains(fingerprint) { return true }
-        onPinMismatch?(fingerprint)
+        let der = derBytes(of: certificate)
+        if policy.matches(der) { return true }
+        onPinMismatch?(CertificateFingerprint(derCertificate: der))
         return false
     }
 

@@ -12,6 +12,7 @@ import Synchronization
 // member is used only on the main-loop thread (asserted at each entry point).
 final class ServerCore: @unchecked Sendable {
     let tls: TLSIdentity?
+    let limits: HTTPServerLimits
     private let maxIncomingWebSocketPayloadSize: Int
     private let routes = Mutex<[ServerRoute]>([])
     private let webSocketRoutes = Mutex<[WebSocketRoute]>([])
@@ -22,6 +23,8 @@ final class ServerCore: @unchecked Sendable {
     private var registeredPaths: Set<String> = []
     private var paused: [UnsafeMutableRawPointer: PausedRequest] = [:]
     private var webSockets: [ObjectIdentifier: WebSocketCore] = [:]
+    /// Requests between `request-started` and their end, each with its deadlines.
+    private var guards: [UnsafeMutableRawPointer: RequestGuard] = [:]
     private var stopped = false
 
     /// A request whose async handler is still running; holds a reference to the message.
@@ -30,8 +33,9 @@ final class ServerCore: @unchecked Sendable {
         let task: Task<Void, Never>
     }
 
-    init(tls: TLSIdentity?, maxIncomingWebSocketPayloadSize: Int) {
+    init(tls: TLSIdentity?, limits: HTTPServerLimits, maxIncomingWebSocketPayloadSize: Int) {
         self.tls = tls
+        self.limits = limits
         self.maxIncomingWebSocketPayloadSize = maxIncomingWebSocketPayloadSize
     }
 
@@ -83,6 +87,11 @@ final class ServerCore: @unchecked Sendable {
             context(data, as: ServerCore.self)?.requestAborted(UnsafeMutableRawPointer(message))
         }
         signals.connect("request-aborted", unsafeBitCast(aborted, to: GCallback.self), context: self)
+        let started: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, message, data in
+            guard let message else { return }
+            context(data, as: ServerCore.self)?.requestStarted(UnsafeMutableRawPointer(message))
+        }
+        signals.connect("request-started", unsafeBitCast(started, to: GCallback.self), context: self)
         serverSignals = signals
 
         var error: UnsafeMutablePointer<GError>?
@@ -136,6 +145,9 @@ final class ServerCore: @unchecked Sendable {
         let sockets = webSockets
         webSockets = [:]
         for socket in sockets.values { socket.abort() }
+        let watched = guards
+        guards = [:]
+        for watcher in watched.values { watcher.finish() }
         self.server = nil
     }
 
@@ -181,6 +193,14 @@ final class ServerCore: @unchecked Sendable {
         soup_server_message_unpause(request.message.opaque)
     }
 
+    private func requestStarted(_ key: UnsafeMutableRawPointer) {
+        requireMainLoop()
+        guards[key]?.finish()
+        guards[key] = RequestGuard(message: OwnedGObject(retaining: key), limits: limits) { [weak self] in
+            self?.guards.removeValue(forKey: key)
+        }
+    }
+
     private func requestAborted(_ key: UnsafeMutableRawPointer) {
         requireMainLoop()
         paused.removeValue(forKey: key)?.task.cancel()
@@ -199,6 +219,10 @@ final class ServerCore: @unchecked Sendable {
         var headers = response.headers
         headers.remove("Content-Length")
         headers.remove("Transfer-Encoding")
+        // No keep-alive: libsoup 3.2 never notices a client closing an idle kept-alive
+        // connection (it stays in CLOSE-WAIT, holding a descriptor, for ever), and an idle
+        // connection it does not read from cannot be timed out. One request per connection.
+        headers["Connection"] = "close"
         appendHeaders(headers, to: soup_server_message_get_response_headers(message))
         if !response.body.isEmpty, let body = soup_server_message_get_response_body(message) {
             response.body.withUnsafeBytes { soup_message_body_append(body, SOUP_MEMORY_COPY, $0.baseAddress, gsize($0.count)) }
@@ -257,7 +281,7 @@ final class ServerCore: @unchecked Sendable {
         let scheme = tls == nil ? "ws" : "wss"
         let host = request.headers["Host"] ?? "\(boundHost):\(boundPort ?? 0)"
         let socket = WebSocketCore.wrap(UnsafeMutableRawPointer(connection), url: "\(scheme)://\(host)\(path)", side: .server,
-                                        maxIncomingPayloadSize: maxIncomingWebSocketPayloadSize,
+                                        maxIncomingPayloadSize: route.maxIncomingPayloadSize ?? maxIncomingWebSocketPayloadSize,
                                         keepaliveInterval: route.keepaliveInterval)
         let core = socket.core
         if core.currentState != .closed {

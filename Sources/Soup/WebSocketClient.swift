@@ -9,6 +9,8 @@ public enum WebSocketClient {
         public var userAgent: String
         /// When non-empty, the server certificate must be one of these (see `HTTPClient`).
         public var pinnedCertificates: [CertificateFingerprint]
+        /// More pins, by certificate or public key (`CertificatePin`).
+        public var pins: [CertificatePin] = []
         public var acceptInvalidCertificates: Bool
         public var trustedAuthorities: TrustedAuthorities?
         /// libsoup's `keepalive-interval`: a ping this often; nil keeps libsoup's default (off).
@@ -95,7 +97,8 @@ private final class WebSocketConnector: @unchecked Sendable {
         requireMainLoop()
         guard !finished else { return }
         if let decidedFailure { return finish(.failure(decidedFailure)) }
-        let policy = TLSPolicy(pins: Set(options.pinnedCertificates), acceptInvalidCertificates: options.acceptInvalidCertificates,
+        let policy = TLSPolicy(pins: options.pinnedCertificates.map(CertificatePin.init) + options.pins,
+                               acceptInvalidCertificates: options.acceptInvalidCertificates,
                                trustedAuthorities: options.trustedAuthorities)
         let session = makeSession(userAgent: options.userAgent, backstopTimeout: connectTimeout, idleTimeout: .seconds(1),
                                   maxConnectionsPerHost: 1, policy: policy)

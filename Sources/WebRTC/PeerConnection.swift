@@ -207,8 +207,28 @@ public actor PeerConnection {
     }
 
     func publishUnifiedState() {
-        if let unified = states.updateUnified() { broadcaster.yield(.stateChanged(unified)) }
+        guard let unified = states.updateUnified() else { return }
+        if unified == .connected { sendStartKeyFrames() }
+        broadcaster.yield(.stateChanged(unified))
     }
+
+    /// Video sent before both ends finished DTLS is dropped (the far end completes a moment
+    /// after us), and a receiver that decodes only from a key frame and asks for none (aiortc)
+    /// would wait for ever: every connection starts with key frames, the last when the far end
+    /// is surely up.
+    private func sendStartKeyFrames() {
+        guard let media else { return }
+        let number = session?.number
+        Task { [weak self] in
+            for delay in Self.startKeyFrameDelays {
+                try? await Task.sleep(for: delay)
+                guard let self, await self.session?.number == number, await !self.isClosed else { return }
+                media.requestVideoKeyFrame()
+            }
+        }
+    }
+
+    static let startKeyFrameDelays: [Duration] = [.zero, .milliseconds(400), .milliseconds(1500)]
 
     private func noteActivity() { states.lastActivity = .now }
 

@@ -25,29 +25,21 @@ final class PeerSession: Sendable {
     private let pipeline: Pipeline
     /// The DTLS certificate every transport of this webrtcbin uses (nil: GStreamer's default).
     let certificate: DTLSCertificate?
+    private let teePads: Mutex<[(tee: Element, pad: Pad)]>
     private let receivers = Locked<[ReceiveMedia]>([])
     /// The RTP tees in front of each incoming branch, where recorders tap incoming streams.
     private let incomingTees = Locked<[Element]>([])
     /// SSRC → kind of incoming streams, from webrtcbin's src pad caps when each pad appeared.
     private let incomingKinds = Locked<[UInt: MediaKind]>([:])
     private let connections: Mutex<[SignalConnection]>
-    /// What this session sends: per kind, the send tee's pad, a leaky queue and webrtcbin's
-    /// sink pad, linked only once the remote side can take them (see `linkOutputs()`).
-    private let outputs = Mutex<[Output]>([])
+    /// Send outputs not linked yet: see `linkOutputs()`.
+    private let pendingOutputs = Mutex<[PendingOutput]>([])
 
-    struct Output {
+    struct PendingOutput {
         var kind: MediaKind
-        var tee: Element
-        var teePad: Pad
-        /// Keeps the newest ~200 ms only: webrtcbin holds its sink pads until negotiation is
-        /// done, and a send tee blocked behind it would stall the encoder, the local preview and
-        /// the recorder, then send seconds of stale frames at once.
-        var queue: Element
+        var tee: Pad
         var webrtc: Pad
-        var linked = false
     }
-
-    static let outputQueueTime: UInt64 = 200_000_000
 
     /// Creates the webrtcbin, wires its signals to `deliver`, requests the pads for the send
     /// outputs and adds it to the pipeline (still in NULL: the caller brings it up, then calls
@@ -74,6 +66,7 @@ final class PeerSession: Sendable {
             throw .setup("DTLS certificate: \(error)")
         }
         self.webrtc = webrtc
+        teePads = Mutex([])
         connections = Mutex([])
         let media = configuration.media
         var handlers: [SignalConnection] = []
@@ -126,17 +119,13 @@ final class PeerSession: Sendable {
             })
             try pipeline.add(webrtc)
             // Video first, so m-line order is stable across rebuilds.
+            var outputs: [PendingOutput] = []
             for (kind, tee) in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }) {
-                let queue = try Element(factory: "queue", name: "webrtc\(number)_out_\(kind.rawValue)")
-                try queue.set("max-size-buffers", UInt(0))
-                try queue.set("max-size-bytes", UInt(0))
-                try queue.set("max-size-time", Self.outputQueueTime)
-                try queue.set("leaky", "downstream")
-                try pipeline.add(queue)
                 let teePad = try tee.requestPad("src_%u")
-                let output = Output(kind: kind, tee: tee, teePad: teePad, queue: queue, webrtc: try webrtc.requestPad("sink_%u"))
-                outputs.withLock { $0.append(output) }
+                teePads.withLock { $0.append((tee, teePad)) }
+                outputs.append(PendingOutput(kind: kind, tee: teePad, webrtc: try webrtc.requestPad("sink_%u")))
             }
+            pendingOutputs.withLock { $0 = outputs }
             for caps in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
                 try webrtc.addTransceiver(direction: .recvonly, caps: Caps(caps))
             }
@@ -230,7 +219,8 @@ final class PeerSession: Sendable {
     /// SSRC → kind for every stream this session sends or receives, read from pad caps.
     var ssrcKinds: [UInt: MediaKind] {
         var kinds: [UInt: MediaKind] = [:]
-        for pad in outputs.withLock({ $0.map(\.webrtc) }) {
+        let links: [(tee: Element, pad: Pad)] = teePads.withLock { $0 }
+        for pad in links.map(\.pad) {
             if let structure = pad.currentCaps?.structures.first, let ssrc = structure.uint("ssrc"),
                let kind = structure.string("media").flatMap(MediaKind.init(rawValue:)) {
                 kinds[ssrc] = kind
@@ -242,17 +232,17 @@ final class PeerSession: Sendable {
     /// True once every webrtcbin sink pad we feed carries caps (an offer made before would leave
     /// that media out).
     var sendPadsHaveCaps: Bool {
-        outputs.withLock { outputs in outputs.allSatisfy { $0.webrtc.currentCaps != nil } }
+        teePads.withLock { links in links.allSatisfy { $0.pad.peer?.currentCaps != nil } }
     }
 
     /// The media kinds this session sends, for checking that an offer includes them all.
     var sentKinds: Set<String> {
-        outputs.withLock { outputs in Set(outputs.compactMap { $0.webrtc.currentCaps?.structures.first?.string("media") }) }
+        teePads.withLock { links in Set(links.compactMap { $0.pad.currentCaps?.structures.first?.string("media") }) }
     }
 
     /// What this side sends, for deciding whether a repeated negotiation request changed anything.
     func localSignature(channels: ChannelRegistry) -> String {
-        let pads = outputs.withLock { outputs in outputs.map { $0.webrtc.currentCaps?.mediaType ?? "none" } }
+        let pads = teePads.withLock { links in links.map { $0.pad.currentCaps?.mediaType ?? "none" } }
         return (pads + channels.localConfigs.map(\.label)).joined(separator: "|")
     }
 
@@ -260,38 +250,24 @@ final class PeerSession: Sendable {
     /// webrtcbin is up: a push into its inactive sink pads returns FLUSHING, which the tee passes
     /// upstream, and that stops the send graph's queues and live sources for good.
     func linkOutputs() throws(PeerError) {
-        let pending = outputs.withLock { outputs -> [Output] in
-            defer { for index in outputs.indices { outputs[index].linked = true } }
-            return outputs.filter { !$0.linked }
-        }
-        for output in pending {
-            do throws(GStreamerError) {
-                guard let input = output.queue.staticPad("sink"), let exit = output.queue.staticPad("src") else {
-                    throw .padNotFound(element: output.queue.name, pad: "sink/src")
-                }
-                output.queue.syncStateWithParent()
-                try exit.link(to: output.webrtc)
-                try output.teePad.link(to: input)
-            } catch {
-                throw .setup(error.description)
-            }
+        let outputs = pendingOutputs.withLock { pending in defer { pending = [] }; return pending }
+        for output in outputs {
+            do throws(GStreamerError) { try output.tee.link(to: output.webrtc) } catch { throw .setup(error.description) }
         }
     }
 
     /// The kinds whose send output waits to be linked (an answerer's, until the offer came).
-    var pendingKinds: [MediaKind] { outputs.withLock { $0.filter { !$0.linked }.map(\.kind) } }
+    var pendingKinds: [MediaKind] { pendingOutputs.withLock { $0.map(\.kind) } }
 
     /// Leaves `kind` out: the remote offered nothing we can send it as.
     func dropPendingOutput(_ kind: MediaKind) {
-        outputs.withLock { outputs in
-            for index in outputs.indices where outputs[index].kind == kind { outputs[index].linked = true }
-        }
+        pendingOutputs.withLock { $0.removeAll { $0.kind == kind } }
     }
 
     /// Sets the `codec-preferences` of the transceiver behind `kind`'s sink pad, before any caps
     /// reached it: webrtcbin matches the remote offer against them and answers with them.
     func setCodecPreferences(_ kind: MediaKind, _ caps: Caps) throws(GStreamerError) {
-        guard let pad = outputs.withLock({ $0.first { $0.kind == kind && !$0.linked }?.webrtc }) else { return }
+        guard let pad = pendingOutputs.withLock({ $0.first { $0.kind == kind }?.webrtc }) else { return }
         guard case .object(let transceiver?) = try pad.get("transceiver") else {
             throw .notSupported("webrtcbin's \(pad.name) has no transceiver")
         }
@@ -303,10 +279,10 @@ final class PeerSession: Sendable {
     func tearDown() {
         let handlers: [SignalConnection] = connections.withLock { state in defer { state = [] }; return state }
         for handler in handlers { handler.cancel() }
-        let sent: [Output] = outputs.withLock { state in defer { state = [] }; return state }
-        for output in sent {
-            if let peer = output.teePad.peer { output.teePad.unlink(from: peer) }
-            output.tee.releaseRequestPad(output.teePad)
+        let links: [(tee: Element, pad: Pad)] = teePads.withLock { state in defer { state = [] }; return state }
+        for link in links {
+            if let peer = link.pad.peer { link.pad.unlink(from: peer) }
+            link.tee.releaseRequestPad(link.pad)
         }
         let tees: [Element] = incomingTees.withLock { state in defer { state = [] }; return state }
         for tee in tees { pipeline.stopAndRemove(tee) }
@@ -318,9 +294,6 @@ final class PeerSession: Sendable {
         pipeline.remove(webrtc)
         webrtc.requestState(.null)
         pipeline.setBusFlushing(false)
-        // Only now: an output queue's thread may sit in webrtcbin's blocked sink pad until
-        // webrtcbin stops, and stopping the queue first would wait for it for ever.
-        for output in sent { pipeline.stopAndRemove(output.queue) }
     }
 }
 

@@ -11,6 +11,10 @@ enum AgentCommand {
           --service-url URL        the ECV service (required)
           --name NAME              agent name shown to callers (default "Agent Bot")
           --secret S               agent secret, when the service requires one
+          --pin PIN                pin the service's TLS certificate: sha256/<base64 SPKI>, 64 hex digits,
+                                   a .der/.pem file or Base64 DER (repeatable; a malformed pin is an error)
+          --signaling-pin PIN      pins for the rooms and collider (default: the --pin list)
+          --ca-file FILE           PEM CA certificates trusted instead of the system store
           --queue NAME             queue to work (repeatable; default: the service's default queue)
           --record DIR             record every call to DIR/<rtcId>.mkv
           --script "STEPS"         actions per call, e.g. "hold 2s, pickup, flash on, take photo,
@@ -38,13 +42,17 @@ enum AgentCommand {
                                                   parameters: parameters, video: .single(video),
                                                   receiveVideo: record != nil ? .passthrough(name: "caller_video") : .renderer(name: "caller_video"))
         if configuration.queues.isEmpty { configuration.queues = ["default"] }
+        configuration.pinnedCertificates = arguments.values("pin")
+        configuration.signalingPinnedCertificates = arguments.values("signaling-pin")
+        configuration.trustedCAFile = arguments.value("ca-file")
         configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.sendsMedia = !receiveOnly
         try arguments.finish()
         if let record { try? FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) }
 
         Logger.setLevel(logLevel: .warn)
-        let bot = AgentBot(configuration: configuration)
+        let bot: AgentBot
+        do { bot = try AgentBot(configuration: configuration) } catch { throw .usage(error.description) }
         let events = bot.events()
         do {
             try await bot.connect()

@@ -16,6 +16,10 @@ enum CallCommand {
           --acd KEY=VALUE          ACD attributes, e.g. priority=5, hearingImpaired=true (repeatable)
           --queue-mode socket|info|legacy   how to wait (default: the environment's, else socket)
           --ice-server URL         extra ICE server (repeatable)
+          --pin PIN                pin the service's TLS certificate: sha256/<base64 SPKI>, 64 hex digits,
+                                   a .der/.pem file or Base64 DER (repeatable; a malformed pin is an error)
+          --signaling-pin PIN      pins for the rooms and collider (default: the --pin list)
+          --ca-file FILE           PEM CA certificates trusted instead of the system store
           --record FILE            record the call (.mkv, .webm or .mp4 by extension)
           --duration SEC           hang up after SEC seconds of connected call (default: until the agent hangs up or Ctrl-C)
           --stats                  a one-line stats ticker every second while connected
@@ -51,11 +55,15 @@ enum CallCommand {
             signalingUrl: arguments.value("signaling-url") ?? environment?.signalingUrl, useQueueInfo: mode == "info")
         configuration.iceServers = arguments.values("ice-server").map { ICEServer(urls: [$0]) }
         if configuration.iceServers.isEmpty { configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])] }
+        configuration.pinnedCertificates = arguments.values("pin")
+        configuration.signalingPinnedCertificates = arguments.values("signaling-pin")
+        configuration.trustedCAFile = arguments.value("ca-file")
         try arguments.finish()
 
         Logger.setLevel(logLevel: .warn)
         let printer = CallPrinter(json: json)
-        let sdk = ECVSdk(config: configuration)
+        let sdk: ECVSdk
+        do { sdk = try ECVSdk(config: configuration) } catch { throw .usage(error.description) }
         sdk.modules.onCallEvent.append { call, event, _ in printer.event(call, event) }
         guard let call = await sdk.createVideoCall(), !call.isEnded else { throw .failed("no call: \(sdk.config.serviceUrl)") }
         let outcome = CallOutcome()

@@ -59,6 +59,7 @@ final class Demo: Sendable {
     func run() async throws {
         var configuration = ReferenceServiceConfiguration()
         configuration.queues = ["default", "Billing"]
+        configuration.openAgents = true // its own two bots on loopback
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         let service = try ReferenceService(configuration: configuration)
         let base = try await service.start(host: "127.0.0.1", port: 0).absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
@@ -69,7 +70,7 @@ final class Demo: Sendable {
         let bob = try await agent(base, name: "Bob", queue: "Billing", parameters: parameters, script: "wait 4s, hangup")
         note("agents Alice (default) and Bob (Billing) are ready")
 
-        let sdk = ECVSdk(config: ECVSdkConfiguration(name: "demo", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
+        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "demo", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
         sdk.modules.onCallEvent.append { [printer] call, event, _ in printer.event(call, event) }
         guard let first = await sdk.createVideoCall() else { throw CLIError.failed("no call") }
         await first.start(dialCallParameters: DialCallParameters(callerName: "Demo Caller", attributes: ["video_language": "en"],
@@ -94,7 +95,7 @@ final class Demo: Sendable {
         var configuration = AgentBotConfiguration(serviceUrl: base, name: name, queues: [queue], parameters: parameters,
                                                   video: .single(.testPattern(pattern: name == "Alice" ? "ball" : "pinwheel")))
         configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let bot = AgentBot(configuration: configuration)
+        let bot = try AgentBot(configuration: configuration)
         try await bot.connect()
         try await bot.ready()
         let steps = try AgentScript(script)

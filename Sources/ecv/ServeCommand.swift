@@ -6,14 +6,18 @@ import Foundation
 enum ServeCommand {
     static let usage = """
         ecv serve [options]      run the reference ECV service (REST, queue socket, rooms, collider, agents)
-          --host ADDR              listen address (default 0.0.0.0)
+          --host ADDR              listen address (default 127.0.0.1, this machine only; 0.0.0.0 for every interface)
           --port N                 HTTP port (default 8080)
           --backend 1.5|1.75       backend version to behave like (default 1.75)
           --queue NAME             a queue (repeatable; the first is the default queue)
           --ice-server URL         advertised in join answers (repeatable), e.g. stun:stun.example.com:3478
           --turn-username U --turn-credential C   credentials for turn: servers
-          --agent-secret S         agents must present this secret to log in
+          --agent-secret S         agents must present this secret to log in (repeatable)
+          --agent-secret-file F    the same, one secret per line of F (keeps secrets out of `ps`)
+          --open-agents            let agents log in without a secret (demos, labs); one of these three is required
           --offer-timeout SEC      seconds an offer rings before re-routing (default 15)
+          --no-caller-tokens       issue no caller tokens: anyone who knows an rtcId acts for its caller (labs only)
+          --tls-cert FILE --tls-key FILE   serve HTTPS and WSS with this PEM certificate (chain) and key
           --log                    print the service's event log
         """
 
@@ -34,14 +38,35 @@ enum ServeCommand {
             url.hasPrefix("turn") ? ECVProtocol.ICEServer(urls: [url], username: username, credential: credential) : ECVProtocol.ICEServer(urls: [url])
         }
         configuration.agentSecrets = arguments.values("agent-secret")
+        for file in arguments.values("agent-secret-file") {
+            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                throw .usage("--agent-secret-file: cannot read \(file)")
+            }
+            let secrets = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            guard !secrets.isEmpty else { throw .usage("--agent-secret-file: \(file) holds no secret") }
+            configuration.agentSecrets += secrets
+        }
         if let timeout = try arguments.double("offer-timeout") { configuration.offerTimeout = timeout }
+        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        case (nil, nil): break
+        case (let certificate?, let key?):
+            do { try configuration.serveTLS(certificateFile: certificate, privateKeyFile: key) } catch {
+                throw .usage("--tls-cert/--tls-key: \(error)")
+            }
+        default: throw .usage("--tls-cert and --tls-key go together")
+        }
         return configuration
     }
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["log"])
+        var arguments = try Arguments(words, flags: ["log", "no-caller-tokens", "open-agents"])
         var configuration = try configuration(&arguments)
-        let host = arguments.value("host") ?? "0.0.0.0"
+        if arguments.flag("no-caller-tokens") { configuration.issuesCallerTokens = false }
+        configuration.openAgents = arguments.flag("open-agents")
+        if configuration.agentSecrets.isEmpty && !configuration.openAgents {
+            throw .usage("agents need a secret: pass --agent-secret S, --agent-secret-file F, or --open-agents to admit any agent")
+        }
+        let host = arguments.value("host") ?? "127.0.0.1"
         let port = try arguments.int("port") ?? 8080
         if arguments.flag("log") { configuration.logHandler = { entry in say(entry.description) } }
         try arguments.finish()

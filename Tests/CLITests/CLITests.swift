@@ -104,19 +104,29 @@ struct ECVProcess {
         #expect(try await ECVProcess.run(["env", "remove", "staging"], environment: env).status == 0)
     }
 
+    /// `ecv serve` admits agents only with a secret unless told otherwise, and says so.
+    @Test func serveRefusesToRunWithoutAnAgentPolicy() async throws {
+        let result = try await ECVProcess.run(["serve", "--port", "0"], timeout: .seconds(30))
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("--agent-secret") && result.stderr.contains("--open-agents"), "\(result.stderr)")
+        let badFile = try await ECVProcess.run(["serve", "--agent-secret-file", "/nonexistent/secrets"], timeout: .seconds(30))
+        #expect(badFile.status == 2 && badFile.stderr.contains("cannot read"), "\(badFile.stderr)")
+    }
+
     /// `ecv call --json`: one JSON object per line, a script can follow the whole call.
     @Test func callJSONEmitsOneEventPerLine() async throws {
         try GStreamerRuntime.ensureInitialized()
         var configuration = ReferenceServiceConfiguration()
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.acd.queueEntryDelay = 0
+        configuration.openAgents = true
         let service = try ReferenceService(configuration: configuration)
         let url = try await service.start()
         let base = url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Scripted", queues: ["default"],
                                                      parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
         botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let bot = AgentBot(configuration: botConfiguration)
+        let bot = try AgentBot(configuration: botConfiguration)
         try await bot.connect()
         try await bot.ready()
         let result = try await ECVProcess.run(["call", "--service-url", base, "--name", "Script", "--width", "320", "--height", "240",

@@ -12,7 +12,7 @@ import Testing
     @Test func holdMutesAndRestoresWhatTheCallerHad() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let c = try await connectedCall(sdk, log, agent: agent)
         try await eventually(.seconds(10), "white picture at the agent") { (c.view.color?.red ?? 0) > 200 }
@@ -38,7 +38,7 @@ import Testing
     @Test func holdWithoutSideEffectsOnlyEmitsEvents() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let c = try await connectedCall(sdk, log, agent: agent, holdSideEffects: false)
         try c.agentCall.hold()
@@ -63,7 +63,7 @@ import Testing
     @Test func flashApprovalBothWaysAndWithoutATorch() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         for (torch, expected) in [(Torch(approves: true), "ACCEPTED"), (Torch(approves: false), "REFUSED")] {
             let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
@@ -85,7 +85,7 @@ import Testing
     @Test func takePhotoSwitchesToTheBackSourceAndBack() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let cameras = VideoInputs.cameras(front: .testPattern(pattern: "red"), back: .testPattern(pattern: "blue"))
         let c = try await connectedCall(sdk, log, agent: agent, video: cameras)
@@ -109,7 +109,7 @@ import Testing
     @Test func muteStatusTravelsBothWaysAndUnknownTextIsRaw() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let c = try await connectedCall(sdk, log, agent: agent)
         c.connection.setVideoEnabled(state: false)

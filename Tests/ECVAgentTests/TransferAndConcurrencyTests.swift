@@ -13,7 +13,7 @@ import Testing
         let backend = try await Backend.start()
         let alice = try await backend.agent(name: "Alice", queues: ["default"])
         let bob = try await backend.agent(name: "Bob", queues: ["Billing"])
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let c = try await connectedCall(sdk, log, agent: alice)
         let dialsBefore = backend.service.script.dialCount(rtcId: c.call.rtcId)
@@ -57,7 +57,7 @@ import Testing
                 }
             }
         }
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<5 {

@@ -113,7 +113,7 @@ struct ACDLifecycleTests {
         #expect(ACDHarness.pushes(to: second, in: acd.takeEvents()) == [.transferCancelled(rtcId: second, reason: .targetLost)])
         #expect(acd.info(second).state == .agentConnected)
         #expect(throws: ACDError.unknownAgent(bob)) { try acd.engine.removeAgent(bob) }
-        #expect(acd.engine.agentId(forToken: "token-4") == nil)
+        #expect(acd.engine.agentId(forToken: "token-6") == nil) // Bob's (the two dials took caller tokens)
     }
 
     @Test func hangupIsIdempotentAndRefusesUnknownCalls() throws {
@@ -156,7 +156,7 @@ struct ACDLifecycleTests {
         }
         // None of the refused attempts consumed the rtcId.
         let response = try acd.engine.dial(DialExRequest(rtcId: rtcId, callerName: "J", queue: "Billing"))
-        #expect(response == DialExResponse(rtcId: rtcId, interactionId: "ix-1", queue: "Billing", priority: 0))
+        #expect(response == DialExResponse(rtcId: rtcId, interactionId: "ix-1", queue: "Billing", priority: 0, callerToken: "token-1"))
         #expect(throws: ACDError.alreadyDialed(rtcId)) { try dial(DialExRequest(rtcId: rtcId, callerName: "J")) }
         #expect(ACDError.alreadyDialed(rtcId).response.code == .alreadyDialed)
         #expect(ACDError.invalidField(field: "queue", reason: "x").response.field == "queue")

@@ -201,6 +201,7 @@ extension ServiceTests {
             #expect(try await alice.next() == .transferCompleted(rtcId: call, newRtcId: offer.rtcId))
             #expect(try await alice.nextState().state == .ready)
             #expect(try await bob.next() == .callConnected(rtcId: offer.rtcId, callerName: "Jane Doe"))
+            test.inherit(offer.rtcId, from: call)
             let newLeg = try await test.queueSocket(offer.rtcId)
             #expect(try await newLeg.next(QueueSocketMessage.self) == .agentConnected(rtcId: offer.rtcId, agentId: bob.id,
                                                                                      agentName: "Bob"))

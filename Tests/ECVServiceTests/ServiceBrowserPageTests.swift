@@ -157,7 +157,7 @@ extension ServiceTests {
                                                                        candidate: "candidate:1 1 UDP 1 127.0.0.1 40000 typ host"))
 
         @Test func thePageAnswersAnOfferWaitingInTheRoom() async throws {
-            let test = try await TestService.start { $0.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])] }
+            let test = try await TestService.start(callerTokens: false) { $0.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])] }
             let room = "rtc-page-1"
             let agent = try #require(try await test.join(room).params)
             let socket = try await SocketProbe.connect(agent.wssUrl)
@@ -183,7 +183,7 @@ extension ServiceTests {
         }
 
         @Test func thePageOffersWhenItJoinsFirst() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-page-2"
             let log = test.service.log.subscribe()
             let page = try PageRunner(pageURL: test.base + "/r/" + room)

@@ -139,11 +139,16 @@ extension ServiceTests {
             let base = try #require(line.split(separator: " ").last.map(String.init))
             #expect(base.hasPrefix("http://127.0.0.1:"))
             for expected in ["\(ECVAPI.webSocketBase(base))/ws", "\(base)/r/<rtcId>", "\(base)/api/GetRtcId, /api/DialEx",
-                             "\(ECVAPI.webSocketBase(base))/api/QueueSocket?rtcId=", "default (default), Billing"] {
+                             "\(ECVAPI.webSocketBase(base))/api/QueueSocket?rtcId=", "default (default), Billing",
+                             "listening on loopback only", "none admitted: no secret configured", "caller tokens required"] {
                 #expect(banner.contains(expected), "the banner lacks \(expected):\n\(banner)")
             }
             let queues = try await HTTPClient().get(base + ECVAPI.queues)
             #expect(queues.status == 200)
+            // Nobody configured a secret or opened the service to agents: no agent gets in.
+            let login = try await HTTPClient().send(HTTPRequest(method: "POST", url: base + ECVAPI.agentLogin,
+                                                                body: Array(#"{"name":"Mallory"}"#.utf8)))
+            #expect(login.status == 401)
             server.cancel()
             try await server.value
             let refused = try? await HTTPClient(connectTimeout: .seconds(2)).get(base + ECVAPI.queues)
@@ -160,9 +165,11 @@ extension ServiceTests {
             _ = try await agent.nextOffer()
             _ = try await agent.nextState()
             _ = try await agent.request(.accept(rtcId: call), id: "a")
-            let first = try #require(try await test.join(call).params)
-            let second = try #require(try await test.join(call).params)
-            let colliders = [try await SocketProbe.connect(first.wssUrl), try await SocketProbe.connect(second.wssUrl)]
+            let callerToken = test.callerToken(call)
+            let first = try #require(try await test.join(call, credential: callerToken).params)
+            let second = try #require(try await test.join(call, credential: agent.token).params)
+            let colliders = [try await SocketProbe.connect(first.wssUrl, headers: TestService.credentialHeaders(callerToken)),
+                             try await SocketProbe.connect(second.wssUrl, headers: TestService.credentialHeaders(agent.token))]
             try colliders[0].send(ColliderCommand.register(roomId: call, clientId: first.clientId))
             try colliders[1].send(ColliderCommand.register(roomId: call, clientId: second.clientId))
             try colliders[1].send(ColliderCommand.send(.bye))

@@ -56,6 +56,7 @@ extension ServiceTests {
                 Issue.record("expected transfer_completed, got \(completed)")
                 return
             }
+            test.inherit(newRtcId, from: call)
             #expect(try await caller.nextClose().code == ECVCloseCode.normal)
             #expect(try await test.poll(call) == QueueInfoResponse(rtcId: call, state: .transferred, position: -1,
                                                                    ewtSeconds: -1, newRtcId: newRtcId))

@@ -21,7 +21,7 @@ extension ServiceTests {
                 acdAttributes: ["hearingImpaired": "TRUE"], customPayload: ["campaign": "spring"]))
             #expect(response.status == 200)
             #expect(try test.decode(DialExResponse.self, response)
-                == DialExResponse(rtcId: first, interactionId: "ix-1", queue: "default", priority: 10))
+                == DialExResponse(rtcId: first, interactionId: "ix-1", queue: "default", priority: 10, callerToken: "token-1"))
             let again = try await test.post(ECVAPI.dialEx, json: DialExRequest(rtcId: first, callerName: "Jane Doe"))
             #expect(try test.error(again, status: 409).code == .alreadyDialed)
             #expect(test.service.script.dialCount(rtcId: first) == 2)
@@ -114,10 +114,11 @@ extension ServiceTests {
             #expect(try await test.poll(call) == QueueInfoResponse(rtcId: call, state: .ended, position: -1, ewtSeconds: -1,
                                                                    reason: .callerHangup))
 
+            // An rtcId issued but not dialed has no caller yet: nobody may discard it (it stays dialable).
             let undialed = try await test.rtcId()
-            #expect(try await test.hangup(undialed).status == 200)
+            #expect(try test.error(try await test.hangup(undialed), status: 401).code == .unauthorized)
             let late = try await test.post(ECVAPI.dialEx, json: DialExRequest(rtcId: undialed, callerName: "J"))
-            #expect(try test.error(late, status: 404).code == .unknownRtcId, "a discarded id is no longer dialable")
+            #expect(late.status == 200, "a refused hangup leaves the id dialable")
 
             #expect(try test.error(try await test.hangup("never-issued"), status: 404).code == .unknownRtcId)
             #expect(try test.error(try await test.post(ECVAPI.hangup, body: #"{"reason":"x"}"#), status: 400).field == "rtcId")

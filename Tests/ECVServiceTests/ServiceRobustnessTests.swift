@@ -46,7 +46,8 @@ extension ServiceTests {
                 let text = String(decoding: body, as: UTF8.self)
                 try agent.socket.connection.send(text: text)
                 try collider.connection.send(text: text)
-                try queue.connection.send(text: text)
+                // Larger frames close a queue socket by design (its client sends nothing: LimitsTests).
+                if body.count <= ServiceLimits().queueSocketFrameBytes { try queue.connection.send(text: text) }
                 try agent.socket.connection.send(data: body)
             }
             for _ in 0..<(2 * Self.garbage.count) {
@@ -69,7 +70,7 @@ extension ServiceTests {
         }
 
         @Test func aVanishedColliderPeerGetsItsPayloadsOnItsNextSocket() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-vanish"
             let first = try #require(try await test.join(room).params)
             let second = try #require(try await test.join(room).params)
@@ -90,7 +91,7 @@ extension ServiceTests {
         }
 
         @Test func closeRoomHookSaysByeAndForgetsTheRoom() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-closing"
             let params = try #require(try await test.join(room).params)
             let socket = try await test.collider()

@@ -29,7 +29,7 @@ extension ServiceTests {
         }
 
         @Test func offerAnswerAndCandidatesRelayInOrderBetweenTwoClients() async throws {
-            let test = try await TestService.start { $0.iceServers = [ICEServer(urls: ["stun:stun.example.org:3478"])] }
+            let test = try await TestService.start(callerTokens: false) { $0.iceServers = [ICEServer(urls: ["stun:stun.example.org:3478"])] }
             let room = "rtc-room-1"
             // The initiator posts its offer and first candidates over HTTP before anyone else is there.
             let first = try await test.join(room)
@@ -86,7 +86,7 @@ extension ServiceTests {
         }
 
         @Test func payloadsForAJoinedButUnregisteredClientWaitForItsSocket() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-room-2"
             let initiator = try await joinAndRegister(test, room: room)
             let second = try #require(try await test.join(room).params)
@@ -104,7 +104,7 @@ extension ServiceTests {
         }
 
         @Test func roomAnswersForBadRequests() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             #expect(try await test.join("bad room!") == JoinResponse(result: .invalidRequest))
             let unknownRoom = try await test.post(ECVAPI.messagePath(room: "nowhere", client: "1"), json: Self.offer)
             #expect(try test.decode(RoomResponse.self, unknownRoom) == RoomResponse(result: .unknownRoom))
@@ -121,7 +121,7 @@ extension ServiceTests {
         }
 
         @Test func leavingMakesTheOtherClientTheInitiatorAndDropsItsPayloads() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-room-4"
             let first = try #require(try await test.join(room).params)
             let second = try #require(try await test.join(room).params)
@@ -145,7 +145,7 @@ extension ServiceTests {
         }
 
         @Test func colliderRefusesBadRegistrationsAndReplacesOlderSockets() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-room-5"
             let notJoined = try await test.collider()
             try notJoined.send(ColliderCommand.register(roomId: room, clientId: "11112222"))
@@ -180,7 +180,7 @@ extension ServiceTests {
         }
 
         @Test func colliderHTTPSideRelaysAndUnregisters() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let room = "rtc-room-6"
             let first = try await joinAndRegister(test, room: room)
             let second = try await joinAndRegister(test, room: room)
@@ -197,7 +197,7 @@ extension ServiceTests {
         }
 
         @Test func theEndOfACallClosesItsRoom() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let agent = try await test.agent("Alice")
             let call = try await test.dial()
             _ = try await agent.nextOffer()
@@ -217,7 +217,7 @@ extension ServiceTests {
         }
 
         @Test func theBrowserPageJoinsTheRoomItNames() async throws {
-            let test = try await TestService.start()
+            let test = try await TestService.start(callerTokens: false)
             let page = try await test.get("/r/rtc-2")
             #expect(page.status == 200)
             #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
@@ -245,7 +245,7 @@ extension ServiceTests {
         }
 
         @Test func joinAnswersCanBeScriptedToCarryNoICEServers() async throws {
-            let test = try await TestService.start { $0.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])] }
+            let test = try await TestService.start(callerTokens: false) { $0.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])] }
             #expect(try #require(try await test.join("rtc-a").params).pcConfig.iceServers.count == 1)
             test.service.script.omitICEServersInJoin()
             #expect(try #require(try await test.join("rtc-b").params).pcConfig.iceServers.isEmpty)

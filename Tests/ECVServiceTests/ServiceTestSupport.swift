@@ -3,6 +3,7 @@ import ECVService
 import Foundation
 import MediaTestSupport
 import Soup
+import Synchronization
 import Testing
 
 struct UnexpectedFrame: Error, CustomStringConvertible {
@@ -64,12 +65,19 @@ final class TestService: Sendable {
     let service: ReferenceService
     let base: String
     let client = HTTPClient(connectTimeout: .seconds(5), readTimeout: .seconds(10))
+    /// rtcId → the caller token its DialEx answered (a transferred leg: its caller's, once `inherit`ed).
+    private let callerTokens = Mutex<[String: String]>([:])
 
     var ws: String { ECVAPI.webSocketBase(base) }
 
-    static func start(_ configure: (inout ReferenceServiceConfiguration) -> Void = { _ in }) async throws -> TestService {
+    /// - Parameter callerTokens: false runs the service explicitly open (no caller tokens), for
+    ///   tests of room mechanics that have no call behind their rooms.
+    static func start(callerTokens: Bool = true,
+                      _ configure: (inout ReferenceServiceConfiguration) -> Void = { _ in }) async throws -> TestService {
         var configuration = ReferenceServiceConfiguration()
         configuration.acd.identifiers = .sequential
+        configuration.issuesCallerTokens = callerTokens
+        configuration.openAgents = true
         configure(&configuration)
         let service = try ReferenceService(configuration: configuration)
         let url = try await service.start(host: "127.0.0.1", port: 0)
@@ -88,15 +96,20 @@ final class TestService: Sendable {
     func post(_ path: String, body: String = "", headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
         var all = headers
         if !body.isEmpty, all["Content-Type"] == nil { all["Content-Type"] = "application/json" }
-        return try await client.send(HTTPRequest(method: "POST", url: base + path, headers: all, body: Array(body.utf8)))
+        let response = try await client.send(HTTPRequest(method: "POST", url: base + path, headers: all, body: Array(body.utf8)))
+        if path == ECVAPI.dialEx, response.status == 200, let answer = try? decode(DialExResponse.self, response),
+           let token = answer.callerToken {
+            callerTokens.withLock { $0[answer.rtcId] = token }
+        }
+        return response
     }
 
     func post<Body: Encodable>(_ path: String, json body: Body, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
         try await post(path, body: try ECVJSON.encodeString(body), headers: headers)
     }
 
-    func get(_ path: String) async throws -> HTTPResponse {
-        try await client.get(base + path)
+    func get(_ path: String, headers: HTTPHeaders = [:]) async throws -> HTTPResponse {
+        try await client.get(base + path, headers: headers)
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ response: HTTPResponse) throws -> T {
@@ -125,17 +138,30 @@ final class TestService: Sendable {
         return rtcId
     }
 
+    /// The caller token DialEx issued for `rtcId` (or that a transferred leg inherited).
+    func callerToken(_ rtcId: String) -> String? { callerTokens.withLock { $0[rtcId] } }
+
+    /// A transfer completed: the new leg is the same caller's, with the same token.
+    func inherit(_ newRtcId: String, from rtcId: String) {
+        callerTokens.withLock { $0[newRtcId] = $0[rtcId] }
+    }
+
+    /// The caller's credential header for `rtcId`, when it has one.
+    func callerHeaders(_ rtcId: String) -> HTTPHeaders {
+        callerToken(rtcId).map { [ECVAPI.callTokenHeader: $0] } ?? [:]
+    }
+
     func hangup(_ rtcId: String) async throws -> HTTPResponse {
-        try await post(ECVAPI.hangup, json: HangupRequest(rtcId: rtcId, reason: "LOCAL_HANGUP"))
+        try await post(ECVAPI.hangup, json: HangupRequest(rtcId: rtcId, reason: "LOCAL_HANGUP"), headers: callerHeaders(rtcId))
     }
 
     func poll(_ rtcId: String, queueInfo: Bool = true) async throws -> QueueInfoResponse {
         let path = (queueInfo ? ECVAPI.waitForRoomQueueInterval : ECVAPI.waitForRoomInterval) + "?rtcId=" + rtcId
-        return try decode(QueueInfoResponse.self, try await get(path))
+        return try decode(QueueInfoResponse.self, try await get(path, headers: callerHeaders(rtcId)))
     }
 
     func queueSocket(_ rtcId: String) async throws -> SocketProbe {
-        try await SocketProbe.connect(ws + ECVAPI.queueSocket + "?rtcId=" + rtcId)
+        try await SocketProbe.connect(ws + ECVAPI.queueSocket + "?rtcId=" + rtcId, headers: callerHeaders(rtcId))
     }
 
     // MARK: Agent side
@@ -163,12 +189,17 @@ final class TestService: Sendable {
 
     // MARK: Rooms
 
-    func join(_ room: String) async throws -> JoinResponse {
-        try decode(JoinResponse.self, try await post(ECVAPI.joinPath(room: room)))
+    /// - Parameter credential: the caller token or an agent's session token (none on an open service).
+    func join(_ room: String, credential: String? = nil) async throws -> JoinResponse {
+        try decode(JoinResponse.self, try await post(ECVAPI.joinPath(room: room), headers: Self.credentialHeaders(credential)))
     }
 
-    func collider() async throws -> SocketProbe {
-        try await SocketProbe.connect(ws + ECVAPI.signalingSocket)
+    func collider(credential: String? = nil) async throws -> SocketProbe {
+        try await SocketProbe.connect(ws + ECVAPI.signalingSocket, headers: Self.credentialHeaders(credential))
+    }
+
+    static func credentialHeaders(_ credential: String?) -> HTTPHeaders {
+        credential.map { [ECVAPI.callTokenHeader: $0] } ?? [:]
     }
 }
 

@@ -10,7 +10,7 @@ import Testing
     @Test func successfulCallEventsInOrder() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let agentSees = CountingRendererBox()
         let renderer = CountingRenderer()
@@ -25,6 +25,8 @@ import Testing
         call.hangup()
         let ended = try await log.wait(for: .CallEnded, call.rtcId)
         #expect(ended.detail == "LOCAL_HANGUP")
+        // The Hangup carried the caller token: the service accepted it.
+        #expect(backend.service.log.entries(rtcId: call.rtcId).contains { $0.message.hasPrefix("Hangup \(call.rtcId) (LOCAL_HANGUP) → ended") })
         let types = log.types(call.rtcId)
         // Init comes before the call has an rtcId, so it is only in the unfiltered log.
         #expect(isOrderedSubsequence([.Init, .GotRtcId], of: log.types()))
@@ -43,8 +45,29 @@ import Testing
         #expect(log.first(.DialSuccess, call.rtcId)?.detail?.isEmpty == false)
         #expect(call.dialResponse?["interactionId"] as? String == log.first(.DialSuccess, call.rtcId)?.detail)
         #expect(sdk.getVideoCall(rtcId: call.rtcId) == nil, "the SDK forgets ended calls")
-        #expect(call.getUrl() == backend.url + "/r/" + call.rtcId)
+        // The browser link carries the caller token the page presents on its room requests.
+        let token = try #require(call.callerToken)
+        #expect(call.dialResponse?["callerToken"] as? String == token)
+        #expect(call.getUrl() == backend.url + "/r/" + call.rtcId + "?token=" + token)
         watcher.cancel()
+        await agent.logout()
+        await backend.close()
+    }
+
+    /// A backend that issues no caller token (an older one, or the reference service switched
+    /// open explicitly): the SDK sends none, and the call works as before, polling included.
+    @Test func aBackendWithoutCallerTokensWorksUnchanged() async throws {
+        let backend = try await Backend.start { $0.issuesCallerTokens = false }
+        let agent = try await backend.agent()
+        let sdk = try backend.sdk(useQueueSocket: false, useQueueInfo: true)
+        let log = EventLog(sdk)
+        let call = try await placeCall(sdk, log: log)
+        _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
+        #expect(call.callerToken == nil && call.dialResponse?["callerToken"] == nil)
+        #expect(call.getUrl() == backend.url + "/r/" + call.rtcId)
+        call.hangup()
+        #expect(try await log.wait(for: .CallEnded, call.rtcId).detail == "LOCAL_HANGUP")
+        #expect(backend.service.log.entries(rtcId: call.rtcId).contains { $0.message.hasPrefix("Hangup \(call.rtcId) (LOCAL_HANGUP) → ended") })
         await agent.logout()
         await backend.close()
     }
@@ -52,7 +75,7 @@ import Testing
     @Test func agentHangupEndsTheCallWithRemoteHangup() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log)
         _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
@@ -68,7 +91,7 @@ import Testing
     @Test func agentWhoseMediaNeverComesEndsWithConnectionTimeout() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent { $0.joinsRooms = false }
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log, connect: ConnectParameters(connectionTimeout: 1500, videoWidth: 320, videoHeight: 240))
         let ended = try await log.wait(for: .CallEnded, call.rtcId)
@@ -83,7 +106,7 @@ import Testing
     @Test func legacyPollingAgainstAv15Backend() async throws {
         let backend = try await Backend.start(version: .v1_5)
         let agent = try await backend.agent()
-        let sdk = backend.sdk(useQueueSocket: false)
+        let sdk = try backend.sdk(useQueueSocket: false)
         let log = EventLog(sdk)
         let call = try await placeCall(sdk, log: log)
         _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
@@ -101,7 +124,7 @@ import Testing
             configuration.acd.queueEntryDelay = 0.3
         }
         let agent = try await backend.agent()
-        let sdk = backend.sdk(useQueueSocket: false, useQueueInfo: true)
+        let sdk = try backend.sdk(useQueueSocket: false, useQueueInfo: true)
         let log = EventLog(sdk)
         let first = try await placeCall(sdk, log: log) // keeps the only agent busy
         _ = try await log.wait(for: .WebRtcConnected, first.rtcId)

@@ -22,7 +22,7 @@ import Testing
 
     @Test func emptyServiceURL() async throws {
         _ = TestRuntime.ready
-        let sdk = ECVSdk(config: ECVSdkConfiguration(name: "empty", serviceUrl: ""))
+        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "empty", serviceUrl: ""))
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         try await expectError(.SERVICE_URL_REQUIRED, call, log, ends: true)
@@ -31,7 +31,7 @@ import Testing
 
     @Test func unreachableServiceGivesNoRtcId() async throws {
         _ = TestRuntime.ready
-        let sdk = ECVSdk(config: ECVSdkConfiguration(name: "down", serviceUrl: "http://127.0.0.1:1", httpTimeoutMs: 1000))
+        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "down", serviceUrl: "http://127.0.0.1:1", httpTimeoutMs: 1000))
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         try await expectError(.GET_RTC_ID_FAILED, call, log, ends: true)
@@ -41,7 +41,7 @@ import Testing
 
     @Test func callWithoutRtcIdCannotStart() async throws {
         let backend = try await Backend.start()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall(rtcId: ""))
         await call.start()
@@ -51,7 +51,7 @@ import Testing
 
     @Test func startTwiceAndDialFailures() async throws {
         let backend = try await Backend.start()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         await call.start()
@@ -71,7 +71,7 @@ import Testing
 
     @Test func hangupBeforeDialAndHangupTheServiceRefuses() async throws {
         let backend = try await Backend.start()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let undialed = try #require(await sdk.createVideoCall())
         undialed.hangup()
@@ -88,7 +88,7 @@ import Testing
 
     @Test func queueSocketClosedByTheServer() async throws {
         let backend = try await Backend.start()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         await call.start()
@@ -101,7 +101,7 @@ import Testing
 
     @Test func pollingEndpointFailing() async throws {
         let backend = try await Backend.start()
-        let sdk = backend.sdk(useQueueSocket: false, delay: 50) { $0.waitForRoomIntervalEndpoint = "/api/NoSuchEndpoint?rtcId=" }
+        let sdk = try backend.sdk(useQueueSocket: false, delay: 50) { $0.waitForRoomIntervalEndpoint = "/api/NoSuchEndpoint?rtcId=" }
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         await call.start()
@@ -113,7 +113,7 @@ import Testing
     @Test func failuresOnceTheAgentConnected() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
 
         // The join answer carries no ICE servers and the SDK has none.
@@ -147,13 +147,13 @@ import Testing
     @Test func roomAndSignalingUnreachable() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent { $0.joinsRooms = false }
-        let joinDown = backend.sdk { $0.webrtcUrl = "http://127.0.0.1:1" }
+        let joinDown = try backend.sdk { $0.webrtcUrl = "http://127.0.0.1:1" }
         let log = EventLog(joinDown)
         let call = try await placeCall(joinDown, log: log, connect: ConnectParameters(joinHttpConnectTimeout: 500, joinHttpReadTimeout: 500))
         try await expectError(.JOIN_ROOM_FAILED, call, log, ends: true)
         try await eventually(.seconds(10), "agent free again") { agent.calls.isEmpty }
 
-        let signalingDown = backend.sdk { config in
+        let signalingDown = try backend.sdk { config in
             config = ECVSdkConfiguration(name: "sig", serviceUrl: backend.url, signalingUrl: "http://127.0.0.1:1")
         }
         let log2 = EventLog(signalingDown)
@@ -166,7 +166,7 @@ import Testing
     @Test func cameraSwitchAndTextChannelMisuse() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         await call.start()

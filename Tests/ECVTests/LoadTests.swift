@@ -24,7 +24,7 @@ import Testing
         var bots: [AgentBot] = []
         for index in 1...5 { bots.append(try await backend.agent(name: "A\(index)")) }
         let agents = bots
-        let sdk = backend.sdk()
+        let sdk = try backend.sdk()
         let log = EventLog(sdk)
         try await oneCall(sdk, log) // warm-up: plugins load, pools fill
         try await Task.sleep(for: .milliseconds(300))

@@ -32,7 +32,7 @@ import Testing
     @Test(arguments: rows)
     func overridePrecedence(row: Row) async throws {
         let backend = try await Backend.start() // no agent: the call stays queued
-        let sdk = backend.sdk(useQueueSocket: row.configSocket, useQueueInfo: row.configInfo, delay: 100)
+        let sdk = try backend.sdk(useQueueSocket: row.configSocket, useQueueInfo: row.configInfo, delay: 100)
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         call.useQueueSocketOverride = row.overrideSocket

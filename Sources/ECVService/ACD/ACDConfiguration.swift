@@ -32,13 +32,17 @@ public struct ACDConfiguration: Sendable, Equatable {
     public var transfersEnabled: Bool
     /// Random ids for real use; sequential (`rtc-1`, `agent-1`, …) for tests and demos.
     public var identifiers: ACDIdentifierStyle
+    /// DialEx issues a caller token and every later request about the call (Hangup, polling, the
+    /// queue socket, the caller's room slot) must present it (docs/protocol.md §1.9). False only
+    /// for an explicitly open lab service: then anyone who knows an rtcId acts for its caller.
+    public var issuesCallerTokens: Bool
 
     public init(queues: [String] = ["default"], defaultQueue: String = "default", offerTimeout: Double = 15,
                 afterCallWork: Double = 0, queueEntryDelay: Double = 0, maxQueueWait: Double? = nil,
                 assumedHandleTime: Double? = 120, handleTimeSamples: Int = 20, accessibilityPriority: Int = 10,
                 endedCallRetention: Double = 60, issuedRtcIdLifetime: Double = 600,
                 acceptsUnissuedRtcIds: Bool = false, transfersEnabled: Bool = true,
-                identifiers: ACDIdentifierStyle = .random) {
+                identifiers: ACDIdentifierStyle = .random, issuesCallerTokens: Bool = true) {
         self.queues = queues
         self.defaultQueue = defaultQueue
         self.offerTimeout = offerTimeout
@@ -53,6 +57,7 @@ public struct ACDConfiguration: Sendable, Equatable {
         self.acceptsUnissuedRtcIds = acceptsUnissuedRtcIds
         self.transfersEnabled = transfersEnabled
         self.identifiers = identifiers
+        self.issuesCallerTokens = issuesCallerTokens
     }
 
     /// The configuration with the default queue listed, or an error naming the bad setting.

@@ -59,6 +59,11 @@ public final class ACDEngine: Sendable {
         try mutateThrowing { state throws(ACDError) in try state.callerHangUp(rtcId: rtcId) }
     }
 
+    /// The caller vanished: the call ends with `CALLER_LOST` (no-op once it ended).
+    public func callerLost(rtcId: String) {
+        mutate { state in state.callerLost(rtcId: rtcId) }
+    }
+
     /// The answer to both polling endpoints (the legacy one drops the queue figures).
     public func queueInfo(rtcId: String) -> QueueInfoResponse {
         mutate { state in state.queueInfo(rtcId: rtcId) }
@@ -68,6 +73,16 @@ public final class ACDEngine: Sendable {
     /// then close with 1000 (or 4404 after `error`).
     public func queueSocketGreeting(rtcId: String) -> [QueueSocketMessage] {
         mutate { state in state.queueSocketGreeting(rtcId: rtcId) }
+    }
+
+    /// Whether `token` may act for the caller of `rtcId` (docs/protocol.md §1.9).
+    public func callerAccess(rtcId: String, token: String?) -> CallAccess {
+        mutate { state in state.callerAccess(rtcId: rtcId, token: token) }
+    }
+
+    /// Which slot of the room `rtcId` the credential `token` may take (docs/protocol.md §1.9).
+    public func roomAccess(rtcId: String, token: String?) -> CallAccess {
+        mutate { state in state.roomAccess(rtcId: rtcId, token: token) }
     }
 
     // MARK: Agent side
@@ -170,6 +185,11 @@ public final class ACDEngine: Sendable {
     /// When the next timed transition is due on the engine's clock; nil when nothing is scheduled.
     public var nextDeadline: Double? {
         state.withLock { $0.nextDeadline()?.time }
+    }
+
+    /// How much the engine holds, cheaply (for the service's limits).
+    public var population: (liveCalls: Int, issuedRtcIds: Int, agents: Int) {
+        state.withLock { ($0.interactions.count, $0.issued.count, $0.agents.count) }
     }
 
     public func snapshot() -> ACDSnapshot {

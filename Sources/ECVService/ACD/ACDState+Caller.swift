@@ -34,9 +34,11 @@ extension ACDState {
             rtcId: rtcId, interactionId: ids.interactionId(), callerName: request.callerName,
             attributes: request.attributes, acdAttributes: request.acdAttributes,
             customPayload: request.customPayload, queue: queue, priority: priority,
+            callerToken: configuration.issuesCallerTokens ? ids.token() : nil,
             sequence: nextSequence(), phase: .queued)
         enterACD(record)
-        return DialExResponse(rtcId: rtcId, interactionId: record.interactionId, queue: queue, priority: priority)
+        return DialExResponse(rtcId: rtcId, interactionId: record.interactionId, queue: queue, priority: priority,
+                              callerToken: record.callerToken)
     }
 
     /// Places a new call (dialed or transferred) in its queue, after the entry delay if there is one.
@@ -84,6 +86,13 @@ extension ACDState {
             throw .unknownRtcId(rtcId)
         }
         endCall(record, reason: .callerHangup, withdrawReason: .callerHangup)
+    }
+
+    /// The caller vanished (the service saw neither socket nor poll for too long): the call ends
+    /// with `CALLER_LOST`. Nothing happens to a call that already ended.
+    mutating func callerLost(rtcId: String) {
+        guard let record = interactions[rtcId] else { return }
+        endCall(record, reason: .callerLost, withdrawReason: .callerHangup)
     }
 
     /// Ends a live call for `reason`: the caller hears `call_ended`, an agent ringing for it sees

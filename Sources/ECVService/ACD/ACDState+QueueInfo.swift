@@ -53,10 +53,12 @@ extension ACDState {
 
     /// 1-based place among the calls waiting in the same queue.
     func position(of record: InteractionRecord) -> Int {
-        let ahead = interactions.values.filter {
-            $0.queue == record.queue && $0.phase == .queued && Self.servedBefore($0, record)
+        var ahead = 0
+        for other in interactions.values where other.phase == .queued && other.queue == record.queue
+            && Self.servedBefore(other, record) {
+            ahead += 1
         }
-        return ahead.count + 1
+        return ahead + 1
     }
 
     /// Estimated wait in whole seconds (rounded up), as a URS-style statistic: each agent working
@@ -83,12 +85,13 @@ extension ACDState {
             }
         }
         guard !freeAt.isEmpty, position >= 1 else { return -1 }
-        var slot = now
-        for _ in 1...position {
-            guard let index = freeAt.indices.min(by: { freeAt[$0] < freeAt[$1] }) else { return -1 }
-            slot = freeAt[index]
-            freeAt[index] = slot + cycle
-        }
+        // Every agent is free within one cycle from now (idle: now; wrapping up: by now + wrap-up;
+        // ringing: now + cycle; busy: by now + cycle), so its k-th slot comes after every agent's
+        // (k-1)-th: the slots go round by round in the order of the first ones. The position-th
+        // slot is then direct, whatever the queue length (no walk through the slots).
+        freeAt.sort()
+        let (round, index) = (position - 1).quotientAndRemainder(dividingBy: freeAt.count)
+        let slot = freeAt[index] + Double(round) * cycle
         return (slot - now).rounded(.up)
     }
 

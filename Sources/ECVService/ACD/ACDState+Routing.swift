@@ -12,16 +12,26 @@ extension ACDState {
 
     /// Offers every queued call, in queue order, to the longest-idle available agent working its
     /// queue that has not declined it. One pass suffices: an offer only removes an agent.
+    ///
+    /// Runs after every change, so its cost must not grow with the queue when nobody can take a
+    /// call: with no available agent it returns at once, and otherwise it orders only the calls
+    /// of queues an available agent works, and stops when the available agents are used up
+    /// (Benchmarks/ACDRouting measures it).
     mutating func route() {
         guard !isShutDown else { return }
-        let waiting = interactions.values.filter { $0.phase == .queued }.sorted(by: Self.servedBefore)
+        var available = agents.values.filter(\.isAvailable)
+            .sorted { ($0.idleSince, $0.sequence) < ($1.idleSince, $1.sequence) }
+        guard !available.isEmpty else { return }
+        let servable = Set(available.flatMap(\.queues))
+        let waiting = interactions.values.filter { $0.phase == .queued && servable.contains($0.queue) }
+            .sorted(by: Self.servedBefore)
         for record in waiting {
-            let candidates = agents.values.filter {
-                $0.isAvailable && $0.queues.contains(record.queue) && !record.declinedBy.contains($0.id)
-            }
-            guard let agent = candidates.min(by: { ($0.idleSince, $0.sequence) < ($1.idleSince, $1.sequence) })
-            else { continue }
-            offer(record, to: agent.id)
+            guard !available.isEmpty else { return }
+            // `available` is in idle order: the first match is the longest-idle one.
+            guard let index = available.firstIndex(where: {
+                $0.queues.contains(record.queue) && !record.declinedBy.contains($0.id)
+            }) else { continue }
+            offer(record, to: available.remove(at: index).id)
         }
     }
 

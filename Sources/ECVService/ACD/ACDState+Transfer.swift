@@ -105,7 +105,7 @@ extension ACDState {
             rtcId: rtcId, interactionId: interactionId, callerName: record.callerName,
             attributes: record.attributes, acdAttributes: record.acdAttributes,
             customPayload: record.customPayload, queue: queue, priority: record.priority,
-            sequence: nextSequence(), phase: .queued)
+            callerToken: record.callerToken, sequence: nextSequence(), phase: .queued)
     }
 
     mutating func freshRtcId() -> String {

@@ -21,6 +21,9 @@ struct InteractionRecord {
     let customPayload: [String: String]
     let queue: String
     let priority: Int
+    /// What the caller presents for this call (nil when the service issues no tokens); a
+    /// transferred leg keeps its caller's token.
+    let callerToken: String?
     /// Arrival order, the last tie-breaker of routing order.
     let sequence: Int
     var phase: Phase
@@ -95,6 +98,8 @@ struct EndedRecord {
 
     let outcome: Outcome
     let forgetAt: Double
+    /// The ended call's caller token: polling and Hangup still need it while the outcome is kept.
+    let callerToken: String?
 }
 
 /// The whole ACD: a value type mutated only under the engine's lock. Operations append the events
@@ -138,9 +143,10 @@ struct ACDState {
 
     /// Removes a call and remembers how it ended; its room closes.
     mutating func forget(_ rtcId: String, outcome: EndedRecord.Outcome) {
-        interactions[rtcId] = nil
+        let callerToken = interactions.removeValue(forKey: rtcId)?.callerToken
         if configuration.endedCallRetention > 0 {
-            ended[rtcId] = EndedRecord(outcome: outcome, forgetAt: now + configuration.endedCallRetention)
+            ended[rtcId] = EndedRecord(outcome: outcome, forgetAt: now + configuration.endedCallRetention,
+                                       callerToken: callerToken)
         }
         emit(.roomClosed(rtcId: rtcId))
     }

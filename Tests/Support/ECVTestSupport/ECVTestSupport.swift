@@ -26,6 +26,7 @@ public struct Backend: Sendable {
         var configuration = ReferenceServiceConfiguration(backendVersion: version)
         configuration.queues = ["default", "Billing", "TechSupport"]
         configuration.acd.queueEntryDelay = 0
+        configuration.openAgents = true
         // Loopback calls connect on host candidates; the entry only satisfies the SDK's rule.
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configure(&configuration)
@@ -37,12 +38,12 @@ public struct Backend: Sendable {
     }
 
     public func sdk(useQueueSocket: Bool = true, useQueueInfo: Bool = false, delay: Int = 200,
-             configure: (inout ECVSdkConfiguration) -> Void = { _ in }) -> ECVSdk {
+             configure: (inout ECVSdkConfiguration) -> Void = { _ in }) throws -> ECVSdk {
         var configuration = ECVSdkConfiguration(name: "test", serviceUrl: url, useQueueSocket: useQueueSocket,
                                                 waitForRoomIntervalDelay: delay, useQueueInfo: useQueueInfo,
                                                 queueInfoIntervalDelay: delay)
         configure(&configuration)
-        return ECVSdk(config: configuration)
+        return try ECVSdk(config: configuration)
     }
 
     /// A connected, ready agent bot.
@@ -51,7 +52,7 @@ public struct Backend: Sendable {
         var configuration = AgentBotConfiguration(serviceUrl: url, name: name, queues: queues,
                                                   parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
         configure(&configuration)
-        let bot = AgentBot(configuration: configuration)
+        let bot = try AgentBot(configuration: configuration)
         try await bot.connect()
         try await bot.ready()
         return bot

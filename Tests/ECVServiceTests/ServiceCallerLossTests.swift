@@ -1,0 +1,58 @@
+import ECVProtocol
+import ECVService
+import Soup
+import Testing
+
+extension ServiceTests {
+    /// docs/protocol.md §1.7 "A vanished caller": no zombie calls, no agent left busy.
+    @Suite("Caller loss") struct CallerLossTests {
+        /// A connected call whose caller's queue socket is gone (the process was killed).
+        private func connectedCall(_ test: TestService) async throws -> (call: String, caller: SocketProbe, agent: AgentProbe) {
+            let agent = try await test.agent("Alice")
+            let call = try await test.dial()
+            let caller = try await test.queueSocket(call)
+            _ = try await caller.next(QueueSocketMessage.self)
+            _ = try await agent.nextOffer()
+            _ = try await agent.nextState()
+            #expect(try await agent.request(.accept(rtcId: call), id: "a") == .ack(requestId: "a"))
+            #expect(try await agent.next() == .callConnected(rtcId: call, callerName: "Jane Doe"))
+            _ = try await agent.nextState() // busy
+            return (call, caller, agent)
+        }
+
+        @Test func aCallerWhoseSocketsAreGoneEndsItsCallAndFreesTheAgent() async throws {
+            let test = try await TestService.start { $0.callerLossTimeout = .milliseconds(800) }
+            let (call, caller, agent) = try await connectedCall(test)
+            caller.close()
+            #expect(try await agent.next() == .callEnded(rtcId: call, reason: .callerLost))
+            #expect(try await agent.nextState().state == .ready, "the agent is not left busy")
+            #expect(try await test.poll(call) == QueueInfoResponse(rtcId: call, state: .ended, position: -1, ewtSeconds: -1,
+                                                                   reason: .callerLost))
+            #expect(test.service.log.entries(rtcId: call).contains { $0.message.contains("vanished") })
+            await test.stop()
+        }
+
+        @Test func aCallerStaysWhilePollingOrWhileItsSignalingSocketIsRegistered() async throws {
+            let test = try await TestService.start { $0.callerLossTimeout = .milliseconds(800) }
+            let (call, caller, agent) = try await connectedCall(test)
+            caller.close()
+            // Polling keeps the caller present…
+            for _ in 0..<6 {
+                #expect(try await test.poll(call).state == .agentConnected)
+                try await Task.sleep(for: .milliseconds(300))
+            }
+            // …and so does its collider socket in the call's room.
+            let token = try #require(test.callerToken(call))
+            let joined = try #require(try await test.join(call, credential: token).params)
+            let collider = try await test.collider(credential: token)
+            let log = test.service.log.subscribe()
+            try collider.send(ColliderCommand.register(roomId: call, clientId: joined.clientId))
+            try await waitFor(log, "the caller's registration") { $0.hasPrefix("\(joined.clientId) registered") }
+            try await Task.sleep(for: .milliseconds(1800))
+            #expect(try await test.poll(call).state == .agentConnected, "still there after twice the timeout")
+            collider.close()
+            #expect(try await agent.next() == .callEnded(rtcId: call, reason: .callerLost))
+            await test.stop()
+        }
+    }
+}
