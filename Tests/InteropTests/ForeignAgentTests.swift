@@ -27,7 +27,7 @@ extension InteropTests {
         static func play(_ cell: InteropCell) async throws {
             let backend = try await Backend.start()
             let agent = try await backend.agent(configure: { $0.joinsRooms = false })
-            let sdk = backend.sdk()
+            let sdk = try backend.sdk()
             let log = EventLog(sdk)
             let call = try #require(await sdk.createVideoCall())
             await call.start(dialCallParameters: DialCallParameters(callerName: "Jane"))

@@ -31,7 +31,7 @@ extension InteropTests {
                 configuration.flashReplyTimeout = .seconds(3)
             })
             let botEvents = agent.events()
-            let sdk = backend.sdk()
+            let sdk = try backend.sdk()
             let log = EventLog(sdk)
             let call = try #require(await sdk.createVideoCall())
             await call.start(dialCallParameters: DialCallParameters(callerName: "Jane"))
