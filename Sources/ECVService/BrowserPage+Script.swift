@@ -19,11 +19,13 @@ extension BrowserPage {
       };
       const status = (text) => { $('status').textContent = text; };
 
-      // The caller token (optional `?token=`): the one place it is attached to what the page sends.
+      // The call credential (optional `?token=`, docs/protocol.md §1.9): the one place it is attached to
+      // what the page sends, as the `X-ECV-Token` header where one can be set and as `token=` in the URL
+      // where none can (the WebSocket, beacons).
       const credentials = {
         token: query.get('token'),
-        headers(headers = {}) { return this.token ? { ...headers, Authorization: 'Bearer ' + this.token } : headers; },
-        socketUrl(url) { return this.token ? url + (url.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(this.token) : url; },
+        headers(headers = {}) { return this.token ? { ...headers, 'X-ECV-Token': this.token } : headers; },
+        url(url) { return this.token ? url + (url.includes('?') ? '&' : '?') + 'token=' + encodeURIComponent(this.token) : url; },
       };
 
       let pc = null, socket = null, registered = false, clientId = null, channel = null, localStream = null;
@@ -42,7 +44,7 @@ extension BrowserPage {
             socket.send(JSON.stringify({ cmd: 'send', msg: text }));
             return;
           }
-          const reply = await fetch(settings.messageUrl + encodeURIComponent(clientId), { method: 'POST', body: text });
+          const reply = await fetch(settings.messageUrl + encodeURIComponent(clientId), { method: 'POST', body: text, headers: credentials.headers() });
           const answer = await reply.json();
           if (answer.result !== 'SUCCESS') log('posting ' + payload.type + ' failed: ' + answer.result);
         }).catch((error) => log('sending ' + payload.type + ' failed: ' + error));
@@ -164,7 +166,7 @@ extension BrowserPage {
       // MARK: signaling and the end of the call
 
       function openSocket(url) {
-        socket = new WebSocket(credentials.socketUrl(url));
+        socket = new WebSocket(credentials.url(url));
         socket.onopen = () => {
           socket.send(JSON.stringify({ cmd: 'register', roomid: settings.roomId, clientid: clientId }));
           registered = true;
@@ -185,9 +187,9 @@ extension BrowserPage {
           if (tellPeer) {
             const bye = JSON.stringify({ type: 'bye' });
             if (registered && socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ cmd: 'send', msg: bye }));
-            else navigator.sendBeacon(settings.messageUrl + encodeURIComponent(clientId), bye);
+            else navigator.sendBeacon(credentials.url(settings.messageUrl + encodeURIComponent(clientId)), bye);
           }
-          navigator.sendBeacon(settings.leaveUrl + encodeURIComponent(clientId));
+          navigator.sendBeacon(credentials.url(settings.leaveUrl + encodeURIComponent(clientId)));
         }
         if (socket) socket.close();
         if (pc) pc.close();

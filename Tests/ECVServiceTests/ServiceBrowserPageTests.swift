@@ -85,7 +85,7 @@ final class PageRunner: Sendable {
     const room = decodeURIComponent(new URL(pageUrl).pathname.split('/').pop());
     const realFetch = fetch;
     globalThis.fetch = (url, init) => {
-      const auth = init && init.headers && init.headers.Authorization;
+      const auth = init && init.headers && init.headers['X-ECV-Token'];
       if (auth) console.log('AUTH ' + new URL(url).pathname + ' ' + auth);
       return realFetch(url, init);
     };
@@ -208,7 +208,8 @@ extension ServiceTests {
         @Test func thePageActsAsACaller() async throws {
             let test = try await TestService.start()
             let room = try await test.dial()
-            let page = try PageRunner(pageURL: test.base + "/r/" + room + "?role=caller&label=text&token=t0k", drive: true)
+            let token = try #require(test.callerToken(room))
+            let page = try PageRunner(pageURL: test.base + "/r/" + room + "?role=caller&label=text&token=" + token, drive: true)
             defer { page.stop() }
             try await page.waitForLine("CHANNEL text")
             #expect(try await page.waitForLine("SENT") == "SENT FLASH_ON|UNAVAILABLE", "a browser has no torch")
@@ -217,7 +218,7 @@ extension ServiceTests {
             let state = try await page.waitForLine("STATE")
             #expect(state == "STATE " + #"{"onHold":false,"received":["FLASH_ON","HOLD|\#(room)","PICKUP|\#(room)","<b>not html</b>"],"#
                 + #""sent":["FLASH_ON|UNAVAILABLE","STATUS|AUDIO|MUTED|\#(room)"],"muted":{"audio":true,"video":false}}"#)
-            #expect(try await page.waitForLine("AUTH /api/Hangup") == "AUTH /api/Hangup Bearer t0k")
+            #expect(try await page.waitForLine("AUTH /api/Hangup") == "AUTH /api/Hangup " + token)
             #expect(try await page.waitForLine("HANGUP") == "HANGUP 200")
             #expect(page.transcript.contains("LOG peer: <b>not html</b>"), "shown as text")
             await test.stop()

@@ -1,5 +1,5 @@
 import ECV
-import ECVAgent
+@testable import ECVAgent
 import ECVProtocol
 import ECVTestSupport
 import Foundation
@@ -43,13 +43,13 @@ extension InteropTests {
                 let sends = [(1.0, "HOLD|\(room)"), (1.6, "PICKUP|\(room)"), (2.2, "FLASH_ON"), (2.8, "TAKE_PHOTO_ON")]
                 let mutes = [(3.4, "video:muted"), (3.9, "video:unmuted")]
                 if cell.foreignOffers {
-                    foreign = try cell.peerProcess(base: backend.url, room: room, sends: sends, mutes: mutes)
+                    foreign = try cell.peerProcess(base: backend.url, room: room, token: agent.sessionToken, sends: sends, mutes: mutes)
                     try await foreign!.waitForProgress("joined initiator=true")
                     await connection.startRoom()
                 } else {
                     await connection.startRoom()
                     _ = try await log.wait(for: .JoinedRoom, room)
-                    foreign = try cell.peerProcess(base: backend.url, room: room, sends: sends, mutes: mutes)
+                    foreign = try cell.peerProcess(base: backend.url, room: room, token: agent.sessionToken, sends: sends, mutes: mutes)
                 }
                 guard let foreign else { return }
                 _ = try await log.wait(for: .WebRtcConnected, room, timeout: .seconds(30))

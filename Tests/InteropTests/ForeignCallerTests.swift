@@ -46,14 +46,14 @@ extension InteropTests {
                         for await event in botEvents { if case .offered(let offer) = event, offer.rtcId == room { return offer } }
                         throw TestFailure("the bot's events ended")
                     }
-                    foreign = try cell.peerProcess(base: backend.url, room: room, sends: [], mutes: mutes)
+                    foreign = try cell.peerProcess(base: backend.url, room: room, token: call.callerToken, sends: [], mutes: mutes)
                     try await foreign!.waitForProgress("joined initiator=true")
                     _ = try await agent.accept(offer)
                 } else {
                     try await eventually(.seconds(15), "the bot joined room \(room) first") {
                         agent.call(rtcId: room)?.eventHistory.contains(.joinedRoom(initiator: true)) == true
                     }
-                    foreign = try cell.peerProcess(base: backend.url, room: room, sends: [], mutes: mutes)
+                    foreign = try cell.peerProcess(base: backend.url, room: room, token: call.callerToken, sends: [], mutes: mutes)
                 }
                 guard let foreign else { return }
                 let agentCall = try #require(agent.call(rtcId: room))

@@ -49,7 +49,7 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
 
     /// The foreign peer's command line for room `room` on the service at `base`, with its scripted
     /// data-channel texts and mutes (seconds after its channel opened).
-    func peerProcess(base: String, room: String, sends: [(Double, String)], mutes: [(Double, String)]) throws -> ForeignPeer {
+    func peerProcess(base: String, room: String, token: String?, sends: [(Double, String)], mutes: [(Double, String)]) throws -> ForeignPeer {
         let timing = ["--duration", String(durationSeconds)]
         let script = sends.flatMap { ["--send", "\($0.0):\($0.1)"] } + mutes.flatMap { ["--mute", "\($0.0):\($0.1)"] }
         switch peer {
@@ -57,12 +57,13 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
             var page = URLComponents(string: base + "/r/" + room)
             page?.queryItems = [URLQueryItem(name: "role", value: role.rawValue), URLQueryItem(name: "codec", value: codec),
                                 URLQueryItem(name: "label", value: label), URLQueryItem(name: "watch", value: "keyframes")]
+                + (token.map { [URLQueryItem(name: "token", value: $0)] } ?? [])
             guard let url = page?.string else { throw TestFailure("no page URL from \(base) and room \(room)") }
             return try ForeignPeer(script: "chromium_peer.py", arguments: ["--page", url] + timing + script, name: name)
         case .aiortc:
             return try ForeignPeer(script: "aiortc_peer.py",
                                    arguments: ["--url", base, "--room", room, "--role", role.rawValue, "--codec", codec,
-                                               "--label", label] + timing + script,
+                                               "--label", label] + (token.map { ["--token", $0] } ?? []) + timing + script,
                                    name: name)
         }
     }

@@ -17,6 +17,7 @@ import math
 import signal
 import sys
 import time
+import urllib.parse
 
 import aiohttp
 import av
@@ -257,7 +258,9 @@ class Peer:
     # MARK: signaling (docs/protocol.md §2)
 
     async def post(self, url, payload=None):
-        async with self.session.post(url, data=payload if payload is not None else b"") as reply:
+        # The call credential (docs/protocol.md §1.9) goes with every room request.
+        headers = {"X-ECV-Token": self.args.token} if self.args.token else {}
+        async with self.session.post(url, data=payload if payload is not None else b"", headers=headers) as reply:
             return await reply.json(content_type=None)
 
     async def signal(self, payload):
@@ -341,6 +344,8 @@ class Peer:
         self.session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=10))
         params, initiator = await self.join()
         wss = params.get("wss_url") or args.url.replace("http", "ws", 1) + "/ws"
+        if args.token:
+            wss += ("&" if "?" in wss else "?") + "token=" + urllib.parse.quote(args.token)
         self.socket = await self.session.ws_connect(wss, heartbeat=None)
         await self.socket.send_str(json.dumps({"cmd": "register", "roomid": args.room, "clientid": self.client_id}))
         self.tasks.append(asyncio.ensure_future(self.read_socket()))
@@ -440,6 +445,7 @@ async def main():
     parser.add_argument("--room", required=True)
     parser.add_argument("--role", choices=["caller", "agent"], default="caller")
     parser.add_argument("--codec", choices=["VP8", "H264"], default="VP8")
+    parser.add_argument("--token", default=None, help="the call credential: caller token or agent session token")
     parser.add_argument("--label", default="textchannel", help="the text channel's label when this peer opens it")
     parser.add_argument("--duration", type=float, default=6.0, help="seconds of media after the channel opened")
     parser.add_argument("--connect-timeout", type=float, default=20.0)
