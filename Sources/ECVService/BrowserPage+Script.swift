@@ -239,6 +239,10 @@ extension BrowserPage {
         try {
           localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480, frameRate: 30 } });
           $('local').srcObject = localStream;
+          // Keep the picture's size when the browser is short of CPU or bandwidth (it lowers the
+          // frame rate instead): an agent reads documents held to the camera, and a recording
+          // cannot change its video size mid-file.
+          localStream.getVideoTracks().forEach((track) => { track.contentHint = 'detail'; });
           localStream.getTracks().forEach((track) => pc.addTrack(track, localStream));
         } catch (error) {
           log('no camera or microphone (' + error.name + '): receiving only');

@@ -58,16 +58,17 @@ public final class Pad: Object, @unchecked Sendable {
     /// whose `pt` changed announces the new payload type this way).
     public func markReconfigure() { gst_pad_mark_reconfigure(pad) }
 
-    /// Asks upstream of this pad for a key frame (an upstream `GstForceKeyUnit` with all headers).
+    /// Asks upstream of this pad for a key frame (an upstream `GstForceKeyUnit`).
     ///
     /// From a sink pad the request goes to its peer and on upstream to whatever produces the
     /// stream: a video encoder encodes its next frame as a key frame; in a receive path,
-    /// webrtcbin's RTP session turns it into an RTCP PLI (or FIR) to the remote sender. On a src
-    /// pad (an encoder's) the pad's own element handles it. Returns false when nothing upstream
-    /// handled the request.
+    /// webrtcbin's RTP session turns it into an RTCP PLI (`allHeaders` false, when `nack pli`
+    /// was negotiated) or a FIR (`allHeaders` true, when `ccm fir` was). On a src pad (an
+    /// encoder's) the pad's own element handles it. Returns false when nothing upstream handled
+    /// the request.
     @discardableResult
-    public func requestKeyFrame() -> Bool {
-        let event = gst_video_event_new_upstream_force_key_unit(GstClockTime.max, 1, 0)
+    public func requestKeyFrame(allHeaders: Bool = false) -> Bool {
+        let event = gst_video_event_new_upstream_force_key_unit(GstClockTime.max, allHeaders ? 1 : 0, 0)
         return (direction == .sink ? gst_pad_push_event(pad, event) : gst_pad_send_event(pad, event)) != 0
     }
 }

@@ -47,21 +47,23 @@ extension CallRecorder {
     }
 
     /// Browsers and most WebRTC stacks send a key frame only at the start and when asked, so a
-    /// recorder that joins a running stream asks at once, and again while its track still waits
-    /// (a request or the key frame itself can be lost), up to `keyFrameRequestLimit` times.
+    /// recorder that joins a running stream asks at once (a FIR where negotiated, which libwebrtc
+    /// answered sooner than a PLI right after its first key frame), and again while its track
+    /// still waits (a request or the key frame itself can be lost), alternating with a PLI for
+    /// senders that negotiated only that, up to `keyFrameRequestLimit` times.
     private func requestKeyFrames(through tap: RTPTap, until track: RecorderTrack) {
-        tap.requestKeyFrame()
+        tap.requestKeyFrame(allHeaders: true)
         let attempts = Mutex(1)
         _ = MainLoop.shared.schedule(every: Self.keyFrameRetryInterval) { [weak self] in
             guard self != nil, !tap.isRemoved, track.isWaitingForKeyFrame else { return false }
             let count = attempts.withLock { count in defer { count += 1 }; return count }
             guard count < Self.keyFrameRequestLimit else { return false }
-            tap.requestKeyFrame()
+            tap.requestKeyFrame(allHeaders: count % 2 == 0)
             return true
         }
     }
 
-    static let keyFrameRetryInterval: Duration = .milliseconds(500)
+    static let keyFrameRetryInterval: Duration = .milliseconds(250)
     static let keyFrameRequestLimit = 20
 
     /// Stops feeding `role`; its track stays in the file and can be attached again.

@@ -63,12 +63,12 @@ final class RTPTap: Sendable {
         }
     }
 
-    /// Asks the stream's source for a key frame through the tee: the remote sender (an RTCP PLI)
-    /// for an incoming stream, our encoder for an outgoing one.
+    /// Asks the stream's source for a key frame through the tee: the remote sender (an RTCP PLI,
+    /// or a FIR with `allHeaders`) for an incoming stream, our encoder for an outgoing one.
     @discardableResult
-    func requestKeyFrame() -> Bool {
+    func requestKeyFrame(allHeaders: Bool = false) -> Bool {
         guard !removed.withLock({ $0 }), let input = queue.staticPad("sink") else { return false }
-        return input.requestKeyFrame()
+        return input.requestKeyFrame(allHeaders: allHeaders)
     }
 
     var isRemoved: Bool { removed.withLock { $0 } }
