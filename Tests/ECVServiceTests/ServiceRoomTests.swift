@@ -232,6 +232,7 @@ extension ServiceTests {
                 "messageUrl": test.base + "/message/rtc-2/",
                 "leaveUrl": test.base + "/leave/rtc-2/",
                 "signalingUrl": test.ws + "/ws",
+                "hangupUrl": test.base + "/api/Hangup",
                 "dataChannelLabel": "textchannel",
             ])
             for needle in ["new RTCPeerConnection", "createDataChannel", "onicecandidate", "cmd: 'register'",
