@@ -103,10 +103,7 @@ extension InteropTests {
                 problems += try await report.checkRecording(recorded)
                 report.conclude(problems, progress: foreign.progress)
             } catch {
-                report.foreign = await foreign?.interruptedSummary(peer: cell.peer)
-                print(report.line)
-                if let evidence = report.foreign?.evidence { print("interop \(cell.name) evidence:\n\(evidence)") }
-                Issue.record(Comment(rawValue: "\(cell.name): \(error)\n\(foreign?.transcript ?? "")\ncaller events: \(log.types(room).map(\.rawValue))"))
+                await report.concludeInterrupted(by: error, foreign: foreign, callerEvents: log.types(room).map(\.rawValue))
             }
             await foreign?.finish()
             call.hangup()

@@ -144,4 +144,13 @@ extension CellReport {
             print("interop \(cell.name) evidence:\n\(foreign.evidence)\nprogress:\n\(progress.suffix(30).joined(separator: "\n"))")
         }
     }
+
+    /// A cell that threw: prints its line with what the foreign peer reported so far, and records
+    /// the error with the peer's transcript and the ECVKit caller's events.
+    mutating func concludeInterrupted(by error: any Error, foreign peer: ForeignPeer?, callerEvents: [String]) async {
+        foreign = await peer?.interruptedSummary(peer: cell.peer)
+        print(line)
+        if let evidence = foreign?.evidence { print("interop \(cell.name) evidence:\n\(evidence)") }
+        Issue.record(Comment(rawValue: "\(cell.name): \(error)\n\(peer?.transcript ?? "")\ncaller events: \(callerEvents)"))
+    }
 }

@@ -72,7 +72,7 @@ enum MatroskaTagRepair {
         guard !needle.isEmpty, haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
         var index = start
         while index <= haystack.count - needle.count {
-            if haystack[index] == needle[0], Array(haystack[index..<index + needle.count]) == needle {
+            if haystack[index] == needle[0], haystack[index..<index + needle.count].elementsEqual(needle) {
                 return index..<index + needle.count
             }
             index += 1

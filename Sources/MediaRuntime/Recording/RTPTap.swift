@@ -67,7 +67,7 @@ final class RTPTap: Sendable {
     /// or a FIR with `allHeaders`) for an incoming stream, our encoder for an outgoing one.
     @discardableResult
     func requestKeyFrame(allHeaders: Bool = false) -> Bool {
-        guard !removed.withLock({ $0 }), let input = queue.staticPad("sink") else { return false }
+        guard !isRemoved, let input = queue.staticPad("sink") else { return false }
         return input.requestKeyFrame(allHeaders: allHeaders)
     }
 
