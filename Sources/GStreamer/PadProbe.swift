@@ -99,3 +99,33 @@ extension Pad {
         return box.handler(info, UnsafeRawBufferPointer(start: map.data, count: Int(map.size)))
     }
 }
+
+final class CapsProbeBox {
+    let handler: @Sendable (Caps) -> ProbeDecision
+    init(handler: @escaping @Sendable (Caps) -> ProbeDecision) { self.handler = handler }
+}
+
+extension Pad {
+    /// Calls `handler` on the streaming thread for every caps event that crosses the pad
+    /// downstream; `.drop` keeps the event from going on (the pad keeps its current caps).
+    public func addCapsProbe(_ handler: @escaping @Sendable (Caps) -> ProbeDecision) -> PadProbe {
+        let box = Unmanaged.passRetained(CapsProbeBox(handler: handler)).toOpaque()
+        let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in
+            guard let info, let data, let event = ecv_probe_info_event(info), event.pointee.type == GST_EVENT_CAPS else {
+                return GST_PAD_PROBE_OK
+            }
+            var pointer: UnsafeMutablePointer<GstCaps>?
+            gst_event_parse_caps(event, &pointer)
+            guard let pointer else { return GST_PAD_PROBE_OK }
+            let box = Unmanaged<CapsProbeBox>.fromOpaque(data).takeUnretainedValue()
+            switch box.handler(Caps(borrowing: pointer)) {
+            case .pass: return GST_PAD_PROBE_OK
+            case .drop: return GST_PAD_PROBE_DROP
+            case .remove: return GST_PAD_PROBE_REMOVE
+            }
+        }, box) { data in
+            Unmanaged<CapsProbeBox>.fromOpaque(data!).release()
+        }
+        return PadProbe(pad: raw, id: id)
+    }
+}

@@ -19,6 +19,16 @@ public final class Sample: @unchecked Sendable {
     public var dts: UInt64? { buffer.flatMap { Self.clockTime($0.pointee.dts) } }
     public var duration: UInt64? { buffer.flatMap { Self.clockTime($0.pointee.duration) } }
 
+    /// The presentation time as running time in the sample's segment: what the pipeline's clock
+    /// measures, and so comparable across streams. Most streams' pts already is, but not where an
+    /// element shifts its segment: x264enc adds 1000 hours to its timestamps (and its segment) so
+    /// that no DTS is negative. nil when unset or outside the segment.
+    public var runningTime: UInt64? {
+        guard let buffer, let pts = Self.clockTime(buffer.pointee.pts) else { return nil }
+        guard let segment = gst_sample_get_segment(sample), segment.pointee.format == GST_FORMAT_TIME else { return pts }
+        return Self.clockTime(gst_segment_to_running_time(segment, GST_FORMAT_TIME, guint64(pts)))
+    }
+
     /// True for a buffer that does not depend on others (a key frame for video).
     public var isKeyFrame: Bool {
         guard let buffer else { return false }

@@ -80,17 +80,30 @@ final class PeerSession: Sendable {
             for property in ["signaling-state", "ice-connection-state", "ice-gathering-state", "connection-state"] {
                 handlers.append(try webrtc.connect("notify::\(property)") { _ in deliver(number, .statesChanged) })
             }
-            if let certificate {
-                // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes the
-                // transport, before it reads the certificate for the SDP fingerprint.
-                handlers.append(try webrtc.connect("deep-element-added") { arguments in
-                    guard case .object(let object?) = arguments[2], let element = object as? Element,
-                          element.factoryName == "dtlssrtpdec" else { return }
-                    do throws(GStreamerError) { try element.set("pem", certificate.pem) } catch {
-                        deliver(number, .failure("cannot give DTLS its certificate: \(error)"))
+            let interval = configuration.rtcpMinInterval.components
+            let rtcpMinInterval = UInt64(max(0, interval.seconds)) * 1_000_000_000 + UInt64(max(0, interval.attoseconds) / 1_000_000_000)
+            let pem = certificate?.pem
+            handlers.append(try webrtc.connect("deep-element-added") { arguments in
+                guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
+                do throws(GStreamerError) {
+                    switch element.factoryName {
+                    case "dtlssrtpdec":
+                        // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes
+                        // the transport, before it reads the certificate for the SDP fingerprint.
+                        if let pem { try element.set("pem", pem) }
+                    case "rtpsession":
+                        // Transport-wide congestion feedback takes the early report of nearly every
+                        // interval, so a PLI or FIR waits for the next regular one: the interval is
+                        // `rtcpMinInterval`, with RTCP bandwidth (bytes/s) that allows it; the
+                        // bandwidth-derived default spaced reports ~0.6 s apart.
+                        try element.set("rtcp-min-interval", rtcpMinInterval)
+                        try element.set("rtcp-fraction", Self.rtcpBytesPerSecond)
+                    default: break
                     }
-                })
-            }
+                } catch {
+                    deliver(number, .failure("cannot configure \(element.factoryName ?? "an element") of the transport: \(error)"))
+                }
+            })
             handlers.append(try webrtc.connect("on-data-channel") { arguments in
                 guard case .object(let channel as DataChannel) = arguments[1] else { return }
                 let reliable = channel.ordered && channel.maxRetransmits < 0 && channel.maxPacketLifetime < 0
@@ -138,6 +151,10 @@ final class PeerSession: Sendable {
     }
 
     deinit { InstanceCounter.decrement("PeerSession") }
+
+    /// RTCP bandwidth for one call (rtpsession `rtcp-fraction` above 1 is bytes per second):
+    /// enough for a report every `PeerConfiguration.rtcpMinInterval`, still ~1 % of a video call.
+    static let rtcpBytesPerSecond = 10_000.0
 
     private static func configureICE(_ webrtc: WebRTCBin, servers: [ICEServer]) throws(GStreamerError) {
         var stunSet = false

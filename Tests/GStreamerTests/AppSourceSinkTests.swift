@@ -58,3 +58,32 @@ import GStreamer
         pipeline.stop()
     }
 }
+
+@Suite struct SampleRunningTimeTests {
+    init() { _ = TestRuntime.ready }
+
+    /// x264enc shifts its timestamps and its segment by 1000 hours (so no DTS is negative): the
+    /// pts of its output is no clock time, its running time is, and that is what recordings place
+    /// tracks by.
+    @Test func runningTimeUndoesAnEncodersSegmentShift() async throws {
+        let pipeline = try Pipeline(launch: """
+            videotestsrc num-buffers=10 ! video/x-raw,width=64,height=64,framerate=30/1 ! \
+            x264enc tune=zerolatency speed-preset=ultrafast ! appsink name=sink sync=false
+            """)
+        let sink = try AppSink(#require(pipeline.element(named: "sink")))
+        let received = sink.samples(bufferingNewest: 10)
+        try await pipeline.play()
+        var samples: [Sample] = []
+        for await sample in received { samples.append(sample) }
+        pipeline.stop()
+        #expect(samples.count == 10)
+        let frameDuration: UInt64 = 1_000_000_000 / 30
+        let thousandHours: UInt64 = 1000 * 3600 * 1_000_000_000
+        for (index, sample) in samples.enumerated() {
+            #expect((sample.pts ?? 0) >= thousandHours, "x264enc's pts carries its shift")
+            let expected = UInt64(index) * frameDuration
+            let running = try #require(sample.runningTime)
+            #expect(running + 1_000_000 >= expected && running <= expected + 1_000_000, "frame \(index): running time \(running), expected \(expected)")
+        }
+    }
+}

@@ -18,10 +18,10 @@ struct RecordingCheck: CustomStringConvertible {
     /// far end's key frame after our request (FIR/PLI) takes 0.2–1.2 s from libwebrtc and aiortc
     /// here, so the file's remote video starts that late, and these bars are what is met today
     /// (README, Known limits). They still catch a missing party or a track shifted by set-up time.
-    static let frameShare = 0.75
-    static let alignment = 0.6
+    static let frameShare = 0.9
+    static let alignment = 0.2
     /// Both parties' video is in the file this soon after the recording started.
-    static let videoStart = 1.5
+    static let videoStart = 0.5
 
     static func inspect(_ summary: RecordingSummary) async throws -> RecordingCheck {
         let info = try await RecordingInspector.inspect(summary.url)
@@ -56,7 +56,7 @@ struct RecordingCheck: CustomStringConvertible {
             let firsts = tracks.map { $0.firstTime ?? .infinity }, lasts = tracks.map { $0.lastTime ?? -.infinity }
             // The remote's first key frame is waited for (see `videoStart`); a track shifted by the
             // set-up time shows at the end.
-            if abs(firsts[0] - firsts[1]) > Self.videoStart {
+            if abs(firsts[0] - firsts[1]) > Self.alignment {
                 found.append("\(kind) tracks start \(Self.seconds(firsts[0])) (\(name(tracks[0]))) and \(Self.seconds(firsts[1])) (\(name(tracks[1]))): not on one timeline")
             }
             if abs(lasts[0] - lasts[1]) > Self.alignment {

@@ -27,7 +27,8 @@ final class FakeCall: Sendable {
         default: "x264enc tune=zerolatency speed-preset=ultrafast key-int-max=30 ! video/x-h264,profile=constrained-baseline ! h264parse ! rtph264pay config-interval=-1 aggregate-mode=zero-latency"
         }
         pipeline = try Pipeline(launch: """
-            videotestsrc is-live=true pattern=\(pattern) ! video/x-raw,width=\(width),height=\(height),framerate=30/1 ! \(encoder) ! \
+            videotestsrc is-live=true pattern=\(pattern) ! capsfilter name=size caps=video/x-raw,width=\(width),height=\(height),framerate=30/1 ! \
+            \(encoder) ! \
             tee name=vtee allow-not-linked=true ! queue ! fakesink sync=false \
             audiotestsrc is-live=true ! audio/x-raw,rate=48000,channels=1 ! opusenc ! rtpopuspay ! \
             tee name=atee allow-not-linked=true ! queue ! fakesink sync=false
@@ -39,6 +40,12 @@ final class FakeCall: Sendable {
     }
 
     var elementCount: Int { pipeline.children.count }
+
+    /// Changes the picture size mid-stream, as a browser does when its CPU or its path is short.
+    func resize(width: Int, height: Int) throws {
+        let filter = try #require(pipeline.element(named: "size"))
+        try filter.set("caps", try Caps("video/x-raw,width=\(width),height=\(height),framerate=30/1"))
+    }
 
     func stop() { pipeline.stop() }
 }

@@ -29,7 +29,7 @@ extension CallRecorder {
         track.beginNewSource()
         let mapping = MediaClockMapping(origin: origin, reference: tee)
         let tap = try RTPTap(tee: tee, namePrefix: prefix) { sample in
-            track.push(sample, at: mapping.mediaTime(pts: sample.pts))
+            track.push(sample, at: mapping.mediaTime(runningTime: sample.runningTime))
         }
         let kept = state.withLock { state -> (Bool, continued: Bool, displaced: RTPTap?) in
             guard state.phase == .recording else { return (false, false, nil) }

@@ -172,7 +172,8 @@ public final class CallRecorder: Sendable {
             built[role] = try RecorderTrack(
                 spec: track, name: labels.trackName(role), prefix: "rec_\(role.rawValue)", pipeline: pipeline, muxer: muxer,
                 maxBufferedBytes: options.maxBufferedBytesPerTrack, gatesKeyFrames: !format.alignsTrackStarts, barrier: barrier,
-                onStart: { [broadcaster] in broadcaster.yield(.trackStarted(role)) })
+                onStart: { [broadcaster] in broadcaster.yield(.trackStarted(role)) },
+                onFormatChange: { [weak self] format in self?.noteFormatChange(of: role, to: format) })
         }
         let markers = try RecordingMarkers(pipeline: pipeline, muxer: format.carriesMarkerTrack ? muxer : nil,
                                            prefix: "rec_markers", sidecar: chaptersURL)
@@ -213,6 +214,12 @@ public final class CallRecorder: Sendable {
         }
     }
 
+    /// A track's stream changed format: an event, and a marker so a reviewer sees where.
+    private func noteFormatChange(of role: TrackRole, to format: String) {
+        broadcaster.yield(.formatChanged(role, format: format))
+        try? mark("\(labels.trackName(role)): \(format)")
+    }
+
     private func configure(muxer: Element) throws(GStreamerError) {
         let cluster = options.maxClusterDuration.nanoseconds
         switch format {
@@ -236,6 +243,10 @@ public enum RecordingEvent: Sendable, Equatable {
     case trackStarted(TrackRole)
     /// A declared track was left out of the file.
     case trackDropped(TrackRole, reason: String)
+    /// The stream changed format mid-recording (e.g. "video/x-vp8 320x240": a browser lowered its
+    /// picture size). The file's header keeps the first format and the stream carries the new one,
+    /// which players follow.
+    case formatChanged(TrackRole, format: String)
     /// The recording pipeline reported an error; the call is not affected.
     case failed(String)
     case stopped

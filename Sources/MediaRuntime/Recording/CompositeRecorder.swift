@@ -124,7 +124,7 @@ public final class CompositeRecorder: Sendable {
             throw .trackMismatch(role: role, expected: input.track.codec.rawValue, got: encoding)
         }
         let mapping = MediaClockMapping(origin: origin, reference: tee)
-        let tap = try RTPTap(tee: tee, namePrefix: prefix) { sample in input.input.push(sample, at: mapping.mediaTime(pts: sample.pts)) }
+        let tap = try RTPTap(tee: tee, namePrefix: prefix) { sample in input.input.push(sample, at: mapping.mediaTime(runningTime: sample.runningTime)) }
         let kept = state.withLock { state -> (Bool, displaced: RTPTap?) in
             guard state.phase == .recording else { return (false, nil) }
             return (true, state.taps.updateValue(tap, forKey: role))

@@ -107,8 +107,8 @@ final class MediaClockMapping: Sendable {
         offset = Mutex(reference.runningTime.map { (ContinuousClock.now - origin).nanoseconds - $0.nanoseconds })
     }
 
-    /// Media time in nanoseconds for a buffer with `pts` (running time), or its arrival time.
-    func mediaTime(pts: UInt64?) -> Int64 {
+    /// Media time in nanoseconds for a buffer at `runningTime`, or its arrival time.
+    func mediaTime(runningTime pts: UInt64?) -> Int64 {
         let now = (ContinuousClock.now - origin).nanoseconds
         guard let pts else { return now }
         let offset = offset.withLock { offset -> Int64 in

@@ -26,15 +26,21 @@ final class RecorderTrack: Sendable {
         var framesThroughDepayloader = 0
         var lastDepayloadedPTS: UInt64?
         var removed = false
+        /// The caps the muxer was given; the file's header describes the track with them.
+        var format: Caps?
+        /// The newest format kept from the muxer (see `keepsFirstFormat`).
+        var refusedFormat: Caps?
     }
 
     /// Builds the chain in `pipeline` and links it to a new request pad of `muxer`.
     /// `onStart` runs once, on the streaming thread, when the first buffer reaches the muxer.
     /// With `gatesKeyFrames`, video starts (and restarts after a new source) at a key frame; with a
     /// `barrier`, nothing passes until every track of the barrier has data, so all tracks start
-    /// together (for MP4, whose fragments drop each track's start offset).
+    /// together (for MP4, whose fragments drop each track's start offset). `onFormatChange` runs
+    /// when the stream changes format mid-file (see `keepsFirstFormat`), with the new format.
     init(spec: RecordedTrack, name: String, prefix: String, pipeline: Pipeline, muxer: Element, maxBufferedBytes: UInt64,
-         gatesKeyFrames: Bool, barrier: StartBarrier?, onStart: @escaping @Sendable () -> Void) throws(RecordingError) {
+         gatesKeyFrames: Bool, barrier: StartBarrier?, onStart: @escaping @Sendable () -> Void,
+         onFormatChange: @escaping @Sendable (String) -> Void) throws(RecordingError) {
         self.spec = spec
         self.name = name
         self.gatesKeyFrames = gatesKeyFrames && spec.codec.kind == .video
@@ -82,6 +88,7 @@ final class RecorderTrack: Sendable {
                     return .pass
                 })
             }
+            probes.append(Self.keepsFirstFormat(output, state: state, onFormatChange: onFormatChange))
             let role = spec.role
             probes.append(output.addBufferProbe(readingData: gop != nil) { info, bytes in
                 // A frame without a time cannot be placed on the timeline (h264parse emits some
@@ -107,6 +114,41 @@ final class RecorderTrack: Sendable {
             for element in added.reversed() { pipeline.stopAndRemove(element) }
             throw .gstreamer(error)
         }
+    }
+
+    /// Neither matroskamux nor mp4mux accepts new caps once a track has started, and a WebRTC
+    /// sender changes them mid-call: a browser lowers its picture size when its CPU or the path is
+    /// short, libwebrtc's H.264 encoder sends new parameter sets after a key-frame request. The
+    /// muxer keeps the caps it was first given (the header's description of the track); a later
+    /// change of the same codec is not passed on, because the stream itself carries what a decoder
+    /// needs: VP8 and VP9 key frames state their size, and H.264 gets its SPS and PPS in-band
+    /// (h264parse `config-interval=-1`, see `RecordedCodec.parserChain`).
+    private static func keepsFirstFormat(_ pad: Pad, state: Locked<State>,
+                                         onFormatChange: @escaping @Sendable (String) -> Void) -> PadProbe {
+        pad.addCapsProbe { caps in
+            let (decision, report) = state.withLock { state -> (ProbeDecision, Bool) in
+                // Until the first frame the caps may still be refined (a depayloader adds the
+                // picture size when it sees the first key frame), and the muxer takes that.
+                guard state.started, let kept = state.format else {
+                    state.format = caps
+                    return (.pass, false)
+                }
+                guard kept != caps else { return (.pass, false) }
+                // A dropped caps event is offered again before the next buffer: report each new
+                // format once.
+                defer { state.refusedFormat = caps }
+                return (.drop, state.refusedFormat != caps)
+            }
+            if report { onFormatChange(Self.summary(of: caps)) }
+            return decision
+        }
+    }
+
+    /// "video/x-h264 640x480": what a format change is reported as.
+    static func summary(of caps: Caps) -> String {
+        guard let structure = caps.structures.first else { return caps.description }
+        guard let width = structure.int("width"), let height = structure.int("height") else { return structure.name }
+        return "\(structure.name) \(width)x\(height)"
     }
 
     private static func escaped(_ text: String) -> String {

@@ -65,7 +65,7 @@ public enum RecordedCodec: String, Sendable, Hashable, CaseIterable, Codable {
     /// parsed into avc access units because Matroska and MP4 store SPS/PPS as codec data.
     var parserChain: [(factory: String, properties: [(String, String)])] {
         switch self {
-        case .h264: [("h264parse", []), ("capsfilter", [("caps", "video/x-h264,stream-format=avc,alignment=au")])]
+        case .h264: [("h264parse", [("config-interval", "-1")]), ("capsfilter", [("caps", "video/x-h264,stream-format=avc,alignment=au")])]
         case .opus: []
         case .vp8, .vp9: []
         }

@@ -47,9 +47,10 @@ final class StreamFollower: Sendable {
         }
     }
 
-    /// Attaches the local outputs and the incoming streams that already exist.
+    /// Attaches the incoming streams that already exist, then the local outputs: the far end's key
+    /// frame takes a round trip and its encoder, ours only our encoder, so the far end is asked first.
     func attachAll(local: [(MediaKind, Element)], remote: [(kind: MediaKind, tee: Element)]) throws(RecordingError) {
-        for (kind, tee) in local { try target.attach(.of(kind, local: true), to: tee) }
         for (kind, tee) in remote { attachRemote(kind, tee: tee) }
+        for (kind, tee) in local { try target.attach(.of(kind, local: true), to: tee) }
     }
 }
