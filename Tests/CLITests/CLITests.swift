@@ -4,17 +4,12 @@ import ECVProtocol
 import ECVService
 import Foundation
 import GStreamer
+import MediaTestSupport
 import Testing
 
 /// Runs the built `ecv` executable (it sits next to the test bundle in `.build/<config>/`).
 struct ECVProcess {
-    static var executable: URL {
-        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("ecv").path), directory.path != "/" {
-            directory.deleteLastPathComponent()
-        }
-        return directory.appendingPathComponent("ecv")
-    }
+    static var executable: URL { BuiltExecutable.url(named: "ecv") }
 
     /// Runs `ecv arguments…` to completion (bounded), returning its exit status and output.
     static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60))

@@ -124,10 +124,16 @@ final class ForeignPeer: Sendable {
     private let stderrLines = Locked<[String]>([])
     let name: String
 
-    init(script: String, arguments: [String], name: String) throws {
+    convenience init(script: String, arguments: [String], name: String) throws {
+        try self.init(executable: URL(fileURLWithPath: InteropEnvironment.python),
+                      arguments: ["-u", InteropEnvironment.peers.appendingPathComponent(script).path] + arguments, name: name)
+    }
+
+    /// Any process whose output is followed the same way (the `ecv` command in the CLI cells).
+    init(executable: URL, arguments: [String], name: String) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: InteropEnvironment.python)
-        process.arguments = ["-u", InteropEnvironment.peers.appendingPathComponent(script).path] + arguments
+        process.executableURL = executable
+        process.arguments = arguments
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardOutput = output
@@ -156,6 +162,8 @@ final class ForeignPeer: Sendable {
     }
 
     var progress: [String] { stderrLines.withLock { $0 } }
+    var output: [String] { stdoutLines.withLock { $0 } }
+    var exitStatus: Int32? { process.isRunning ? nil : process.terminationStatus }
     var isRunning: Bool { process.isRunning }
 
     /// Waits for a progress line starting with `prefix` (the peer's stderr); returns it.
