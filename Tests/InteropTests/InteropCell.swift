@@ -92,6 +92,10 @@ struct CellReport {
         }
         parts.append("ECVKit rendered \(ecvkitRendered); commands \(commandsReached)/\(commandsExpected);")
         parts.append(recording?.description ?? "no recording")
+        if let recording {
+            let short = recording.problems(remoteVideoFps: foreignVideoFps, bars: .issue)
+            parts.append(short.isEmpty ? "; meets issue #11's recording bars" : "; short of issue #11's bars: " + short.joined(separator: "; "))
+        }
         if let start = recordingStartedAt, let requests = foreign?.keyframeRequests {
             let relative = requests.map { String(format: "%+.2f", $0 - start) }
             parts.append("; key-frame requests at \(relative.isEmpty ? "none" : relative.joined(separator: ", ")) s from the recording's start")
@@ -132,9 +136,11 @@ extension CellReport {
         guard let recorded else { return ["the recording gave no summary"] }
         let check = try await RecordingCheck.inspect(recorded)
         recording = check
-        let sent = foreign.map { Double($0.framesSent) / max($0.mediaSeconds, 1) } ?? InteropCell.fps
-        return check.problems(remoteVideoFps: sent)
+        return check.problems(remoteVideoFps: foreignVideoFps)
     }
+
+    /// The frame rate the foreign peer really sent (a browser short of CPU sends fewer).
+    var foreignVideoFps: Double { foreign.map { Double($0.framesSent) / max($0.mediaSeconds, 1) } ?? InteropCell.fps }
 
     /// Prints the cell's line and, when something fell short, the evidence; records each problem as an issue.
     func conclude(_ problems: [String], progress: [String]) {
