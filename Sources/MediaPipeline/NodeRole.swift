@@ -37,6 +37,8 @@ public enum NodeRole: Sendable, Hashable {
     /// The element that plays (or, without speakerphone, discards in real time) far-end audio.
     case speakerSink
     // Receive side
+    /// The queue in front of far-end audio playback, so its clock wait holds no other branch.
+    case playoutQueue
     case depayloader
     case decoder
     /// An element that converts decoded media for the sink.

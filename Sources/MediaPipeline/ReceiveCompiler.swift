@@ -10,6 +10,8 @@ struct ReceiveCompiler {
     static let rendererQueueFrames: UInt = 2
     /// Decoded audio for a Swift callback: up to 100 buffers (about 1-2 s) before dropping.
     static let audioSamplesQueueBuffers: UInt = 100
+    /// Far-end audio held for playback at most (then the oldest is dropped): one second.
+    static let playoutQueueNanoseconds: UInt = 1_000_000_000
     /// Recorders want H.264 as avc access units (what matroskamux and mp4mux take).
     static let recordableH264Caps = "video/x-h264,stream-format=avc,alignment=au"
 
@@ -116,6 +118,14 @@ struct ReceiveCompiler {
         }
         switch sink {
         case .playback:
+            // Playback waits on the clock (a synced sink, or the speaker mixer). Without a queue that
+            // wait would hold webrtcbin's thread, and every other branch of the stream's tee (a
+            // recorder's tap) would get each packet only after it: the last ~0.2 s of a call never
+            // reached the file. Leaky, so a stalled sink never holds the call either.
+            chain.append(try builder.add("\(prefix)_playout", "queue",
+                                         ["max-size-buffers": .uint(0), "max-size-bytes": .uint(0),
+                                          "max-size-time": .uint(Self.playoutQueueNanoseconds), "leaky": .enumNick("downstream")],
+                                         role: .playoutQueue, purpose: "decoupling clock-synced playback from the stream's other branches"))
             chain += try decode(&builder)
             if parameters.echoCancellationEnabled {
                 chain.append(try builder.addCaps("\(prefix)_format", AudioSourceBuilder.rawCaps, role: .converter))

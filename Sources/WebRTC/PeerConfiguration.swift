@@ -42,13 +42,13 @@ public struct PeerConfiguration: Sendable {
     /// feedback profile WebRTC uses, one early report (a PLI, FIR or NACK) is allowed per such
     /// interval and the next waits for a regular report; GStreamer's 5 s default made a second
     /// key-frame request (the recorder's, after the decoder's) wait seconds for the far end.
-    /// 200 ms keeps every request within ~0.3 s for ~5 reports a second (a few kbit/s).
+    /// 100 ms keeps every request within ~0.15 s for up to ~10 reports a second (~8 kbit/s).
     public var rtcpMinInterval: Duration
 
     public init(iceServers: [ICEServer] = [], iceTransportPolicy: ICETransportPolicy = .all,
                 jitterBufferLatencyMs: Int = 100, disconnectedAfter: Duration = .seconds(3),
                 failedAfter: Duration = .seconds(10), media: MediaConfiguration = MediaConfiguration(),
-                dtlsKeyType: DTLSCertificate.KeyType? = .ecdsaP256, rtcpMinInterval: Duration = .milliseconds(200)) {
+                dtlsKeyType: DTLSCertificate.KeyType? = .ecdsaP256, rtcpMinInterval: Duration = .milliseconds(100)) {
         self.dtlsKeyType = dtlsKeyType
         self.rtcpMinInterval = rtcpMinInterval
         self.iceServers = iceServers

@@ -125,6 +125,29 @@ import MediaRuntime
     }
 }
 
+@Suite(.serialized) struct RecordingPlayoutTests {
+    /// Far-end audio that is played (a clock-synced sink) must not hold the stream's other
+    /// branches: the recorder's tap got every packet only after playback took it, so the last
+    /// ~0.2 s of the far end never reached the file.
+    @Test func playedRemoteAudioReachesTheFileUntilTheEnd() async throws {
+        var played = testMedia()
+        played.receiveAudio = .playback
+        let pair = PeerPair(offerer: played, answerer: testMedia())
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        let url = recordingFile("playout.mkv")
+        let recording = try await pair.offerer.startRecording(to: url, labels: RecordingLabels(local: "caller", remote: "agent"))
+        try await waitForAllTracks(recording)
+        try await Task.sleep(for: .seconds(3))  // media time to record
+        try await recording.stop()
+        let info = try await RecordingInspector.inspect(url)
+        let ends = info.audioTracks.compactMap(\.lastTime)
+        #expect(ends.count == 2, "\(info.audioTracks.map(\.pad))")
+        if ends.count == 2 { #expect(abs(ends[0] - ends[1]) <= 0.08, "audio tracks end at \(ends) s") }
+        await pair.close()
+    }
+}
+
 @Suite(.serialized) struct RecordingRebuildTests {
     @Test func aRebuildContinuesTheSameTracksInTheSameFile() async throws {
         let (pair, _, _) = try await connectedPair(offerer: testMedia(), answerer: testMedia())
