@@ -60,9 +60,9 @@ extension InteropTests {
                 let rendered = Locked(0)
                 agentCall.onCallerFrame { _ in rendered.withLock { $0 += 1 } }
                 try await eventually(.seconds(30), "ECVKit's agent call connected") { agentCall.isConnected }
-                // The recorder joins a running call (the far end's first frames went by): what it
-                // shows is that the far end's video starts at once because ECVKit asks for a key frame.
-                try await eventually(.seconds(20), "the bot rendered the foreign caller's video") { rendered.value > 0 }
+                // The recorder joins a running call (half a second of the far end's video went by): the
+                // far end's video starts at once in the file only because ECVKit asks for a key frame.
+                try await eventually(.seconds(20), "the bot rendered the foreign caller's video") { rendered.value >= 15 }
                 report.recordingStartedAt = Date().timeIntervalSince1970
                 _ = try await agentCall.startRecording(to: cell.recordingFile)
                 try await foreign.waitForProgress("channel-open", timeout: .seconds(30))

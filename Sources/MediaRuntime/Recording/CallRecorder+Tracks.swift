@@ -49,8 +49,10 @@ extension CallRecorder {
     /// Browsers and most WebRTC stacks send a key frame only at the start and when asked, so a
     /// recorder that joins a running stream asks at once (a FIR where negotiated, which libwebrtc
     /// answered sooner than a PLI right after its first key frame), and again while its track
-    /// still waits (a request or the key frame itself can be lost), alternating with a PLI for
-    /// senders that negotiated only that, up to `keyFrameRequestLimit` times.
+    /// still waits, alternating with a PLI for senders that negotiated only that, up to
+    /// `keyFrameRequestLimit` times. libwebrtc honours one request per 300 ms and drops the rest
+    /// (a decoder that attached just before used it up), and a request or the key frame itself
+    /// can be lost: asking every 100 ms lands a request within 100 ms of the sender listening again.
     private func requestKeyFrames(through tap: RTPTap, until track: RecorderTrack) {
         tap.requestKeyFrame(allHeaders: true)
         let attempts = Mutex(1)
@@ -63,8 +65,8 @@ extension CallRecorder {
         }
     }
 
-    static let keyFrameRetryInterval: Duration = .milliseconds(250)
-    static let keyFrameRequestLimit = 20
+    static let keyFrameRetryInterval: Duration = .milliseconds(100)
+    static let keyFrameRequestLimit = 50
 
     /// Stops feeding `role`; its track stays in the file and can be attached again.
     public func detach(_ role: TrackRole) {
