@@ -45,9 +45,11 @@ enum SDPInspection {
         return fields.count > 1 ? String(fields[1]) : nil
     }
 
-    /// True when `ours` beats `theirs` (numeric when both are numbers, else lexicographic).
+    /// True when `ours` beats `theirs` (numeric when both are different numbers, else
+    /// lexicographic), so two different ids always have exactly one winner: "7" and "007" are
+    /// the same number, and comparing only numerically made both sides lose and rebuild.
     static func sessionIDOrder(_ ours: String, _ theirs: String) -> Bool {
-        if let a = UInt64(ours), let b = UInt64(theirs) { return a > b }
+        if let a = UInt64(ours), let b = UInt64(theirs), a != b { return a > b }
         return ours > theirs
     }
 
