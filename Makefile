@@ -17,7 +17,7 @@ TEST_DEB_PACKAGES := chromium chromium-driver python3-venv
 INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
 
-.PHONY: deps test-deps build test demo bench fuzz clean
+.PHONY: deps test-deps build test demo bench fuzz sanitize clean
 
 deps:
 	@missing=$$(dpkg-query -W -f='$${Status} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null \
@@ -50,14 +50,26 @@ $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS)
 	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(INTEROP_REQUIREMENTS)
 	@touch $@
 
+# The suite, then a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each, about 45 s in all
+# once the fuzz builds are cached).
 test: test-deps
 	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
-	@Tests/Fuzz/run.sh 5
+	@Tests/Fuzz/run.sh $${FUZZ_SMOKE_SECONDS:-4}
 
-# libFuzzer targets (swiftc -sanitize=fuzzer,address) over the wire decoders, log escaping and the
-# DER walker of public-key pins, 60 s each from Tests/Fuzz/corpus; `make test` runs a 5 s smoke.
+# libFuzzer targets (swiftc -sanitize=fuzzer,address; Tests/Fuzz/run.sh), one per parser of outside
+# input: REST bodies, signaling and collider JSON, queue and agent socket frames, pc_config and its
+# ICE URLs, data-channel commands, received SDP, preset files, log escaping, the DER walker of
+# pins. Each runs FUZZ_SECONDS (60) from its seeds in Tests/Fuzz/corpus/<target>, checking its
+# properties (round trips, the parser's own rules), and prints executions, corpus and coverage
+# per target and in total; a crash fails with the reproducer's path. Builds are cached in .build/fuzz.
 fuzz:
 	@Tests/Fuzz/run.sh $${FUZZ_SECONDS:-60}
+
+# The suite built with ASan and with TSan (.build/asan, .build/tsan) and run under each, without
+# InteropTests (Tests/Sanitize/run.sh says why); TSan suppressions with reasons in
+# Tests/Sanitize/tsan.supp. Slow (see README, Security model); not part of `make test`.
+sanitize: deps
+	@Tests/Sanitize/run.sh
 
 demo: deps
 	@$(SWIFT) run ecv demo $(QUIET_PTHREAD)

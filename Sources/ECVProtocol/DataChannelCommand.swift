@@ -48,13 +48,13 @@ public enum DataChannelCommand: Sendable, Hashable, CustomStringConvertible {
     public init(parsing message: String) {
         let fields = message.trimmingCharacters(in: .whitespacesAndNewlines)
             .split(separator: "|", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         func field(_ index: Int) -> String? { index < fields.count ? fields[index] : nil }
         func rtcId(at index: Int) -> String? {
             guard let value = field(index), !value.isEmpty else { return nil }
             return value
         }
-        func upper(_ index: Int) -> String? { field(index)?.uppercased() }
+        func upper(_ index: Int) -> String? { field(index).map(Self.asciiUppercased) }
 
         switch upper(0) {
         case "HOLD": self = .hold(rtcId: rtcId(at: 1))
@@ -79,6 +79,14 @@ public enum DataChannelCommand: Sendable, Hashable, CustomStringConvertible {
         default:
             self = .raw(message)
         }
+    }
+
+    /// ASCII letters upper-cased, everything else as it is: `uppercased()` would also fold
+    /// non-ASCII letters into keywords ("ſtatus" → "STATUS", "ﬂash_on" → "FLASH_ON").
+    private static func asciiUppercased(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { scalar in
+            ("a"..."z").contains(scalar) ? Unicode.Scalar(scalar.value - 32)! : scalar
+        }))
     }
 
     /// The text to send on the data channel.

@@ -34,14 +34,18 @@ public final class AppSink: Element, @unchecked Sendable {
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = { sink, data in
             guard let sink, let data, let sample = gst_app_sink_pull_sample(sink) else { return GST_FLOW_EOS }
-            Unmanaged<SampleHandlerBox>.fromOpaque(data).takeUnretainedValue().handler(Sample(owning: sample))
+            let box = Unmanaged<SampleHandlerBox>.fromOpaque(data).takeUnretainedValue()
+            box.received()
+            box.handler(Sample(owning: sample))
             return GST_FLOW_OK
         }
         callbacks.eos = { _, data in
             guard let data else { return }
-            Unmanaged<SampleHandlerBox>.fromOpaque(data).takeUnretainedValue().onEndOfStream?()
+            let box = Unmanaged<SampleHandlerBox>.fromOpaque(data).takeUnretainedValue()
+            box.received()
+            box.onEndOfStream?()
         }
-        let box = Unmanaged.passRetained(SampleHandlerBox(handler: handler, onEndOfStream: onEndOfStream)).toOpaque()
+        let box = Unmanaged.passRetained(SampleHandlerBox(handler: handler, onEndOfStream: onEndOfStream).published()).toOpaque()
         gst_app_sink_set_callbacks(appSink, &callbacks, box) { data in
             Unmanaged<SampleHandlerBox>.fromOpaque(data!).release()
         }
@@ -56,7 +60,7 @@ public final class AppSink: Element, @unchecked Sendable {
     }
 }
 
-private final class SampleHandlerBox {
+private final class SampleHandlerBox: HandOffBox {
     let handler: @Sendable (Sample) -> Void
     let onEndOfStream: (@Sendable () -> Void)?
     init(handler: @escaping @Sendable (Sample) -> Void, onEndOfStream: (@Sendable () -> Void)?) {

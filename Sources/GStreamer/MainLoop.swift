@@ -48,11 +48,13 @@ public final class MainLoop: Sendable {
     /// Runs `body` on the main-loop thread, soon. Never blocks the caller.
     public func perform(_ body: @escaping @Sendable () -> Void) {
         GStreamerRuntime.require()
-        let box = Unmanaged.passRetained(CallbackBox(body)).toOpaque()
+        let box = Unmanaged.passRetained(CallbackBox(body).published()).toOpaque()
         let source = g_idle_source_new()
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
         g_source_set_callback(source, { data in
-            Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue().body()
+            let box = Unmanaged<CallbackBox>.fromOpaque(data!).takeUnretainedValue()
+            box.received()
+            box.body()
             return 0 // G_SOURCE_REMOVE
         }, box, { data in
             Unmanaged<CallbackBox>.fromOpaque(data!).release()
@@ -105,10 +107,11 @@ public final class MainLoop: Sendable {
         GStreamerRuntime.require()
         let milliseconds = max(0, delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
         let timer = Timer()
-        let box = Unmanaged.passRetained(TimerBox(timer: timer, body: body)).toOpaque()
+        let box = Unmanaged.passRetained(TimerBox(timer: timer, body: body).published()).toOpaque()
         let source = g_timeout_source_new(guint(clamping: milliseconds))!
         g_source_set_callback(source, { data in
             let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
+            box.received()
             guard !box.timer.isCancelled else { return 0 }
             return box.body() ? 1 : 0
         }, box, { data in
@@ -158,12 +161,12 @@ struct SourceHandle: @unchecked Sendable {
     init(_ pointer: UnsafeMutablePointer<GSource>) { self.pointer = pointer }
 }
 
-private final class CallbackBox {
+private final class CallbackBox: HandOffBox {
     let body: @Sendable () -> Void
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
-private final class TimerBox {
+private final class TimerBox: HandOffBox {
     let timer: MainLoop.Timer
     let body: @Sendable () -> Bool
     init(timer: MainLoop.Timer, body: @escaping @Sendable () -> Bool) {

@@ -45,7 +45,7 @@ public final class PadProbe: Sendable {
     }
 }
 
-final class ProbeBox {
+final class ProbeBox: HandOffBox {
     let handler: @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision
     let readsData: Bool
     init(handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision, readsData: Bool) {
@@ -61,11 +61,12 @@ extension Pad {
     /// applies to the whole list.
     public func addBufferProbe(readingData: Bool = false,
                                _ handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision) -> PadProbe {
-        let box = Unmanaged.passRetained(ProbeBox(handler: handler, readsData: readingData)).toOpaque()
+        let box = Unmanaged.passRetained(ProbeBox(handler: handler, readsData: readingData).published()).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
         let id = gst_pad_add_probe(pad, mask, { _, info, data in
             guard let info, let data else { return GST_PAD_PROBE_OK }
             let box = Unmanaged<ProbeBox>.fromOpaque(data).takeUnretainedValue()
+            box.received()
             var decision = ProbeDecision.pass
             if let buffer = ecv_probe_info_buffer(info) {
                 decision = Pad.inspect(buffer, box)

@@ -29,7 +29,9 @@ public struct Preset: Sendable, Hashable {
         var kind: PresetKind?
         var comments: [String] = []
         var chainLines: [String] = []
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        // LF or CRLF: Swift reads "\r\n" as one Character, so splitting on "\n" alone would leave a
+        // CRLF file one long line (a comment without its kind).
+        for rawLine in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             let line = rawLine.trimmingASCIIWhitespace()
             if line.isEmpty { continue }
             if line.hasPrefix("#") {
@@ -40,7 +42,8 @@ public struct Preset: Sendable, Hashable {
                         throw .invalidPreset(name: name, reason: "unknown kind \"\(value)\"; use one of \(PresetKind.allCases.map(\.rawValue).joined(separator: ", "))")
                     }
                     kind = parsed
-                } else {
+                } else if !comment.isEmpty {
+                    // A bare "#" spacer adds nothing (and would put a space `fileText` cannot keep).
                     comments.append(comment)
                 }
             } else {

@@ -36,6 +36,13 @@ enum PresetParser {
                 if key == "name" {
                     throw .invalidPreset(name: presetName, reason: "presets may not set name= (the compiler names every element)")
                 }
+                // GObject property names: a letter, then letters, digits, '-' or '_'. Anything else
+                // (a quote, a caps string) would reach gst-launch text and the runtime as a name.
+                guard let first = key.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic,
+                      key.unicodeScalars.allSatisfy({ $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_") })
+                else {
+                    throw .invalidPreset(name: presetName, reason: "\"\(key)\" after \(head) is not a property name")
+                }
                 properties.append(NodeProperty(key, .serialized(unquoted(String(word[word.index(after: equals)...])))))
             }
             elements.append(.element(factory: head, properties: properties))
@@ -44,47 +51,49 @@ enum PresetParser {
     }
 
     /// Splits on `separator` outside double quotes, keeping quotes (removed later by `unquoted`).
-    static func splitOutsideQuotes(_ text: String, separator: Character, presetName: String) throws(PipelineCompileError) -> [String] {
+    /// Works on Unicode scalars, as gst-launch works on bytes: a combining mark after a quote,
+    /// a backslash or a separator would otherwise join it into one Character and hide it.
+    static func splitOutsideQuotes(_ text: String, separator: Unicode.Scalar, presetName: String) throws(PipelineCompileError) -> [String] {
         var parts: [String] = []
-        var current = ""
+        var current = String.UnicodeScalarView()
         var inQuotes = false
         var escaping = false
-        for character in text {
+        for scalar in text.unicodeScalars {
             if escaping {
-                current.append(character)
+                current.append(scalar)
                 escaping = false
-            } else if character == "\\" {
-                current.append(character)
+            } else if scalar == "\\" {
+                current.append(scalar)
                 escaping = true
-            } else if character == "\"" {
-                current.append(character)
+            } else if scalar == "\"" {
+                current.append(scalar)
                 inQuotes.toggle()
-            } else if character == separator, !inQuotes {
-                parts.append(current)
-                current = ""
+            } else if scalar == separator, !inQuotes {
+                parts.append(String(current))
+                current = String.UnicodeScalarView()
             } else {
-                current.append(character)
+                current.append(scalar)
             }
         }
         guard !inQuotes else { throw .invalidPreset(name: presetName, reason: "unterminated double quote") }
-        parts.append(current)
+        parts.append(String(current))
         return parts
     }
 
-    /// Removes double quotes and backslash escapes, as gst-launch does.
+    /// Removes double quotes and backslash escapes, as gst-launch does (scalar by scalar).
     static func unquoted(_ text: String) -> String {
-        var result = ""
+        var result = String.UnicodeScalarView()
         var escaping = false
-        for character in text {
+        for scalar in text.unicodeScalars {
             if escaping {
-                result.append(character)
+                result.append(scalar)
                 escaping = false
-            } else if character == "\\" {
+            } else if scalar == "\\" {
                 escaping = true
-            } else if character != "\"" {
-                result.append(character)
+            } else if scalar != "\"" {
+                result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 }

@@ -63,12 +63,14 @@ enum LaunchQuoting {
         return plain ? text : quoted(text)
     }
 
+    /// Escapes scalar by scalar: a backslash or quote followed by a combining mark is one Character
+    /// in Swift but two to gst-launch and the shell.
     static func quoted(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "\"" || character == "\\" { escaped.append("\\") }
-            escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if scalar == "\"" || scalar == "\\" { escaped.append("\\") }
+            escaped.append(scalar)
         }
-        return "\"" + escaped + "\""
+        return "\"" + String(escaped) + "\""
     }
 }

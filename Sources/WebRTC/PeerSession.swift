@@ -160,13 +160,12 @@ final class PeerSession: Sendable {
         var stunSet = false
         for server in servers {
             for url in server.urls {
-                if url.hasPrefix("stun:") || url.hasPrefix("stuns:") {
+                if let stun = ICEServerURLs.stunServer(url) {
                     guard !stunSet else { continue }
-                    let host = url.drop { $0 != ":" }.dropFirst()
-                    try webrtc.set("stun-server", "stun://" + host)
+                    try webrtc.set("stun-server", stun)
                     stunSet = true
-                } else if url.hasPrefix("turn:") || url.hasPrefix("turns:") {
-                    try webrtc.addTurnServer(turnURL(url, username: server.username, credential: server.credential))
+                } else if ICEServerURLs.isTURN(url) {
+                    try webrtc.addTurnServer(ICEServerURLs.turnURL(url, username: server.username, credential: server.credential))
                 }
             }
         }
@@ -179,15 +178,6 @@ final class PeerSession: Sendable {
         guard let ice = try webrtc.get("ice-agent").objectValue, ice.hasProperty("agent"),
               let agent = try ice.get("agent").objectValue, agent.hasProperty("upnp") else { return }
         try agent.set("upnp", false)
-    }
-
-    /// `turn:host:port?transport=udp` + credentials → `turn://user:pass@host:port?transport=udp`.
-    static func turnURL(_ url: String, username: String?, credential: String?) -> String {
-        let scheme = url.hasPrefix("turns:") ? "turns" : "turn"
-        let rest = url.drop { $0 != ":" }.dropFirst()
-        let escape = { (text: String) in text.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? text }
-        let userInfo = username.map { escape($0) + ":" + escape(credential ?? "") + "@" } ?? ""
-        return "\(scheme)://\(userInfo)\(rest)"
     }
 
     /// Compiles and attaches the receive fragment for a new webrtcbin src pad, behind an RTP tee

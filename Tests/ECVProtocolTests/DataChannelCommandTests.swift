@@ -39,6 +39,22 @@ struct DataChannelCommandTests {
         #expect(DataChannelCommand(parsing: "STATUS|audio|Muted|AbC") == .status(media: .audio, muted: true, rtcId: "AbC"))
     }
 
+    /// Found by the `datachannel` fuzz target: a field ending in a line break (here a vertical
+    /// tab) kept it, so the canonical text, trimmed as a whole, parsed back to another rtcId.
+    @Test func fieldsAreTrimmedOfLineBreaksToo() {
+        let command = DataChannelCommand(parsing: "HOLD|rtc-1\u{0B}|x")
+        #expect(command == .hold(rtcId: "rtc-1"))
+        #expect(DataChannelCommand(parsing: command.text) == command)
+        #expect(DataChannelCommand(parsing: "STATUS|AUDIO\n|MUTED") == .status(media: .audio, muted: true, rtcId: nil))
+    }
+
+    /// Keywords match ASCII case-insensitively and nothing else folds into them.
+    @Test func onlyASCIILettersFoldIntoKeywords() {
+        #expect(DataChannelCommand(parsing: "\u{17F}tatus|audio|muted") == .raw("\u{17F}tatus|audio|muted"))
+        #expect(DataChannelCommand(parsing: "\u{FB02}ash_on") == .raw("\u{FB02}ash_on"))
+        #expect(DataChannelCommand(parsing: "STATUS|aud\u{131}o|MUTED") == .raw("STATUS|aud\u{131}o|MUTED"))
+    }
+
     @Test(arguments: [
         DataChannelCommand.hold(rtcId: "x"), .hold(rtcId: nil), .pickup(rtcId: "x"), .pickup(rtcId: nil),
         .flashOn, .flashOff,

@@ -63,7 +63,10 @@ struct PresetTests {
                       ("# kind: video-source\nvideotestsrc pattern=\"ball\n", "quote"),
                       ("# kind: video-source\nvideotestsrc !  ! fakesink\n", "empty"),
                       ("# kind: camera\nv4l2src\n", "unknown kind"),
-                      ("# kind: video-source\nvideotestsrc pattern\n", "property=value")])
+                      ("# kind: video-source\nvideotestsrc pattern\n", "property=value"),
+                      // Found by the `preset` fuzz target: the quote went into the property name.
+                      ("# kind: video-source\nvideo \"video/x-raw,format=(string)I420\"\n", "not a property name"),
+                      ("# kind: video-source\nvideotestsrc 9lives=1\n", "not a property name")])
     func syntaxErrors(text: String, expected: String) {
         let failure = compileError { () throws(PipelineCompileError) in _ = try Preset.parse(name: "bad", text: text) }
         #expect(failure?.description.contains(expected) == true, "\(String(describing: failure))")
@@ -72,6 +75,29 @@ struct PresetTests {
     @Test("preset names are lowercase with dashes")
     func names() {
         #expect(compileError { () throws(PipelineCompileError) in _ = try Preset.parse(name: "My Preset", text: "# kind: video-source\nvideotestsrc") } != nil)
+    }
+
+    /// Found by the `preset` fuzz target: CRLF files were one line (a comment, so "missing a kind"),
+    /// and a bare "#" line put a leading space into the summary that `fileText` could not keep.
+    @Test("CRLF line ends and bare comment lines read like LF ones")
+    func lineEndsAndBareComments() throws {
+        let lf = try Preset.parse(name: "ball", text: "#\n# A ball.\n#\n# kind: video-source\nvideotestsrc pattern=ball\n")
+        #expect(lf.summary == "A ball.")
+        #expect(try Preset.parse(name: "ball", text: "#\r\n# A ball.\r\n#\r\n# kind: video-source\r\nvideotestsrc pattern=ball\r\n") == lf)
+        #expect(try Preset.parse(name: "ball", text: lf.fileText) == lf)
+    }
+
+    /// Found by the `preset` fuzz target: quotes and backslashes were handled per Character, and
+    /// a combining mark right after one joins it into another Character (gst-launch reads bytes).
+    @Test("quoting reads back scalar by scalar")
+    func combiningMarksAfterQuotes() throws {
+        for value in ["\u{355}", "a\\\u{301}", "\"\u{301}x", "x y\u{301}"] {
+            #expect(PresetParser.unquoted(LaunchQuoting.quoted(value)) == value)
+            #expect(PresetParser.unquoted(PropertyValue.serialized(value).launchText) == value)
+        }
+        #expect(LaunchQuoting.quoted("a\\\u{301}") == "\"a\\\\\u{301}\"")
+        let preset = try Preset.parse(name: "t", text: "# kind: video-source\ntextoverlay text=\"\u{301}x\" ! fakesink")
+        #expect(preset.elements.first == .element(factory: "textoverlay", properties: [NodeProperty("text", .serialized("\u{301}x"))]))
     }
 
     @Test("quoted values survive parsing and re-rendering")

@@ -152,6 +152,15 @@ import MediaPipeline
         #expect(SDPRewrite.addingProfileLevelID(sdp, payloadType: 106, profileLevelID: "42e01f;x=1") == sdp)
     }
 
+    /// Glare: both sides compare the two offers' session ids; exactly one may win.
+    @Test func glareHasExactlyOneWinnerForDifferentSessionIDs() {
+        for (a, b) in [("4611731400430051336", "3966215735"), ("7", "007"), ("+7", "7"), ("10", "9"), ("abc", "12"), ("x", "y")] {
+            #expect(SDPInspection.sessionIDOrder(a, b) != SDPInspection.sessionIDOrder(b, a), "\(a) vs \(b)")
+        }
+        #expect(SDPInspection.sessionIDOrder("10", "9"))
+        #expect(!SDPInspection.sessionIDOrder("5", "5"))
+    }
+
     @Test func theAnswersCodecsAreWhatWasNegotiated() {
         let answer = "v=0\r\nm=audio 9 X 111\r\na=rtpmap:111 OPUS/48000/2\r\nm=video 9 X 106 107\r\na=rtpmap:106 H264/90000\r\na=fmtp:106 packetization-mode=1\r\na=rtpmap:107 rtx/90000\r\nm=video 0 X 96\r\n"
         let codecs = NegotiatedCodec.from(answer: answer)

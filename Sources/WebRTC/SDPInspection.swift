@@ -1,0 +1,67 @@
+import MediaPipeline
+
+/// Small read-only looks into SDP text that negotiation needs.
+enum SDPInspection {
+    /// m-line index → `a=mid` value.
+    static func mids(_ sdp: String) -> [Int: String] {
+        var result: [Int: String] = [:]
+        var index = -1
+        for line in sdp.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") { index += 1 }
+            if line.hasPrefix("a=mid:"), index >= 0 { result[index] = String(line.dropFirst(6)) }
+        }
+        return result
+    }
+
+    /// SSRC → media kind from the `a=ssrc` lines of each audio/video section.
+    static func ssrcKinds(_ sdp: String) -> [UInt: MediaKind] {
+        var kinds: [UInt: MediaKind] = [:]
+        var current: MediaKind?
+        for line in sdp.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") {
+                current = MediaKind(rawValue: String(line.dropFirst(2).prefix { $0 != " " }))
+            } else if line.hasPrefix("a=ssrc:"), let current,
+                      let ssrc = UInt(line.dropFirst(7).prefix { $0.isNumber }) {
+                kinds[ssrc] = current
+            }
+        }
+        return kinds
+    }
+
+    /// True when the SDP has an m-line for each of `kinds` ("audio", "video").
+    static func includes(kinds: Set<String>, _ sdp: String) -> Bool {
+        let media = Set(mediaLines(sdp).compactMap { $0.dropFirst(2).split(separator: " ").first.map(String.init) })
+        return kinds.isSubset(of: media)
+    }
+
+    static func iceUfrag(_ sdp: String) -> String? {
+        sdp.split(whereSeparator: \.isNewline).first { $0.hasPrefix("a=ice-ufrag:") }.map { String($0.dropFirst(12)) }
+    }
+
+    /// The session id of the `o=` line.
+    static func sessionID(_ sdp: String) -> String? {
+        guard let origin = sdp.split(whereSeparator: \.isNewline).first(where: { $0.hasPrefix("o=") }) else { return nil }
+        let fields = origin.split(separator: " ")
+        return fields.count > 1 ? String(fields[1]) : nil
+    }
+
+    /// True when `ours` beats `theirs` (numeric when both are different numbers, else
+    /// lexicographic), so two different ids always have exactly one winner: "7" and "007" are
+    /// the same number, and comparing only numerically made both sides lose and rebuild.
+    static func sessionIDOrder(_ ours: String, _ theirs: String) -> Bool {
+        if let a = UInt64(ours), let b = UInt64(theirs), a != b { return a > b }
+        return ours > theirs
+    }
+
+    /// A message naming media the answer rejected (port 0), e.g. an unsupported codec.
+    static func rejectedMedia(offer: String, answer: String) -> String? {
+        let offered = mediaLines(offer), answered = mediaLines(answer)
+        let rejected = zip(offered, answered).filter { $0.1.hasPrefix("m=audio 0") || $0.1.hasPrefix("m=video 0") }
+        guard !rejected.isEmpty else { return nil }
+        return "media rejected in the answer: " + rejected.map { String($0.0.prefix(60)) }.joined(separator: "; ")
+    }
+
+    private static func mediaLines(_ sdp: String) -> [Substring] {
+        sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("m=") }
+    }
+}
