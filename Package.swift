@@ -60,7 +60,7 @@ let package = Package(
         .executableTarget(name: "bench-call", dependencies: ["BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
                                                              "ECV", "ECVService", "ECVAgent"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
-        .executableTarget(name: "bench-acd", dependencies: ["ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
+        .executableTarget(name: "bench-acd", dependencies: ["BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
                           swiftSettings: strict),
         // Test helpers: a child process the recording tests SIGKILL mid-recording.
         .executableTarget(name: "ecv-recording-probe", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],

@@ -29,7 +29,7 @@ final class AgentSocketHub: Sendable {
         let agentId = named ?? owner ?? ""
         let session = AgentSocketSession()
 
-        if !agentId.isEmpty, !engine.snapshot().agents.contains(where: { $0.agentId == agentId }) {
+        if !agentId.isEmpty, !engine.hasAgent(agentId) {
             session.set(.refused)
             refuse(connection, code: .unknownAgent, message: "unknown agent \"\(agentId)\"", close: ECVCloseCode.notFound)
         } else if owner == nil || owner != agentId {

@@ -35,4 +35,10 @@ import Testing
         #expect(status == 0, "\(output.suffix(2000))")
         #expect(output.contains("|"), "it printed its table")
     }
+
+    @Test func acdBenchmarkRuns() async throws {
+        let (status, output) = try await Self.run("bench-acd", ["--smoke", "--no-publish"])
+        #expect(status == 0, "\(output.suffix(2000))")
+        #expect(output.contains("| DialEx |"), "it printed its table")
+    }
 }
