@@ -131,6 +131,13 @@ final class AgentSocketHub: Sendable {
         try? removed?.connection.close(code: ECVCloseCode.normal, reason: reason)
     }
 
+    /// Closes the agent's socket as a failure would; its close handler logs the agent out.
+    func drop(agentId: String, code: UInt16, reason: String) -> Bool {
+        guard let current = attached.withLock({ $0[agentId] }) else { return false }
+        try? current.connection.close(code: code, reason: reason)
+        return true
+    }
+
     func closeAll(code: UInt16, reason: String) {
         attached.withLock { $0.removeAll() }
         open.closeAll(code: code, reason: reason)
