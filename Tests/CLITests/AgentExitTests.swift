@@ -14,9 +14,10 @@ final class RunningECV: @unchecked Sendable {
     let process = Process()
     private let collected = Locked((stdout: "", stderr: ""))
 
-    init(_ arguments: [String]) throws {
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
         process.executableURL = ECVProcess.executable
         process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
