@@ -97,6 +97,32 @@ extension ServiceTests {
             await test.stop()
         }
 
+        /// The "keep-alive connections in CLOSE-WAIT": a client that asks to keep its
+        /// connection gets `Connection: close` and the service closes its side after answering, so
+        /// no descriptor waits for a client that went quiet.
+        @Test func everyAnswerClosesTheConnectionSoNoneLingersInCloseWait() async throws {
+            let test = try await TestService.start()
+            let port = UInt16(try #require(URLComponents(string: test.base)?.port))
+            _ = try await test.get(ECVAPI.queues)
+            let baseline = openFileDescriptorCount()
+            do {
+                let clients = try (0..<50).map { _ in try HostileClient(port: port) }
+                for client in clients { client.send("GET /api/Queues HTTP/1.1\r\nHost: h\r\nConnection: keep-alive\r\n\r\n") }
+                for client in clients {
+                    let answer = await client.readToEnd(seconds: 5)
+                    #expect(answer.text.hasPrefix("HTTP/1.1 200") && answer.text.contains("Connection: close"), "\(answer.text.prefix(80))")
+                    #expect(answer.closed, "the service closed its side")
+                }
+            } // the clients close only now: the service's ends are gone already
+            var after = openFileDescriptorCount()
+            for _ in 0..<100 where after > baseline + 4 {
+                try await Task.sleep(for: .milliseconds(50))
+                after = openFileDescriptorCount()
+            }
+            #expect(after <= baseline + 4, "descriptors \(baseline) → \(after)")
+            await test.stop()
+        }
+
         /// libsoup 3.2 drops a connection whose header block passes 64 KiB with no answer; the
         /// service answers 431 / 414 at its own, lower limits before libsoup reads a byte.
         @Test func oversizedHeadersAndTargetsGetAStatusAtEverySize() async throws {

@@ -48,9 +48,11 @@ final class RunningECV: @unchecked Sendable {
     }
 }
 
-/// `ecv agent` tells a supervisor when the service dropped it (the issue's "One caller disconnects
-/// every agent": the socket closed, the agent was logged out, and the bot still exited 0).
-@Suite(.serialized) struct AgentExitTests {
+/// The command line under the issue's hostile inputs, with real `ecv` processes: `ecv agent` tells a
+/// supervisor when the service dropped it ("One caller disconnects every agent": the socket closed,
+/// the agent was logged out, and the bot still exited 0), never prints its token, `ecv call --json`
+/// ends with CallEnded and an honest status, `ecv serve` stays on loopback unless told otherwise.
+@Suite(.serialized) struct HostileInputCLITests {
     static func service() async throws -> (ReferenceService, String) {
         try GStreamerRuntime.ensureInitialized()
         var configuration = ReferenceServiceConfiguration()
@@ -109,5 +111,71 @@ final class RunningECV: @unchecked Sendable {
         #expect(try await agent.exitStatus(within: .seconds(15)) == 0, "stderr: \(agent.stderr)")
         try await eventually(.seconds(5), "the agent logged out") { service.acd.snapshot().agents.isEmpty }
         await service.stop()
+    }
+
+    /// The issue's "`ecv agent` prints its token when the socket upgrade fails": a service that
+    /// logs the agent in and then refuses its socket. The token travels in a header, and nothing
+    /// the bot prints quotes it.
+    @Test func theAgentsTokenIsNeverPrintedWhenItsSocketIsRefused() async throws {
+        try GStreamerRuntime.ensureInitialized()
+        let token = "TOKEN-SECRET-\(UUID().uuidString)"
+        let server = HTTPServer()
+        server.route("POST", ECVAPI.agentLogin) { _ in try .json(AgentLoginResponse(agentId: "agent-1", token: token)) }
+        server.route("GET", ECVAPI.agentSocket) { _ in .text("no sockets here", status: 403) }
+        let port = try await server.listen()
+        let result = try await ECVProcess.run(["agent", "--service-url", "http://127.0.0.1:\(port)", "--name", "Bot", "--receive-only"],
+                                              timeout: .seconds(30))
+        await server.stop()
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("socket"), "it says what failed: \(result.stderr)")
+        #expect(!(result.stdout + result.stderr).contains(token), "the token leaked: \(result.stderr)")
+    }
+
+    /// `ecv call --json` always ends with its CallEnded line, and exits non-zero when the call did
+    /// not end cleanly (here: the service went away mid-call).
+    @Test func callJSONEndsWithCallEndedAndFailsWhenTheServiceGoesAway() async throws {
+        try GStreamerRuntime.ensureInitialized()
+        var configuration = ReferenceServiceConfiguration()
+        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        configuration.acd.queueEntryDelay = 0
+        configuration.openAgents = true
+        let service = try ReferenceService(configuration: configuration)
+        let base = try await service.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let agent = try Self.agent(base)
+        defer { agent.stop() }
+        try await eventually(.seconds(20), "the agent ready") { service.acd.snapshot().agents.first?.state == .ready }
+        let caller = try RunningECV(["call", "--service-url", base, "--name", "Jane", "--width", "160", "--height", "120",
+                                     "--no-audio-processing", "--json"])
+        defer { caller.stop() }
+        try await eventually(.seconds(20), "the call connected") { caller.stdout.contains(#""event":"WebRtcConnected""#) }
+        await service.stop()
+        let status = try await caller.exitStatus(within: .seconds(30))
+        let lines = caller.stdout.split(separator: "\n")
+        let last = lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        #expect(last?["event"] as? String == "CallEnded", "the last line: \(lines.suffix(3))")
+        #expect(status == 1, "a call the service ended is not a success: \(caller.stderr)")
+    }
+
+    /// The issue's "listens on 0.0.0.0": without `--host`, `ecv serve` listens on loopback only
+    /// (the kernel's table of listening sockets says so, not just the banner).
+    @Test func serveListensOnLoopbackOnlyByDefault() async throws {
+        let serve = try RunningECV(["serve", "--open-agents", "--port", "0"])
+        defer { serve.stop() }
+        try await eventually(.seconds(20), "the banner") { serve.stdout.contains("listening on loopback only") }
+        let banner = serve.stdout
+        let portText = try #require(banner.range(of: #"listening on 127\.0\.0\.1:(\d+)"#, options: .regularExpression)
+            .map { banner[$0].split(separator: ":").last.map(String.init) } ?? nil)
+        let port = try #require(UInt16(portText))
+        let table = try String(contentsOfFile: "/proc/net/tcp", encoding: .utf8)
+        let listening = table.split(separator: "\n").dropFirst().compactMap { line -> String? in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count > 3, fields[3] == "0A" else { return nil } // TCP_LISTEN
+            return String(fields[1])
+        }
+        let hexPort = String(format: "%04X", port)
+        #expect(listening.contains("0100007F:\(hexPort)"), "listening on 127.0.0.1:\(port)")
+        #expect(!listening.contains("00000000:\(hexPort)"), "not on every interface")
+        kill(serve.pid, SIGINT)
+        #expect(try await serve.exitStatus(within: .seconds(15)) == 0)
     }
 }
