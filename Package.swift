@@ -60,7 +60,7 @@ let package = Package(
         .executableTarget(name: "bench-call", dependencies: ["BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
                                                              "ECV", "ECVService", "ECVAgent"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
-        .executableTarget(name: "bench-acd", dependencies: ["ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
+        .executableTarget(name: "bench-acd", dependencies: ["BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
                           swiftSettings: strict),
         // Test helpers: a child process the recording tests SIGKILL mid-recording.
         .executableTarget(name: "ecv-recording-probe", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
@@ -80,7 +80,7 @@ let package = Package(
                                                     "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVAgentTests", dependencies: ["ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                          "MediaRuntime", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",

@@ -274,6 +274,9 @@ public final class AgentCall: Sendable {
         emit(.ended(reason: reason))
         broadcaster.finish()
         bot?.forget(self)
+        // The call's media threads are gone; what they freed goes back to the system, so a bot's
+        // memory returns to where it was after every call (ProcessMemory explains why it would not).
+        ProcessMemory.releaseFreedMemory()
     }
 
     func closeMedia(sendBye: Bool) async {

@@ -29,7 +29,7 @@ final class AgentSocketHub: Sendable {
         let agentId = named ?? owner ?? ""
         let session = AgentSocketSession()
 
-        if !agentId.isEmpty, !engine.snapshot().agents.contains(where: { $0.agentId == agentId }) {
+        if !agentId.isEmpty, !engine.hasAgent(agentId) {
             session.set(.refused)
             refuse(connection, code: .unknownAgent, message: "unknown agent \"\(agentId)\"", close: ECVCloseCode.notFound)
         } else if owner == nil || owner != agentId {
@@ -129,6 +129,13 @@ final class AgentSocketHub: Sendable {
         let removed = attached.withLock { $0.removeValue(forKey: agentId) }
         removed?.session.set(.closed)
         try? removed?.connection.close(code: ECVCloseCode.normal, reason: reason)
+    }
+
+    /// Closes the agent's socket as a failure would; its close handler logs the agent out.
+    func drop(agentId: String, code: UInt16, reason: String) -> Bool {
+        guard let current = attached.withLock({ $0[agentId] }) else { return false }
+        try? current.connection.close(code: code, reason: reason)
+        return true
     }
 
     func closeAll(code: UInt16, reason: String) {

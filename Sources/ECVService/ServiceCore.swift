@@ -28,7 +28,7 @@ final class ServiceCore: Sendable {
         self.queueSockets = queueSockets
         self.agentSockets = agentSockets
         self.rooms = rooms
-        script = ServiceScript(log: log, queueSockets: queueSockets, rooms: rooms,
+        script = ServiceScript(log: log, queueSockets: queueSockets, agentSockets: agentSockets, rooms: rooms,
                                dialAuthenticator: configuration.dialAuthenticator)
         let clock = configuration.clock.acdClock
         callQuota = AddressQuota(limit: configuration.limits.maxCallRequestsPerAddressPerMinute, clock: clock)

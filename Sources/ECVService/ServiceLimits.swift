@@ -82,6 +82,11 @@ public struct ServiceLimits: Sendable, Equatable {
         ]
         if let (name, _) = positive.first(where: { $0.1 < 1 }) { return "limits.\(name) must be at least 1" }
         if headerTimeout <= .zero || bodyTimeout <= .zero { return "limits.headerTimeout and bodyTimeout must be positive" }
+        // The server answers 431/414 for header blocks that do not end within these plus 1 KiB;
+        // libsoup 3.2 drops a header block past 64 KiB without an answer.
+        if maxURLBytes + maxHeaderBytes > 62 << 10 {
+            return "limits.maxURLBytes + maxHeaderBytes must stay under 62 KiB (libsoup drops header blocks past 64 KiB)"
+        }
         if worstCaseOfferFrameBytes > agentClientFrameBytes {
             return "the DialEx field limits allow offer frames of \(worstCaseOfferFrameBytes) bytes, more than "
                 + "limits.agentClientFrameBytes (\(agentClientFrameBytes)): lower the field limits"

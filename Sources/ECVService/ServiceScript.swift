@@ -15,6 +15,7 @@ public enum ServiceEndpoint: String, Sendable, Hashable, CaseIterable {
 /// service.script.failNextDial(status: 500)          // the next DialEx answers 500 SERVICE_FAILURE
 /// service.script.delay(.join, by: .seconds(2))      // every join answer waits 2 s
 /// service.script.dropQueueSocket(rtcId: id)         // close 1011, no terminal push
+/// service.script.dropAgentSocket(agentId: id)       // close 1011: the agent is logged out
 /// service.script.closeRoom(rtcId: id)               // bye to both peers, sockets closed 1000
 /// service.script.omitICEServersInJoin()             // pc_config.iceServers == []
 /// service.script.dialCount(rtcId: id)               // how many DialEx named this rtcId
@@ -40,12 +41,15 @@ public final class ServiceScript: Sendable {
     private let state: Mutex<State>
     private let log: ServiceEventLog
     private let queueSockets: QueueSocketHub
+    private let agentSockets: AgentSocketHub
     private let rooms: RoomHub
 
-    init(log: ServiceEventLog, queueSockets: QueueSocketHub, rooms: RoomHub, dialAuthenticator: DialAuthenticator?) {
+    init(log: ServiceEventLog, queueSockets: QueueSocketHub, agentSockets: AgentSocketHub, rooms: RoomHub,
+         dialAuthenticator: DialAuthenticator?) {
         self.state = Mutex(State(dialAuthenticator: dialAuthenticator))
         self.log = log
         self.queueSockets = queueSockets
+        self.agentSockets = agentSockets
         self.rooms = rooms
     }
 
@@ -98,6 +102,16 @@ public final class ServiceScript: Sendable {
         let dropped = queueSockets.drop(rtcId: rtcId, code: code, reason: reason)
         log.record(.script, dropped ? "queue socket of \(rtcId) dropped (\(code))" : "no queue socket of \(rtcId) to drop",
                    rtcId: rtcId)
+        return dropped
+    }
+
+    /// Closes the agent socket of `agentId` as a failure would (an oversized frame, a crash): the
+    /// service then logs the agent out, as for any lost agent socket. Returns false when the agent
+    /// has no socket.
+    @discardableResult
+    public func dropAgentSocket(agentId: String, code: UInt16 = 1011, reason: String = "dropped by script") -> Bool {
+        let dropped = agentSockets.drop(agentId: agentId, code: code, reason: reason)
+        log.record(.script, dropped ? "agent socket of \(agentId) dropped (\(code))" : "no agent socket of \(agentId) to drop")
         return dropped
     }
 

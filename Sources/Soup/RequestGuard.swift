@@ -32,20 +32,27 @@ public struct HTTPServerLimits: Sendable, Equatable {
 /// counts body bytes. A refused request gets its status here, so libsoup skips the handlers and
 /// answers at once with `Connection: close`; a connection past a deadline is shut down (libsoup
 /// then sees the stream end and releases the connection and its descriptor).
-// @unchecked Sendable: every member is used only on the main-loop thread; timers hop there.
+// @unchecked Sendable: every member is used only on the main-loop thread; deadlines fire there.
 final class RequestGuard: @unchecked Sendable {
     private let message: OwnedGObject
+    /// The connection's socket, which a deadline shuts down.
+    private let socket: OwnedGObject?
     private let limits: HTTPServerLimits
     private let handlers: SignalHandlerSet
-    private var timer: MainLoop.Timer?
+    /// The server's one timer for every connection's deadline.
+    private let deadlines: ConnectionDeadlines
+    private var deadline: ConnectionDeadlines.Token?
     private var bodyBytes = 0
     private var refused = false
     private let onDone: () -> Void
 
-    init(message: OwnedGObject, limits: HTTPServerLimits, onDone: @escaping () -> Void) {
+    init(message: OwnedGObject, socket: OwnedGObject?, limits: HTTPServerLimits, deadlines: ConnectionDeadlines,
+         onDone: @escaping () -> Void) {
         requireMainLoop()
         self.message = message
+        self.socket = socket
         self.limits = limits
+        self.deadlines = deadlines
         self.onDone = onDone
         handlers = SignalHandlerSet(on: message)
         let plain: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
@@ -71,14 +78,17 @@ final class RequestGuard: @unchecked Sendable {
     private var opaque: OpaquePointer { message.opaque }
 
     private func arm(_ delay: Duration) {
-        timer?.cancel()
-        // Main-loop timers fire on the loop's thread.
-        timer = MainLoop.shared.schedule(after: delay) { [weak self] in self?.expired() }
+        disarm()
+        deadline = deadlines.schedule(after: delay) { [weak self] in self?.expired() }
+    }
+
+    private func disarm() {
+        if let deadline { deadlines.cancel(deadline) }
+        deadline = nil
     }
 
     private func gotHeaders() {
-        timer?.cancel()
-        timer = nil
+        disarm()
         if let (status, reason) = problem() {
             refuse(status, reason)
         }
@@ -115,8 +125,7 @@ final class RequestGuard: @unchecked Sendable {
     }
 
     private func gotBody() {
-        timer?.cancel()
-        timer = nil
+        disarm()
     }
 
     /// Sets the answer now: libsoup runs no handler for a message that has a status, stops
@@ -142,19 +151,18 @@ final class RequestGuard: @unchecked Sendable {
 
     /// A deadline passed: shut the socket down; libsoup notices and releases the connection.
     private func expired() {
-        timer = nil
+        deadline = nil
         // A status first: libsoup may take the cut-off stream's end for the end of the headers,
         // and a message with a status reaches no handler.
         if soup_server_message_get_status(opaque) == 0 { soup_server_message_set_status(opaque, 408, nil) }
-        if let socket = soup_server_message_get_socket(opaque) {
-            g_socket_shutdown(socket, 1, 1, nil)
+        if let socket {
+            g_socket_shutdown(socket.typed(GSocket.self), 1, 1, nil)
         }
         finish()
     }
 
     func finish() {
-        timer?.cancel()
-        timer = nil
+        disarm()
         handlers.disconnectAll()
         onDone()
     }

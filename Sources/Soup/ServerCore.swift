@@ -25,6 +25,15 @@ final class ServerCore: @unchecked Sendable {
     private var webSockets: [ObjectIdentifier: WebSocketCore] = [:]
     /// Requests between `request-started` and their end, each with its deadlines.
     private var guards: [UnsafeMutableRawPointer: RequestGuard] = [:]
+    /// One timer for all of their deadlines.
+    private let deadlines = ConnectionDeadlines()
+    /// Plain HTTP: the listening socket, served by the front door until request headers are
+    /// complete. (TLS connections go to libsoup's own listener: their bytes cannot be peeked at.)
+    private var listener: OwnedGObject?
+    private var frontDoor: FrontDoor?
+    /// The socket of the connection being handed to libsoup right now: its `request-started`
+    /// fires inside `soup_server_accept_iostream`, and such a message has no socket of its own.
+    private var handingOff: UnsafeMutablePointer<GSocket>?
     private var stopped = false
 
     /// A request whose async handler is still running; holds a reference to the message.
@@ -95,18 +104,63 @@ final class ServerCore: @unchecked Sendable {
         serverSignals = signals
 
         var error: UnsafeMutablePointer<GError>?
-        let options = tls == nil ? SoupServerListenOptions(rawValue: 0) : SOUP_SERVER_LISTEN_HTTPS
         let socketAddress = UnsafeMutableRawPointer(address).assumingMemoryBound(to: GSocketAddress.self)
-        let socket = Self.listeningSocket(socketAddress, &error)
-        defer { if let socket { g_object_unref(socket) } } // the server holds its own reference
-        guard let socket, soup_server_listen_socket(soup, socket, options, &error) != 0 else {
+        guard let socket = Self.listeningSocket(socketAddress, &error) else {
             let message = error.map { GLibError(taking: $0).message } ?? "unknown error"
             teardown()
             return .failure(.listenFailed(host: host, port: port, message: message))
         }
-        let actualPort = listeningPort(soup) ?? port
+        let listening = OwnedGObject(adopting: UnsafeMutableRawPointer(socket))
+        if tls == nil {
+            listener = listening
+            do {
+                frontDoor = try FrontDoor(listenFD: g_socket_get_fd(socket), limits: FrontDoor.Limits(
+                    headerTimeout: limits.headerTimeout, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes)) { [weak self] fd in
+                    let core = self
+                    MainLoop.shared.perform {
+                        if let core { core.adopt(fd) } else { close(fd) }
+                    }
+                }
+            } catch {
+                teardown()
+                return .failure(error)
+            }
+        } else if soup_server_listen_socket(soup, socket, SOUP_SERVER_LISTEN_HTTPS, &error) == 0 {
+            // The server keeps its own reference to the socket.
+            let message = error.map { GLibError(taking: $0).message } ?? "unknown error"
+            teardown()
+            return .failure(.listenFailed(host: host, port: port, message: message))
+        }
+        let actualPort = Self.localPort(socket) ?? port
         bound.withLock { $0 = (host, actualPort) }
         return .success(actualPort)
+    }
+
+    /// A connection whose request headers the front door saw complete: libsoup takes it from here.
+    private func adopt(_ fd: Int32) {
+        requireMainLoop()
+        guard let soup = soupServer, !stopped, let socket = g_socket_new_from_fd(fd, nil) else {
+            close(fd)
+            return
+        }
+        defer { g_object_unref(socket) }
+        guard let local = g_socket_get_local_address(socket, nil) else { return }
+        defer { g_object_unref(local) }
+        guard let remote = g_socket_get_remote_address(socket, nil) else { return }
+        defer { g_object_unref(remote) }
+        guard let connection = g_socket_connection_factory_create_connection(socket) else { return }
+        defer { g_object_unref(connection) }
+        handingOff = socket
+        defer { handingOff = nil }
+        let stream = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
+        _ = soup_server_accept_iostream(soup, stream, local, remote, nil)
+    }
+
+    private static func localPort(_ socket: UnsafeMutablePointer<GSocket>) -> UInt16? {
+        guard let address = g_socket_get_local_address(socket, nil) else { return nil }
+        defer { g_object_unref(address) }
+        let inet = UnsafeMutableRawPointer(address).assumingMemoryBound(to: GInetSocketAddress.self)
+        return UInt16(exactly: g_inet_socket_address_get_port(inet))
     }
 
     /// Connections a burst of clients may have waiting for accept(). `soup_server_listen` keeps
@@ -148,14 +202,11 @@ final class ServerCore: @unchecked Sendable {
         let watched = guards
         guards = [:]
         for watcher in watched.values { watcher.finish() }
+        deadlines.stop()
+        frontDoor?.stop() // closes the connections still waiting for their headers
+        frontDoor = nil
+        listener = nil
         self.server = nil
-    }
-
-    private func listeningPort(_ soup: UnsafeMutablePointer<SoupServer>) -> UInt16? {
-        guard let uris = soup_server_get_uris(soup) else { return nil }
-        defer { g_slist_free_full(uris) { g_uri_unref(OpaquePointer($0)) } }
-        guard let first = uris.pointee.data else { return nil }
-        return UInt16(exactly: g_uri_get_port(OpaquePointer(first)))
     }
 
     // MARK: HTTP requests (main loop)
@@ -196,7 +247,11 @@ final class ServerCore: @unchecked Sendable {
     private func requestStarted(_ key: UnsafeMutableRawPointer) {
         requireMainLoop()
         guards[key]?.finish()
-        guards[key] = RequestGuard(message: OwnedGObject(retaining: key), limits: limits) { [weak self] in
+        let message = OpaquePointer(key)
+        let socket = soup_server_message_get_socket(message).map { UnsafeMutableRawPointer($0) }
+            ?? handingOff.map { UnsafeMutableRawPointer($0) }
+        guards[key] = RequestGuard(message: OwnedGObject(retaining: key), socket: socket.map { OwnedGObject(retaining: $0) },
+                                   limits: limits, deadlines: deadlines) { [weak self] in
             self?.guards.removeValue(forKey: key)
         }
     }

@@ -23,6 +23,8 @@ enum AgentCommand {
           --receive-only           send no media (a recording bot)
           --json                   one JSON object per line
         \(MediaOptions.help)
+          Exits 0 after Ctrl-C, SIGTERM or --calls; 1 when the service drops the agent socket (it has
+          logged the agent out then).
         """
 
     static func run(_ words: [String]) async throws(CLIError) {
@@ -61,8 +63,16 @@ enum AgentCommand {
             throw .failed("\(error)")
         }
         report(json, ["event": "ready", "agentId": bot.agentId ?? "?", "queues": configuration.queues])
-        let interrupt = Task { await Interrupts.wait(); await bot.logout() }
+        // Set before every logout of our own (Ctrl-C, SIGTERM, --calls reached): the events end
+        // then, and that is success. Events ending any other way mean the service dropped us.
+        let stopping = Locked(false)
+        let interrupt = Task {
+            await Interrupts.wait()
+            stopping.value = true
+            await bot.logout()
+        }
         var handled = 0
+        var lost: String?
         for await event in events {
             switch event {
             case .offered(let offer):
@@ -73,16 +83,25 @@ enum AgentCommand {
             case .callEnded(let rtcId, let reason):
                 report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason])
                 handled += 1
-                if let maxCalls, handled >= maxCalls { await bot.logout() }
+                if let maxCalls, handled >= maxCalls {
+                    stopping.value = true
+                    await bot.logout()
+                }
             case .error(let message):
                 report(json, ["event": "error", "message": message])
             case .disconnected(let code, let reason):
                 report(json, ["event": "disconnected", "code": Int(code), "reason": reason])
+                if !stopping.value { lost = "\(code) \(LogText.sanitized(reason, limit: 200))" }
             case .state, .offerWithdrawn:
                 continue
             }
         }
         interrupt.cancel()
+        if !stopping.value {
+            // The agent socket dropped (the service closed it, went away, or the network did):
+            // the service has logged this agent out, so a supervisor must see a failure.
+            throw .failed("the agent socket closed unexpectedly (\(lost ?? "no close frame")); the service logged this agent out")
+        }
     }
 
     static func handle(_ call: AgentCall, record: String?, script: AgentScript?, json: Bool) async {

@@ -25,8 +25,12 @@ import Testing
         call.hangup()
         let ended = try await log.wait(for: .CallEnded, call.rtcId)
         #expect(ended.detail == "LOCAL_HANGUP")
-        // The Hangup carried the caller token: the service accepted it.
-        #expect(backend.service.log.entries(rtcId: call.rtcId).contains { $0.message.hasPrefix("Hangup \(call.rtcId) (LOCAL_HANGUP) → ended") })
+        // The Hangup carried the caller token: the service accepted it. (The service logs it after
+        // the ACD ended the call, and the queue socket's call_ended can reach the SDK first.)
+        let rtcId = call.rtcId
+        try await eventually(.seconds(5), "the service logged the accepted Hangup") {
+            backend.service.log.entries(rtcId: rtcId).contains { $0.message.hasPrefix("Hangup \(rtcId) (LOCAL_HANGUP) → ended") }
+        }
         let types = log.types(call.rtcId)
         // Init comes before the call has an rtcId, so it is only in the unfiltered log.
         #expect(isOrderedSubsequence([.Init, .GotRtcId], of: log.types()))

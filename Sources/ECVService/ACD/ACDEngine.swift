@@ -96,6 +96,11 @@ public final class ACDEngine: Sendable {
         state.withLock { $0.agentIdsByToken[token] }
     }
 
+    /// Whether `agentId` is logged in.
+    public func hasAgent(_ agentId: String) -> Bool {
+        state.withLock { $0.agents[agentId] != nil }
+    }
+
     /// Logout, or the agent socket closed: the agent and its token are forgotten.
     public func removeAgent(_ agentId: String) throws(ACDError) {
         try mutateThrowing { state throws(ACDError) in try state.removeAgent(agentId) }
@@ -220,6 +225,7 @@ public final class ACDEngine: Sendable {
                 throw .invalidConfiguration("queue \"\(removed)\" is in use and cannot be removed")
             }
             state.configuration = validated
+            state.rebuildIndex() // the queue timeout of every queued call may have changed
             state.route()
         }
     }

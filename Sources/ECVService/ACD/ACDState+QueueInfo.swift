@@ -2,7 +2,8 @@ import ECVProtocol
 
 /// What the outside world can read: polling answers, socket greetings, queue figures.
 extension ACDState {
-    func queueInfo(rtcId: String) -> QueueInfoResponse {
+    mutating func queueInfo(rtcId: String) -> QueueInfoResponse {
+        reindex()
         let none = QueueInfoResponse(rtcId: rtcId, state: .notFound, position: -1, ewtSeconds: -1)
         if let record = interactions[rtcId] {
             switch record.phase {
@@ -51,14 +52,12 @@ extension ACDState {
         }
     }
 
-    /// 1-based place among the calls waiting in the same queue.
+    /// 1-based place among the calls waiting in the same queue: the call's rank in the queue's
+    /// index, O(log n).
     func position(of record: InteractionRecord) -> Int {
-        var ahead = 0
-        for other in interactions.values where other.phase == .queued && other.queue == record.queue
-            && Self.servedBefore(other, record) {
-            ahead += 1
-        }
-        return ahead + 1
+        let key = ACDIndex.WaitingKey(priority: record.priority, queuedAt: record.queuedAt ?? .infinity,
+                                      sequence: record.sequence, rtcId: record.rtcId)
+        return (index.queues[record.queue]?.waiting.rank(of: key) ?? 0) + 1
     }
 
     /// Estimated wait in whole seconds (rounded up), as a URS-style statistic: each agent working
@@ -66,48 +65,84 @@ extension ACDState {
     /// the rest of an average call), and every call it then takes keeps it for one average handle
     /// time plus wrap-up. The caller at `position` gets the position-th such free slot.
     /// -1 when the queue has no agent working it or no handle time is known.
+    ///
+    /// Every agent is free within one cycle from now (idle: now; wrapping up: by now + wrap-up;
+    /// ringing: now + cycle; busy: by now + cycle), so its k-th slot comes after every agent's
+    /// (k-1)-th: the slots go round by round in the order of the first ones. The position-th slot
+    /// is then the ((position - 1) mod agents)-th smallest free time plus whole cycles, whatever
+    /// the queue length; that free time is selected from the queue's index (idle and ringing agents
+    /// counted, wrap-up ends and call starts in order) in O(log² n), never by listing the agents.
     func estimatedWait(position: Int, queue: String) -> Double {
         guard let handleTime = averageHandleTime(queue: queue) ?? configuration.assumedHandleTime else { return -1 }
         let cycle = handleTime + configuration.afterCallWork
-        var freeAt: [Double] = []
-        for agent in agents.values where agent.wantsReady && agent.queues.contains(queue) {
-            switch agent.activity {
-            case .idle:
-                freeAt.append(now)
-            case .afterCall(let until):
-                freeAt.append(until)
-            case .ringing:
-                freeAt.append(now + cycle)
-            case .busy(let rtcId):
-                var since = now
-                if case .connected(_, let start)? = interactions[rtcId]?.phase { since = start }
-                freeAt.append(now + max(0, handleTime - (now - since)) + configuration.afterCallWork)
-            }
-        }
-        guard !freeAt.isEmpty, position >= 1 else { return -1 }
-        // Every agent is free within one cycle from now (idle: now; wrapping up: by now + wrap-up;
-        // ringing: now + cycle; busy: by now + cycle), so its k-th slot comes after every agent's
-        // (k-1)-th: the slots go round by round in the order of the first ones. The position-th
-        // slot is then direct, whatever the queue length (no walk through the slots).
-        freeAt.sort()
-        let (round, index) = (position - 1).quotientAndRemainder(dividingBy: freeAt.count)
-        let slot = freeAt[index] + Double(round) * cycle
+        guard let staff = index.queues[queue], staff.staffed > 0, position >= 1 else { return -1 }
+        let (round, rank) = (position - 1).quotientAndRemainder(dividingBy: staff.staffed)
+        let now = now, afterCallWork = configuration.afterCallWork
+        // A busy agent is free after the rest of an average call and its wrap-up: later for a
+        // later start, so the busy agents' free times are in the order of their starts.
+        let busyFree = { (since: Double) in now + max(0, handleTime - (now - since)) + afterCallWork }
+        let free = FreeTimes.selectSmallest(rank, of: [
+            .constant(now, count: staff.available.count),
+            .constant(now + cycle, count: staff.ringing),
+            .ordered(staff.afterCall) { $0 },
+            .ordered(staff.busy, busyFree),
+        ])
+        let slot = free + Double(round) * cycle
         return (slot - now).rounded(.up)
     }
 
-    func queueSummaries() -> QueuesResponse {
-        QueuesResponse(defaultQueue: configuration.defaultQueue, queues: configuration.queues.map { queue in
-            let working = agents.values.filter { $0.queues.contains(queue) && $0.wantsReady }
+    mutating func queueSummaries() -> QueuesResponse {
+        reindex()
+        return QueuesResponse(defaultQueue: configuration.defaultQueue, queues: configuration.queues.map { queue in
+            let staff = index.queues[queue]
             return QueueSummary(
                 name: queue,
-                waiting: interactions.values.filter { $0.queue == queue && $0.phase == .queued }.count,
-                readyAgents: working.filter { $0.activity == .idle }.count,
-                staffedAgents: working.count,
+                waiting: staff?.waiting.count ?? 0,
+                readyAgents: staff?.available.count ?? 0,
+                staffedAgents: staff?.staffed ?? 0,
                 averageHandleSeconds: averageHandleTime(queue: queue))
         })
     }
 
     func agentGreeting(agentId: String) throws(ACDError) -> AgentEvent {
         .agentState(try requireAgent(agentId).stateUpdate)
+    }
+}
+
+/// One sorted run of agents' free times for `estimatedWait`: equal times for a count of agents,
+/// or agents' times in an index mapped through a non-decreasing function.
+struct FreeTimes {
+    let count: Int
+    /// The time at 0-based place `index`.
+    let time: (Int) -> Double
+    /// How many times are below (`strictly`) or at most `limit`.
+    let counted: (_ limit: Double, _ strictly: Bool) -> Int
+
+    static func constant(_ time: Double, count: Int) -> FreeTimes {
+        FreeTimes(count: count, time: { _ in time }, counted: { limit, strictly in
+            (strictly ? time < limit : time <= limit) ? count : 0
+        })
+    }
+
+    static func ordered(_ keys: OrderedIndex<ACDIndex.TimeKey>, _ free: @escaping (Double) -> Double) -> FreeTimes {
+        FreeTimes(count: keys.count, time: { free(keys.select($0)!.time) }, counted: { limit, strictly in
+            keys.countPrefix { strictly ? free($0.time) < limit : free($0.time) <= limit }
+        })
+    }
+
+    /// The `rank`-th smallest (0-based) of all the runs' times together: the time t of some run
+    /// with fewer than rank + 1 times below it and more than rank at or below it. Per run, a
+    /// binary search finds its first time with more than rank at or below; O(runs² log² n).
+    static func selectSmallest(_ rank: Int, of runs: [FreeTimes]) -> Double {
+        func total(_ limit: Double, strictly: Bool) -> Int { runs.reduce(0) { $0 + $1.counted(limit, strictly) } }
+        for run in runs where run.count > 0 {
+            var low = 0, high = run.count
+            while low < high {
+                let middle = (low + high) / 2
+                if total(run.time(middle), strictly: false) > rank { high = middle } else { low = middle + 1 }
+            }
+            if low < run.count, total(run.time(low), strictly: true) <= rank { return run.time(low) }
+        }
+        return .nan // not reached for 0 <= rank < the runs' total
     }
 }

@@ -1,38 +1,47 @@
 import ECVProtocol
 
 extension ACDState {
-    /// Queue order: higher priority first, then earlier entry into the ACD, then earlier dial.
-    static func servedBefore(_ lhs: InteractionRecord, _ rhs: InteractionRecord) -> Bool {
-        if lhs.priority != rhs.priority { return lhs.priority > rhs.priority }
-        let lhsQueued = lhs.queuedAt ?? .infinity
-        let rhsQueued = rhs.queuedAt ?? .infinity
-        if lhsQueued != rhsQueued { return lhsQueued < rhsQueued }
-        return lhs.sequence < rhs.sequence
-    }
-
     /// Offers every queued call, in queue order, to the longest-idle available agent working its
     /// queue that has not declined it. One pass suffices: an offer only removes an agent.
     ///
-    /// Runs after every change, so its cost must not grow with the queue when nobody can take a
-    /// call: with no available agent it returns at once, and otherwise it orders only the calls
-    /// of queues an available agent works, and stops when the available agents are used up
-    /// (Benchmarks/ACDRouting measures it).
+    /// Runs after every change, so its cost must not grow with the queue or the staff: it walks
+    /// only the queues that have a free agent, each from its first waiting call (the index keeps
+    /// both in order), merged in queue order, and stops when the free agents are used up. A call
+    /// is passed over only when every free agent of its queue declined it, so the walk is as long
+    /// as the offers made plus such declines (Benchmarks/ACDRouting measures it).
     mutating func route() {
         guard !isShutDown else { return }
-        var available = agents.values.filter(\.isAvailable)
-            .sorted { ($0.idleSince, $0.sequence) < ($1.idleSince, $1.sequence) }
-        guard !available.isEmpty else { return }
-        let servable = Set(available.flatMap(\.queues))
-        let waiting = interactions.values.filter { $0.phase == .queued && servable.contains($0.queue) }
-            .sorted(by: Self.servedBefore)
-        for record in waiting {
-            guard !available.isEmpty else { return }
-            // `available` is in idle order: the first match is the longest-idle one.
-            guard let index = available.firstIndex(where: {
-                $0.queues.contains(record.queue) && !record.declinedBy.contains($0.id)
-            }) else { continue }
-            offer(record, to: available.remove(at: index).id)
+        reindex()
+        // Each queue with a free agent, with its next waiting call.
+        var heads: [(queue: String, call: ACDIndex.WaitingKey)] = []
+        for (queue, entry) in index.queues where !entry.available.isEmpty {
+            if let first = entry.waiting.first { heads.append((queue, first)) }
         }
+        while let best = heads.indices.min(by: { heads[$0].call < heads[$1].call }) {
+            let (queue, call) = heads[best]
+            if let record = interactions[call.rtcId], let agentId = firstAvailableAgent(in: queue, for: record) {
+                offer(record, to: agentId)
+                reindex()
+            }
+            if let next = index.queues[queue]?.waiting.successor(of: call) {
+                heads[best].call = next
+            } else {
+                heads.remove(at: best)
+            }
+            // A queue whose last free agent was just offered a call has nothing more to give.
+            heads.removeAll { index.queues[$0.queue]?.available.isEmpty ?? true }
+        }
+    }
+
+    /// The longest-idle free agent of `queue` who has not declined `record`.
+    private func firstAvailableAgent(in queue: String, for record: InteractionRecord) -> String? {
+        guard let available = index.queues[queue]?.available else { return nil }
+        var candidate = available.first
+        while let agent = candidate {
+            if !record.declinedBy.contains(agent.agentId) { return agent.agentId }
+            candidate = available.successor(of: agent)
+        }
+        return nil
     }
 
     private mutating func offer(_ record: InteractionRecord, to agentId: String) {
@@ -60,37 +69,23 @@ extension ACDState {
         case forgetIssued(rtcId: String)
     }
 
-    func nextDeadline() -> (time: Double, deadline: Deadline)? {
-        var best: (time: Double, deadline: Deadline)?
-        func consider(_ time: Double, _ deadline: Deadline) {
-            if let current = best, (current.time, current.deadline) <= (time, deadline) { return }
-            best = (time, deadline)
+    /// The next timed transition: the top of the deadline heap, once entries whose deadline is
+    /// gone from the state are dropped. O(log n) per dropped entry, each dropped once.
+    mutating func nextDeadline() -> ACDIndex.Timed? {
+        reindex()
+        while let top = index.deadlines.first {
+            if isScheduled(top) { return top }
+            index.deadlines.removeFirst()
         }
-        for record in interactions.values {
-            switch record.phase {
-            case .entering(let until): consider(until, .queueEntry(rtcId: record.rtcId))
-            case .offered(let agentId, let until): consider(until, .offerExpiry(rtcId: record.rtcId, agentId: agentId))
-            case .queued:
-                if let maxWait = configuration.maxQueueWait, let queuedAt = record.queuedAt {
-                    consider(queuedAt + maxWait, .queueTimeout(rtcId: record.rtcId))
-                }
-            case .connected: break
-            }
-            if let transfer = record.transfer { consider(transfer.until, .transferOfferExpiry(rtcId: record.rtcId)) }
-        }
-        for agent in agents.values {
-            if case .afterCall(let until) = agent.activity { consider(until, .afterCallEnd(agentId: agent.id)) }
-        }
-        for (rtcId, record) in ended { consider(record.forgetAt, .forgetEnded(rtcId: rtcId)) }
-        for (rtcId, expiry) in issued { consider(expiry, .forgetIssued(rtcId: rtcId)) }
-        return best
+        return nil
     }
 
     /// Fires everything due up to `target` in time order, each at its own time.
     mutating func advance(to target: Double) {
-        while let (time, deadline) = nextDeadline(), time <= target {
-            now = max(now, time)
-            fire(deadline)
+        while let next = nextDeadline(), next.time <= target {
+            index.deadlines.removeFirst()
+            now = max(now, next.time)
+            fire(next.deadline)
         }
         now = max(now, target)
     }

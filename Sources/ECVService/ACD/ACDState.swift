@@ -104,22 +104,28 @@ struct EndedRecord {
 
 /// The whole ACD: a value type mutated only under the engine's lock. Operations append the events
 /// they cause to `outbox` in the order the world should see them.
+///
+/// The tables are the truth; `index` is derived from them and brought up to date from the
+/// records written since (`reindex()`) before anything reads it, so every request costs
+/// O(log n) in the calls and agents held, never a scan (Benchmarks/ACDRouting measures it).
 struct ACDState {
     var configuration: ACDConfiguration
     var ids: IdentifierSource
     var now: Double
     var sequence = 0
     /// rtcIds from GetRtcId not yet dialed → when they expire.
-    var issued: [String: Double] = [:]
-    var interactions: [String: InteractionRecord] = [:]
+    var issued = TrackedTable<Double>()
+    var interactions = TrackedTable<InteractionRecord>()
     /// Reserved rtcId of a pending direct transfer's new leg → the rtcId being transferred.
     var transferLegs: [String: String] = [:]
-    var agents: [String: AgentRecord] = [:]
+    var agents = TrackedTable<AgentRecord>()
     var agentIdsByToken: [String: String] = [:]
-    var ended: [String: EndedRecord] = [:]
+    var ended = TrackedTable<EndedRecord>()
     /// Recent handle times per queue, oldest first.
     var handleTimes: [String: [Double]] = [:]
     var outbox: [ACDEvent] = []
+    /// Queues in order, free agents, deadlines: derived from the tables above (`reindex()`).
+    var index = ACDIndex()
     /// Set by `shutDown()`: nothing is routed or dialed any more.
     var isShutDown = false
 

@@ -1,0 +1,133 @@
+internal import GStreamer
+
+/// Every connection's header and body deadline on one main-loop timer.
+///
+/// A GSource per connection made each main-loop iteration walk thousands of timers (GLib prepares
+/// and checks every source of the context on every iteration), and when a crowd of idle
+/// connections ran out together, all of them were cut in one iteration while a health check
+/// waited behind it (Benchmarks/connections). Here deadlines wait in a heap (cancelled ones are
+/// dropped lazily when they surface), one timer is armed for the earliest, and at most
+/// `batchSize` connections are cut per iteration: the loop serves others between batches.
+// @unchecked Sendable: every member is used only on the main-loop thread (asserted at each entry);
+// the timer's closure hops there by construction (main-loop timers fire on the loop's thread).
+final class ConnectionDeadlines: @unchecked Sendable {
+    struct Token: Hashable { fileprivate let id: Int }
+
+    private struct Entry: Comparable {
+        let due: ContinuousClock.Instant
+        let id: Int
+        static func < (lhs: Entry, rhs: Entry) -> Bool { (lhs.due, lhs.id) < (rhs.due, rhs.id) }
+    }
+
+    /// Connections cut per batch at most, and the pause between batches: a crowd that runs out
+    /// together is cut over a while, so its reconnecting (an attacker opens a new connection for
+    /// each one cut) does not arrive as one flood either.
+    let batchSize: Int
+    let pause: Duration
+    private var heap: [Entry] = []
+    private var actions: [Int: () -> Void] = [:]
+    private var nextId = 0
+    private var timer: MainLoop.Timer?
+    private var armedFor: ContinuousClock.Instant?
+
+    init(batchSize: Int = 16, pause: Duration = .milliseconds(10)) {
+        self.batchSize = batchSize
+        self.pause = pause
+    }
+
+    /// Live deadlines (for tests).
+    var count: Int { actions.count }
+
+    /// Runs `action` on the main loop once `delay` has passed, unless cancelled first.
+    func schedule(after delay: Duration, _ action: @escaping () -> Void) -> Token {
+        requireMainLoop()
+        nextId += 1
+        let entry = Entry(due: .now + delay, id: nextId)
+        actions[entry.id] = action
+        push(entry)
+        // Cancelled entries are left in the heap until they surface; compact when they dominate.
+        if heap.count > 2 * actions.count + 1024 { rebuild() }
+        if armedFor.map({ entry.due < $0 }) ?? true { arm(for: entry.due) }
+        return Token(id: entry.id)
+    }
+
+    func cancel(_ token: Token) {
+        requireMainLoop()
+        actions[token.id] = nil
+    }
+
+    /// Forgets every deadline (the server stopped).
+    func stop() {
+        requireMainLoop()
+        timer?.cancel()
+        timer = nil
+        armedFor = nil
+        actions = [:]
+        heap = []
+    }
+
+    private func arm(for due: ContinuousClock.Instant) {
+        timer?.cancel()
+        armedFor = due
+        // Rounded up to the millisecond: a timer that fires a little early just re-arms.
+        let delay = max(.zero, due - .now)
+        let milliseconds = (delay.components.seconds * 1000) + (delay.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
+        timer = MainLoop.shared.schedule(after: .milliseconds(milliseconds)) { [weak self] in self?.fire() }
+    }
+
+    private func fire() {
+        requireMainLoop()
+        timer = nil
+        armedFor = nil
+        let now = ContinuousClock.now
+        var cut = 0
+        while cut < batchSize, let first = heap.first, first.due <= now {
+            popFirst()
+            guard let action = actions.removeValue(forKey: first.id) else { continue } // cancelled
+            cut += 1
+            action()
+        }
+        // Skip cancelled entries so the timer is armed for a live one.
+        while let first = heap.first, actions[first.id] == nil { popFirst() }
+        if let first = heap.first { arm(for: max(first.due, cut == batchSize ? now + pause : now)) }
+    }
+
+    // MARK: Heap
+
+    private func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard heap[child] < heap[parent] else { break }
+            heap.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    private func popFirst() {
+        let last = heap.removeLast()
+        guard !heap.isEmpty else { return }
+        heap[0] = last
+        siftDown(0)
+    }
+
+    private func siftDown(_ start: Int) {
+        var parent = start
+        while true {
+            let left = 2 * parent + 1
+            guard left < heap.count else { return }
+            var smallest = left
+            if left + 1 < heap.count, heap[left + 1] < heap[left] { smallest = left + 1 }
+            guard heap[smallest] < heap[parent] else { return }
+            heap.swapAt(smallest, parent)
+            parent = smallest
+        }
+    }
+
+    private func rebuild() {
+        heap.removeAll { actions[$0.id] == nil }
+        guard heap.count > 1 else { return }
+        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+    }
+}
