@@ -77,11 +77,7 @@ extension Pad {
                     if verdict != .pass { decision = verdict }
                 }
             }
-            switch decision {
-            case .pass: return GST_PAD_PROBE_OK
-            case .drop: return GST_PAD_PROBE_DROP
-            case .remove: return GST_PAD_PROBE_REMOVE
-            }
+            return decision.probeReturn
         }, box) { data in
             Unmanaged<ProbeBox>.fromOpaque(data!).release()
         }
@@ -101,16 +97,26 @@ extension Pad {
     }
 }
 
-final class CapsProbeBox {
+final class CapsProbeBox: HandOffBox {
     let handler: @Sendable (Caps) -> ProbeDecision
     init(handler: @escaping @Sendable (Caps) -> ProbeDecision) { self.handler = handler }
+}
+
+extension ProbeDecision {
+    var probeReturn: GstPadProbeReturn {
+        switch self {
+        case .pass: GST_PAD_PROBE_OK
+        case .drop: GST_PAD_PROBE_DROP
+        case .remove: GST_PAD_PROBE_REMOVE
+        }
+    }
 }
 
 extension Pad {
     /// Calls `handler` on the streaming thread for every caps event that crosses the pad
     /// downstream; `.drop` keeps the event from going on (the pad keeps its current caps).
     public func addCapsProbe(_ handler: @escaping @Sendable (Caps) -> ProbeDecision) -> PadProbe {
-        let box = Unmanaged.passRetained(CapsProbeBox(handler: handler)).toOpaque()
+        let box = Unmanaged.passRetained(CapsProbeBox(handler: handler).published()).toOpaque()
         let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in
             guard let info, let data, let event = ecv_probe_info_event(info), event.pointee.type == GST_EVENT_CAPS else {
                 return GST_PAD_PROBE_OK
@@ -119,11 +125,8 @@ extension Pad {
             gst_event_parse_caps(event, &pointer)
             guard let pointer else { return GST_PAD_PROBE_OK }
             let box = Unmanaged<CapsProbeBox>.fromOpaque(data).takeUnretainedValue()
-            switch box.handler(Caps(borrowing: pointer)) {
-            case .pass: return GST_PAD_PROBE_OK
-            case .drop: return GST_PAD_PROBE_DROP
-            case .remove: return GST_PAD_PROBE_REMOVE
-            }
+            box.received()
+            return box.handler(Caps(borrowing: pointer)).probeReturn
         }, box) { data in
             Unmanaged<CapsProbeBox>.fromOpaque(data!).release()
         }
