@@ -60,7 +60,8 @@ public final class AppSink: Element, @unchecked Sendable {
     }
 }
 
-private final class SampleHandlerBox: HandOffBox {
+// @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
+private final class SampleHandlerBox: HandOffBox, @unchecked Sendable {
     let handler: @Sendable (Sample) -> Void
     let onEndOfStream: (@Sendable () -> Void)?
     init(handler: @escaping @Sendable (Sample) -> Void, onEndOfStream: (@Sendable () -> Void)?) {

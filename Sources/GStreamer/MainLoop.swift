@@ -161,12 +161,14 @@ struct SourceHandle: @unchecked Sendable {
     init(_ pointer: UnsafeMutablePointer<GSource>) { self.pointer = pointer }
 }
 
-private final class CallbackBox: HandOffBox {
+// @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
+private final class CallbackBox: HandOffBox, @unchecked Sendable {
     let body: @Sendable () -> Void
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
-private final class TimerBox: HandOffBox {
+// @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
+private final class TimerBox: HandOffBox, @unchecked Sendable {
     let timer: MainLoop.Timer
     let body: @Sendable () -> Bool
     init(timer: MainLoop.Timer, body: @escaping @Sendable () -> Bool) {

@@ -45,7 +45,8 @@ public final class PadProbe: Sendable {
     }
 }
 
-final class ProbeBox: HandOffBox {
+// @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
+final class ProbeBox: HandOffBox, @unchecked Sendable {
     let handler: @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision
     let readsData: Bool
     init(handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision, readsData: Bool) {
@@ -97,7 +98,8 @@ extension Pad {
     }
 }
 
-final class CapsProbeBox: HandOffBox {
+// @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
+final class CapsProbeBox: HandOffBox, @unchecked Sendable {
     let handler: @Sendable (Caps) -> ProbeDecision
     init(handler: @escaping @Sendable (Caps) -> ProbeDecision) { self.handler = handler }
 }
