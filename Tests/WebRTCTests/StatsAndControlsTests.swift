@@ -9,8 +9,10 @@ import MediaPipeline
         let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
         try await pair.start()
         try await waitFor(.connected, on: pair.offerer)
-        try await eventually(.seconds(15), "RTT from RTCP receiver reports") {
-            (try? await pair.offerer.stats().roundTripTime) != nil
+        // RTCP comes every 50-150 ms, so the RTT can be known before both kinds of media arrived.
+        try await eventually(.seconds(15), "RTT from RTCP receiver reports and media of both kinds received") {
+            guard let stats = try? await pair.offerer.stats(), stats.roundTripTime != nil else { return false }
+            return MediaKind.allCases.allSatisfy { (stats.inbound($0)?.bytesReceived ?? 0) > 0 }
         }
         let stats = try await pair.offerer.stats()
         for kind in MediaKind.allCases {
