@@ -34,7 +34,8 @@ final class CallPrinter: Sendable {
         let time = String(format: "%6.2fs", elapsed)
         switch event.type {
         case .QueueInfoUpdated:
-            guard let info = event.objData as? QueueInfo else { return }
+            // Every queue-info poll raises the event (its raw state too); only a waiting call has a place to show.
+            guard let info = event.objData as? QueueInfo, info.state == "wait" else { return }
             let position = info.displayPosition.map { "position \($0)" } ?? "position unknown"
             let wait = info.ewtMinutes.map { ", about \($0) min" } ?? ""
             say("\(time)  waiting in the queue: \(position)\(wait)")
