@@ -82,6 +82,34 @@ import Testing
         await backend.close()
     }
 
+    /// A torch that only knows how to switch: it never implemented approval, so nobody asked the
+    /// user and the agent is refused; the torch stays as it was.
+    struct TorchWithoutApproval: FlashlightHandler {
+        let switched = Locked<[Bool]>([])
+        func setTorch(on: Bool) async -> Bool { switched.withLock { $0.append(on) }; return true }
+    }
+
+    @Test func aTorchWithoutApprovalRefusesTheAgent() async throws {
+        let backend = try await Backend.start()
+        // A bot's own timeout also answers REFUSED: pushed out of reach, so REFUSED is the caller's answer.
+        let agent = try await backend.agent { $0.flashReplyTimeout = .seconds(600) }
+        let sdk = try backend.sdk()
+        let log = EventLog(sdk)
+        let torch = TorchWithoutApproval()
+        let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
+        #expect(try await c.agentCall.requestFlash(true) == "REFUSED")
+        #expect(try await c.agentCall.requestFlash(false) == "REFUSED")
+        #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == "agent")
+        #expect(torch.switched.value.isEmpty, "an agent never switched a torch nobody approved")
+        // The app itself may still switch it (no approval: the app is the user).
+        c.connection.setFlashlightEnabled(state: true)
+        try await eventually(.seconds(5), "the app's own switch") { torch.switched.value == [true] }
+        c.call.hangup()
+        _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
     @Test func takePhotoSwitchesToTheBackSourceAndBack() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
