@@ -1,4 +1,5 @@
 import ECV
+import ECVProtocol
 import Foundation
 import GStreamer
 
@@ -18,6 +19,11 @@ final class CallPrinter: Sendable {
             print(call, event)
             if event.type == .CallEnded { ended = true }
         }
+    }
+
+    private static func isCommand(_ text: String) -> Bool {
+        if case .raw = DataChannelCommand(parsing: text) { return false }
+        return true
     }
 
     private func print(_ call: VideoCall, _ event: VideoCallEvent) {
@@ -41,6 +47,8 @@ final class CallPrinter: Sendable {
             say("\(time)  waiting in the queue: \(position)\(wait)")
         case .GotOffer, .SentOffer, .GotAnswer, .SentAnswer, .ConnectionTimeoutStart, .ConnectionTimeoutEnd, .None:
             return
+        case .TextChannelMessage where Self.isCommand(event.detail ?? ""):
+            return // a command: its own event (StartHold, FlashOn, …) says it, when it applies to this call
         case .Error:
             say("\(time)  ERROR \(event.data["name"] ?? ""): \(event.detail ?? "")")
         default:
