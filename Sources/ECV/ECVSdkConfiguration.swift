@@ -40,6 +40,11 @@ public struct ECVSdkConfiguration: Sendable {
     public var httpTimeoutMs: Int
     /// Consecutive polling failures tolerated before the wait fails (`ERROR_WAITING_FOR_ROOM`).
     public var pollingFailureLimit: Int
+    /// Consecutive `not found` answers tolerated while polling before the wait fails
+    /// (`ERROR_WAITING_FOR_ROOM`, then `CallEnded`). The seed's troubleshooting table treats
+    /// `not found` as a backend that has not caught up with the call yet, not as an end: any other
+    /// answer resets the count (docs/protocol.md §1.5).
+    public var notFoundPollLimit: Int
     /// Whether `signalingUrl` was given explicitly (then it wins over the join answer's `wss_url`).
     let signalingUrlIsExplicit: Bool
 
@@ -48,7 +53,7 @@ public struct ECVSdkConfiguration: Sendable {
                 useQueueInfo: Bool = false, queueInfoIntervalDelay: Int = 3000,
                 queueInfoEndpoint: String = ECVAPI.waitForRoomQueueInterval, autoHandleHoldSideEffects: Bool = true,
                 iceServers: [ICEServer] = [], pinnedCertificates: [String] = [], httpTimeoutMs: Int = 5000,
-                pollingFailureLimit: Int = 3) {
+                pollingFailureLimit: Int = 3, notFoundPollLimit: Int = 3) {
         self.name = name
         self.serviceUrl = serviceUrl
         self.useQueueSocket = useQueueSocket
@@ -66,6 +71,7 @@ public struct ECVSdkConfiguration: Sendable {
         self.pinnedCertificates = pinnedCertificates
         self.httpTimeoutMs = httpTimeoutMs
         self.pollingFailureLimit = pollingFailureLimit
+        self.notFoundPollLimit = notFoundPollLimit
     }
 
     /// An endpoint given as a path is resolved against `base`.

@@ -22,16 +22,25 @@ protocol QueueWaiter: Sendable {
 final class PollingWaiter: QueueWaiter {
     private let task = Locked<Task<Void, Never>?>(nil)
 
+    /// - Parameter notFoundLimit: consecutive `not found` answers before the wait fails; each one
+    ///   is reported (`.polled`) first, and any other answer resets the count.
     init(service: ServiceClient, prefix: String, rtcId: String, callerToken: String?, interval: Duration, failureLimit: Int,
-         onUpdate: @escaping @Sendable (QueueUpdate) -> Void) {
+         notFoundLimit: Int, onUpdate: @escaping @Sendable (QueueUpdate) -> Void) {
         task.value = Task {
             var failures = 0
+            var notFound = 0
             while !Task.isCancelled {
                 do {
                     let answer = try await service.poll(prefix: prefix, rtcId: rtcId, callerToken: callerToken)
                     failures = 0
+                    notFound = answer.state == .notFound ? notFound + 1 : 0
                     onUpdate(.polled(answer))
-                    if [.transferred, .ended, .notFound].contains(answer.state) { return }
+                    if [.transferred, .ended].contains(answer.state) { return }
+                    if notFound >= max(1, notFoundLimit) {
+                        onUpdate(.failed(.ERROR_WAITING_FOR_ROOM,
+                                         "the service answered not found for call \(rtcId) \(notFound) polls in a row"))
+                        return
+                    }
                 } catch {
                     failures += 1
                     if failures >= max(1, failureLimit) {

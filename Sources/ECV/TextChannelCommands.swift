@@ -21,19 +21,26 @@ extension WebRtcConnection {
         live.withLock { $0.tasks.append(task) }
     }
 
+    /// Every text received is a `TextChannelMessage` (detail: the raw text), as the seed's guide
+    /// says. A command this call acts on raises its own event first (`StartHold`, `FlashOn`,
+    /// `RemoteVideoMuted`, …) and the `TextChannelMessage` right after it; anything else (unknown
+    /// text, a command naming another rtcId) is the `TextChannelMessage` alone.
     func received(_ text: String) async {
         let command = DataChannelCommand(parsing: text)
         let rtcId = call.rtcId
         func forThisCall(_ id: String?) -> Bool { id == nil || id == rtcId }
+        let raw = { self.call.emit(.TextChannelMessage, detail: text) }
         switch command {
         case .hold(let id) where forThisCall(id):
             controls.withLock { $0.onHold = true }
             if holdSideEffects { applyMediaState() }
             call.emit(.StartHold, detail: text)
+            raw()
         case .pickup(let id) where forThisCall(id):
             controls.withLock { $0.onHold = false }
             if holdSideEffects { applyMediaState() }
             call.emit(.EndHold, detail: text)
+            raw()
         case .status(let media, let muted, let id) where forThisCall(id):
             switch (media, muted) {
             case (.audio, true): call.emit(.RemoteAudioMuted, detail: text)
@@ -41,27 +48,30 @@ extension WebRtcConnection {
             case (.video, true): call.emit(.RemoteVideoMuted, detail: text)
             case (.video, false): call.emit(.RemoteVideoUnmuted, detail: text)
             }
-        case .flashOn:
-            await flashRequested(on: true, text: text)
-        case .flashOff:
-            await flashRequested(on: false, text: text)
+            raw()
+        case .flashOn, .flashOff:
+            let on = command == .flashOn
+            call.emit(on ? .FlashOn : .FlashOff, detail: text, data: ["requestedBy": "agent"])
+            raw()
+            await flashRequested(on: on)
         case .takePhotoOn:
             call.emit(.TakePhotoOn, detail: text)
+            raw()
             if parameters.autoHandleCameraSwitch { await enterPhotoMode() }
         case .takePhotoOff:
             call.emit(.TakePhotoOff, detail: text)
+            raw()
             if parameters.autoHandleCameraSwitch { await leavePhotoMode() }
         default:
-            call.emit(.TextChannelMessage, detail: text)
+            raw()
         }
     }
 
     /// Hold mutes local media only when both the SDK configuration and the connect parameters allow it.
     var holdSideEffects: Bool { call.sdk.config.autoHandleHoldSideEffects && parameters.autoHandleHoldSideEffects }
 
-    /// The agent asks for the torch: `FlashOn`/`FlashOff`, then the app's approval, then the reply.
-    private func flashRequested(on: Bool, text: String) async {
-        call.emit(on ? .FlashOn : .FlashOff, detail: text, data: ["requestedBy": "agent"])
+    /// The agent asked for the torch (`FlashOn`/`FlashOff` already raised): the app's approval, then the reply.
+    private func flashRequested(on: Bool) async {
         let request: DataChannelCommand.FlashRequest = on ? .on : .off
         guard let handler = flashlightHandler else {
             sendCommand(.flashReply(request: request, approval: .unavailable))

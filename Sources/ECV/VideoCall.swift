@@ -202,7 +202,9 @@ public final class VideoCall: Sendable {
         let waiter = PollingWaiter(
             service: sdk.service, prefix: info ? config.queueInfoPollingPrefix : config.legacyPollingPrefix, rtcId: rtcId,
             callerToken: callerToken, interval: .milliseconds(max(50, info ? config.queueInfoIntervalDelay : config.waitForRoomIntervalDelay)),
-            failureLimit: config.pollingFailureLimit) { [weak self] update in self?.handle(update, queueInfoMode: info) }
+            failureLimit: config.pollingFailureLimit, notFoundLimit: config.notFoundPollLimit) { [weak self] update in
+                self?.handle(update, queueInfoMode: info)
+            }
         install(waiter)
     }
 
@@ -244,13 +246,17 @@ public final class VideoCall: Sendable {
         }
     }
 
+    /// In queue-info mode every answer is first a `QueueInfoUpdated` (detail: the raw state), then
+    /// the state's own event, if any.
     private func handlePolled(_ answer: QueueInfoResponse, queueInfoMode: Bool) {
-        switch answer.state {
-        case .wait:
-            guard queueInfoMode, !isAgentConnected else { return }
+        if queueInfoMode {
             let info = QueueInfo(answer)
             state.withLock { $0.queueInfo = info }
-            emit(.QueueInfoUpdated, objData: info, data: info.eventData)
+            emit(.QueueInfoUpdated, detail: info.state, objData: info, data: info.eventData)
+        }
+        switch answer.state {
+        case .wait:
+            break
         case .agentConnected:
             if state.withLock({ $0.transferPending }) {
                 state.withLock { $0.transferPending = false }
@@ -265,7 +271,7 @@ public final class VideoCall: Sendable {
         case .ended:
             end(Self.endDetail(answer.reason))
         case .notFound:
-            fail(.ERROR_WAITING_FOR_ROOM, "the service does not know call \(answer.rtcId)", endingCall: true)
+            break // the waiter ends the wait after `notFoundPollLimit` of them in a row
         }
     }
 

@@ -43,6 +43,7 @@ public enum VideoCallEventType: String, Sendable, CaseIterable {
 
     case WebRtcOnDataChannel
     case TextChannelConnected
+    /// Every text received (detail: the raw string); after the command's own event, if any.
     case TextChannelMessage
     case ConnectionTimeoutStart
     case ConnectionTimeoutEnd

@@ -89,6 +89,7 @@ extension ServiceRouter {
         if !access.allowsCallerRead, let refusal = HTTPServerResponse.callRefusal(access, acting: "caller") { return refusal }
         if access.allowsCaller { core.presence.seen(rtcId) }
         var info = core.withEngine { $0.queueInfo(rtcId: rtcId) }
+        if core.script.takeNotFoundPoll(rtcId: rtcId) { info = QueueInfoResponse(rtcId: rtcId, state: .notFound, position: -1, ewtSeconds: -1) }
         if endpoint == .waitForRoomInterval || !core.configuration.queueStatistics {
             info = info.withoutQueueFigures
         }

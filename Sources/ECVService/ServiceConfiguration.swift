@@ -187,6 +187,15 @@ public struct ReferenceServiceConfiguration: Sendable {
         if pingInterval < .zero { return "pingInterval must not be negative" }
         if logCapacity < 1 { return "logCapacity must be at least 1" }
         if let problem = limits.problem() { return problem }
+        // Attached-data defaults join a DialEx's own attributes in the offer frame.
+        let defaultsBytes = acd.allAttributeDefaults.map { map in
+            map.reduce(0) { $0 + ($1.key.utf8.count + $1.value.utf8.count + 6) * 6 }
+        }.max() ?? 0
+        if limits.worstCaseOfferFrameBytes + defaultsBytes > limits.agentClientFrameBytes {
+            return "the attribute defaults and the DialEx field limits allow offer frames of "
+                + "\(limits.worstCaseOfferFrameBytes + defaultsBytes) bytes, more than limits.agentClientFrameBytes "
+                + "(\(limits.agentClientFrameBytes))"
+        }
         if callerLossTimeout <= .zero { return "callerLossTimeout must be positive" }
         if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
             return "advertisedBaseURL \"\(base)\" must start with http:// or https://"

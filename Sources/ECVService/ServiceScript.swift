@@ -36,6 +36,8 @@ public final class ServiceScript: Sendable {
         /// rtcIds in the order first dialed, oldest first (what `recordDial` forgets first).
         var dialOrder: [String] = []
         var dialAuthenticator: DialAuthenticator?
+        /// rtcId → how many more polls answer `not found`.
+        var notFoundPolls: [String: Int] = [:]
     }
 
     private let state: Mutex<State>
@@ -78,6 +80,24 @@ public final class ServiceScript: Sendable {
     /// The headers of the last DialEx for `rtcId` (where the SDK's `additionalHeaders` arrive).
     public func dialHeaders(rtcId: String) -> [RequestHeader]? {
         state.withLock { $0.dialHeaders[rtcId] }
+    }
+
+    // MARK: Polling
+
+    /// The next `polls` polls of `rtcId` (either endpoint) answer `not found`, as a backend whose
+    /// statistics source has not caught up with a fresh DialEx does; the call itself is unchanged.
+    public func answerNotFound(rtcId: String, polls: Int) {
+        state.withLock { $0.notFoundPolls[rtcId] = max(0, polls) }
+        log.record(.script, "the next \(polls) polls of \(rtcId) answer not found", rtcId: rtcId)
+    }
+
+    /// Whether this poll of `rtcId` is scripted to answer `not found` (and counts it).
+    func takeNotFoundPoll(rtcId: String) -> Bool {
+        state.withLock { state in
+            guard let remaining = state.notFoundPolls[rtcId], remaining > 0 else { return false }
+            state.notFoundPolls[rtcId] = remaining > 1 ? remaining - 1 : nil
+            return true
+        }
     }
 
     // MARK: Timing

@@ -1,4 +1,5 @@
 import ECV
+import ECVProtocol
 import Foundation
 import GStreamer
 
@@ -20,6 +21,11 @@ final class CallPrinter: Sendable {
         }
     }
 
+    private static func isCommand(_ text: String) -> Bool {
+        if case .raw = DataChannelCommand(parsing: text) { return false }
+        return true
+    }
+
     private func print(_ call: VideoCall, _ event: VideoCallEvent) {
         if json {
             var fields: [String: any Sendable] = ["t": (elapsed * 1000).rounded() / 1000, "rtcId": call.rtcId, "event": event.type.rawValue]
@@ -34,12 +40,15 @@ final class CallPrinter: Sendable {
         let time = String(format: "%6.2fs", elapsed)
         switch event.type {
         case .QueueInfoUpdated:
-            guard let info = event.objData as? QueueInfo else { return }
+            // Every queue-info poll raises the event (its raw state too); only a waiting call has a place to show.
+            guard let info = event.objData as? QueueInfo, info.state == "wait" else { return }
             let position = info.displayPosition.map { "position \($0)" } ?? "position unknown"
             let wait = info.ewtMinutes.map { ", about \($0) min" } ?? ""
             say("\(time)  waiting in the queue: \(position)\(wait)")
         case .GotOffer, .SentOffer, .GotAnswer, .SentAnswer, .ConnectionTimeoutStart, .ConnectionTimeoutEnd, .None:
             return
+        case .TextChannelMessage where Self.isCommand(event.detail ?? ""):
+            return // a command: its own event (StartHold, FlashOn, …) says it, when it applies to this call
         case .Error:
             say("\(time)  ERROR \(event.data["name"] ?? ""): \(event.detail ?? "")")
         default:

@@ -16,6 +16,11 @@ enum ServeCommand {
           --agent-secret-file F    the same, one secret per line of F (keeps secrets out of `ps`)
           --open-agents            let agents log in without a secret (demos, labs); one of these three is required
           --offer-timeout SEC      seconds an offer rings before re-routing (default 15)
+          --attr-default KEY=VALUE attached data a DialEx without KEY gets (repeatable; replaces the seed's Danamon
+                                   defaults video_flow=NTB, video_channel=Saving (1.0), video_application=DBP 1.0,
+                                   video_language=id)
+          --queue-attr-default QUEUE:KEY=VALUE   the same for calls dialed into QUEUE, instead (repeatable)
+          --no-attr-defaults       fill no attached data (docs/protocol.md §1.3)
           --no-caller-tokens       issue no caller tokens: anyone who knows an rtcId acts for its caller (labs only)
           --tls-cert FILE --tls-key FILE   serve HTTPS and WSS with this PEM certificate (chain) and key
           --log                    print the service's event log
@@ -47,6 +52,15 @@ enum ServeCommand {
             configuration.agentSecrets += secrets
         }
         if let timeout = try arguments.double("offer-timeout") { configuration.offerTimeout = timeout }
+        let defaults = try arguments.values("attr-default").map { text throws(CLIError) in try keyValue(text, "--attr-default") }
+        if !defaults.isEmpty { configuration.acd.attributeDefaults = Dictionary(defaults) { $1 } }
+        for text in arguments.values("queue-attr-default") {
+            guard let colon = text.firstIndex(of: ":"), colon != text.startIndex else {
+                throw .usage("--queue-attr-default takes QUEUE:KEY=VALUE, not '\(text)'")
+            }
+            let (key, value) = try keyValue(String(text[text.index(after: colon)...]), "--queue-attr-default")
+            configuration.acd.queueAttributeDefaults[String(text[..<colon]), default: [:]][key] = value
+        }
         switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
         case (nil, nil): break
         case (let certificate?, let key?):
@@ -58,9 +72,20 @@ enum ServeCommand {
         return configuration
     }
 
+    private static func keyValue(_ text: String, _ option: String) throws(CLIError) -> (String, String) {
+        guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+            throw .usage("\(option) takes KEY=VALUE, not '\(text)'")
+        }
+        return (String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
+
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["log", "no-caller-tokens", "open-agents"])
+        var arguments = try Arguments(words, flags: ["log", "no-caller-tokens", "open-agents", "no-attr-defaults"])
         var configuration = try configuration(&arguments)
+        if arguments.flag("no-attr-defaults") {
+            if !arguments.values("attr-default").isEmpty { throw .usage("--no-attr-defaults and --attr-default exclude each other") }
+            configuration.acd.attributeDefaults = [:]
+        }
         if arguments.flag("no-caller-tokens") { configuration.issuesCallerTokens = false }
         configuration.openAgents = arguments.flag("open-agents")
         if configuration.agentSecrets.isEmpty && !configuration.openAgents {

@@ -1,4 +1,5 @@
 import ECV
+import ECVAgent
 import ECVProtocol
 import ECVService
 import Foundation
@@ -175,6 +176,38 @@ final class RunningECV: @unchecked Sendable {
         let hexPort = String(format: "%04X", port)
         #expect(listening.contains("0100007F:\(hexPort)"), "listening on 127.0.0.1:\(port)")
         #expect(!listening.contains("00000000:\(hexPort)"), "not on every interface")
+        kill(serve.pid, SIGINT)
+        #expect(try await serve.exitStatus(within: .seconds(15)) == 0)
+    }
+
+    /// docs/protocol.md §1.3 from the command line: `--attr-default` replaces the seed's Danamon
+    /// defaults, `--queue-attr-default` sets a queue's own; the agent's offers show them.
+    @Test func serveConfiguresTheAttachedDataDefaults() async throws {
+        let serve = try RunningECV(["serve", "--open-agents", "--port", "0", "--queue", "default", "--queue", "Billing",
+                                    "--attr-default", "video_language=en", "--queue-attr-default", "Billing:video_flow=ETB"])
+        defer { serve.stop() }
+        try await eventually(.seconds(20), "the banner") { serve.stdout.contains("listening on loopback only") }
+        let banner = serve.stdout
+        let portText = try #require(banner.range(of: #"listening on 127\.0\.0\.1:(\d+)"#, options: .regularExpression)
+            .map { banner[$0].split(separator: ":").last.map(String.init) } ?? nil)
+        let base = "http://127.0.0.1:\(try #require(UInt16(portText)))"
+        let offers = Locked<[CallOffer]>([])
+        let bot = try AgentBot(configuration: AgentBotConfiguration(serviceUrl: base, name: "Alice", queues: ["default", "Billing"],
+                                                                    acceptPolicy: { offer in offers.withLock { $0.append(offer) }; return false }))
+        try await bot.connect()
+        try await bot.ready()
+        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "cli", serviceUrl: base))
+        var calls: [VideoCall] = []
+        for queue in ["default", "Billing"] {
+            let call = try #require(await sdk.createVideoCall())
+            await call.start(dialCallParameters: DialCallParameters(callerName: "Jane", queue: queue))
+            calls.append(call)
+        }
+        try await eventually(.seconds(10), "both offers") { offers.value.count == 2 }
+        #expect(offers.value.map(\.queue) == ["default", "Billing"])
+        #expect(offers.value.map(\.attributes) == [["video_language": "en"], ["video_flow": "ETB"]])
+        for call in calls { call.hangup() }
+        await bot.logout()
         kill(serve.pid, SIGINT)
         #expect(try await serve.exitStatus(within: .seconds(15)) == 0)
     }

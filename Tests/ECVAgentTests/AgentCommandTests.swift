@@ -82,6 +82,34 @@ import Testing
         await backend.close()
     }
 
+    /// A torch that only knows how to switch: it never implemented approval, so nobody asked the
+    /// user and the agent is refused; the torch stays as it was.
+    struct TorchWithoutApproval: FlashlightHandler {
+        let switched = Locked<[Bool]>([])
+        func setTorch(on: Bool) async -> Bool { switched.withLock { $0.append(on) }; return true }
+    }
+
+    @Test func aTorchWithoutApprovalRefusesTheAgent() async throws {
+        let backend = try await Backend.start()
+        // A bot's own timeout also answers REFUSED: pushed out of reach, so REFUSED is the caller's answer.
+        let agent = try await backend.agent { $0.flashReplyTimeout = .seconds(600) }
+        let sdk = try backend.sdk()
+        let log = EventLog(sdk)
+        let torch = TorchWithoutApproval()
+        let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
+        #expect(try await c.agentCall.requestFlash(true) == "REFUSED")
+        #expect(try await c.agentCall.requestFlash(false) == "REFUSED")
+        #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == "agent")
+        #expect(torch.switched.value.isEmpty, "an agent never switched a torch nobody approved")
+        // The app itself may still switch it (no approval: the app is the user).
+        c.connection.setFlashlightEnabled(state: true)
+        try await eventually(.seconds(5), "the app's own switch") { torch.switched.value == [true] }
+        c.call.hangup()
+        _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
     @Test func takePhotoSwitchesToTheBackSourceAndBack() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
@@ -119,10 +147,49 @@ import Testing
         try c.agentCall.sendStatus(media: .audio, muted: true)
         _ = try await log.wait(for: .RemoteAudioMuted, c.call.rtcId)
         try c.agentCall.send(.raw("OCR_RETRY"))
-        #expect(try await log.wait(for: .TextChannelMessage, c.call.rtcId).detail == "OCR_RETRY")
+        let rtcId = c.call.rtcId
+        @Sendable func texts() -> [String] { log.events(rtcId).filter { $0.type == .TextChannelMessage }.compactMap(\.detail) }
+        try await eventually(.seconds(10), "the raw text arrived") { texts().contains("OCR_RETRY") }
         try c.agentCall.send(.hold(rtcId: "some-other-call"))
-        try await Task.sleep(for: .milliseconds(300))
+        // Its TextChannelMessage comes after the event it would have raised: none here.
+        try await eventually(.seconds(10), "the other call's HOLD arrived") { texts().contains("HOLD|some-other-call") }
         #expect(log.count(.StartHold, c.call.rtcId) == 0, "a HOLD for another rtcId is not acted on")
+        c.call.hangup()
+        _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
+    /// The seed's guide: every text received is a `TextChannelMessage` with the raw string. A
+    /// command the call acts on raises its own event first and the `TextChannelMessage` right after.
+    @Test func everyTextIsATextChannelMessageRightAfterItsOwnEvent() async throws {
+        let backend = try await Backend.start()
+        let agent = try await backend.agent()
+        let sdk = try backend.sdk()
+        let log = EventLog(sdk)
+        let c = try await connectedCall(sdk, log, agent: agent)
+        let rtcId = c.call.rtcId
+        try c.agentCall.send(.hold(rtcId: rtcId))
+        try c.agentCall.send(.pickup(rtcId: rtcId))
+        try c.agentCall.sendStatus(media: .video, muted: true)
+        #expect(try await c.agentCall.requestFlash(true) == "UNAVAILABLE")
+        try c.agentCall.send(.takePhotoOn)
+        try c.agentCall.send(.hold(rtcId: "some-other-call"))
+        try c.agentCall.send(.raw("OCR_RETRY"))
+        let textEvents: Set<VideoCallEventType> = [.StartHold, .EndHold, .RemoteVideoMuted, .FlashOn, .TakePhotoOn, .TextChannelMessage]
+        @Sendable func seen() -> [String] {
+            log.events(rtcId).filter { textEvents.contains($0.type) }.map { "\($0.type.rawValue) \($0.detail ?? "")" }
+        }
+        try await eventually(.seconds(10), "the last text arrived") { seen().last == "TextChannelMessage OCR_RETRY" }
+        #expect(seen() == [
+            "StartHold HOLD|\(rtcId)", "TextChannelMessage HOLD|\(rtcId)",
+            "EndHold PICKUP|\(rtcId)", "TextChannelMessage PICKUP|\(rtcId)",
+            "RemoteVideoMuted STATUS|VIDEO|MUTED|\(rtcId)", "TextChannelMessage STATUS|VIDEO|MUTED|\(rtcId)",
+            "FlashOn FLASH_ON", "TextChannelMessage FLASH_ON",
+            "TakePhotoOn TAKE_PHOTO_ON", "TextChannelMessage TAKE_PHOTO_ON",
+            "TextChannelMessage HOLD|some-other-call",
+            "TextChannelMessage OCR_RETRY",
+        ])
         c.call.hangup()
         _ = try await log.wait(for: .CallEnded, c.call.rtcId)
         await agent.logout()

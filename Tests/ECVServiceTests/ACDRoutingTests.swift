@@ -90,8 +90,8 @@ struct ACDRoutingTests {
             .toAgent(agentId: a, .offerWithdrawn(rtcId: call, reason: .timeout)),
             .toAgent(agentId: a, .agentState(AgentStateUpdate(agentId: a, state: .notReady, queues: ["default"],
                                                               reason: "NO_ANSWER"))),
-            .toAgent(agentId: b, .offer(CallOffer(rtcId: call, interactionId: "ix-1", callerName: "J",
-                                                  queue: "default", timeoutSeconds: 15))),
+            .toAgent(agentId: b, .offer(CallOffer(rtcId: call, interactionId: "ix-1", callerName: "J", queue: "default",
+                                                  attributes: ACDConfiguration.danamonAttributeDefaults, timeoutSeconds: 15))),
             .toAgent(agentId: b, .agentState(AgentStateUpdate(agentId: b, state: .ringing, queues: ["default"],
                                                               rtcId: call))),
         ])
@@ -140,7 +140,9 @@ struct ACDRoutingTests {
             if case .toAgent(_, .offer(let offer)) = event { return offer }
             return nil
         }
-        #expect(offer.first?.attributes == ["video_flow": "ETB"])
+        // What the caller dialed, with the seed's defaults for the keys it lacked.
+        #expect(offer.first?.attributes == ["video_flow": "ETB", "video_channel": "Saving (1.0)",
+                                            "video_application": "DBP 1.0", "video_language": "id"])
         try acd.engine.perform(.accept(rtcId: call), agentId: a)
         #expect(acd.takeEvents() == [
             .toCaller(rtcId: call, .agentConnected(rtcId: call, agentId: a, agentName: "Alice")),
@@ -149,6 +151,40 @@ struct ACDRoutingTests {
         ])
         #expect(acd.engine.queueSocketGreeting(rtcId: call) == [.agentConnected(rtcId: call, agentId: a, agentName: "Alice")])
         #expect(acd.info(call).state == .agentConnected)
+    }
+
+    /// The seed's Danamon backward compatibility: a DialEx without the four attached-data fields
+    /// reaches the agent with `NTB`, `Saving (1.0)`, `DBP 1.0`, `id`; what it dialed is kept; a queue
+    /// can have its own defaults or none.
+    @Test func attributeDefaultsFillOnlyWhatADialLacks() throws {
+        var configuration = ACDConfiguration(queues: ["default", "Billing", "Plain"])
+        configuration.queueAttributeDefaults = ["Billing": ["video_language": "en"], "Plain": [:]]
+        let acd = try ACDHarness(configuration)
+        _ = try acd.agent("Alice", queues: ["default", "Billing", "Plain"])
+        func offered(_ queue: String, _ attributes: [String: String]) throws -> [String: String]? {
+            let call = try acd.dial("J", queue: queue, attributes: attributes)
+            let offer = acd.takeEvents().compactMap { event -> CallOffer? in
+                if case .toAgent(_, .offer(let offer)) = event, offer.rtcId == call { return offer }
+                return nil
+            }.first
+            try acd.engine.hangUp(rtcId: call)   // the ringing agent is free for the next one
+            _ = acd.takeEvents()
+            return offer?.attributes
+        }
+        #expect(try offered("default", [:]) == ["video_flow": "NTB", "video_channel": "Saving (1.0)",
+                                                "video_application": "DBP 1.0", "video_language": "id"])
+        #expect(try offered("default", ["video_flow": "ETB", "video_language": "", "note": "x"])
+            == ["video_flow": "ETB", "video_channel": "Saving (1.0)", "video_application": "DBP 1.0",
+                "video_language": "", "note": "x"])
+        #expect(try offered("Billing", [:]) == ["video_language": "en"])
+        #expect(try offered("Plain", ["note": "x"]) == ["note": "x"])
+
+        #expect(throws: ACDError.invalidConfiguration("queueAttributeDefaults names \"Nowhere\", which is not one of the queues")) {
+            try ACDConfiguration(queueAttributeDefaults: ["Nowhere": [:]]).validated()
+        }
+        #expect(throws: ACDError.invalidConfiguration("attribute default keys must not be empty")) {
+            try ACDConfiguration(attributeDefaults: ["": "x"]).validated()
+        }
     }
 
     @Test func commandsOutOfStateAreRefused() throws {

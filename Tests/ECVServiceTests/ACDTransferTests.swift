@@ -44,7 +44,8 @@ struct ACDTransferTests {
             return nil
         }.first)
         #expect(offer.rtcId == newRtcId && offer.queue == "Billing" && offer.priority == 3)
-        #expect(offer.attributes == ["video_flow": "NTB"] && offer.callerName == "J")
+        #expect(offer.attributes == ACDConfiguration.danamonAttributeDefaults.merging(["video_flow": "NTB"]) { $1 }
+                && offer.callerName == "J")
         #expect(ACDHarness.offers(to: alice, in: events).isEmpty)
         #expect(acd.agentState(alice) == .ready)
 

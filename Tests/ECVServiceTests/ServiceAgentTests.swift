@@ -47,6 +47,27 @@ extension ServiceTests {
             await test.stop()
         }
 
+        /// docs/protocol.md §1.3: a DialEx without the Danamon attached data reaches the agent's
+        /// socket with the seed's backward-compatibility defaults; a queue's own defaults win there.
+        @Test func anOfferShowsTheSeedsDefaultsForADialWithoutAttachedData() async throws {
+            let test = try await TestService.start {
+                $0.queues = ["default", "Billing"]
+                $0.acd.queueAttributeDefaults = ["Billing": ["video_language": "en", "video_flow": "ETB"]]
+            }
+            let alice = try await test.agent("Alice")
+            let bob = try await test.agent("Bob", ready: ["Billing"])
+            let call = try await test.dial()
+            let offer = try await alice.nextOffer()
+            #expect(offer.rtcId == call)
+            #expect(offer.attributes == ["video_flow": "NTB", "video_channel": "Saving (1.0)",
+                                         "video_application": "DBP 1.0", "video_language": "id"])
+            let billing = try await test.dial(queue: "Billing")
+            let billingOffer = try await bob.nextOffer()
+            #expect(billingOffer.rtcId == billing)
+            #expect(billingOffer.attributes == ["video_language": "en", "video_flow": "ETB"])
+            await test.stop()
+        }
+
         @Test func aNewerSocketReplacesTheOlderWithoutLoggingOut() async throws {
             let test = try await TestService.start()
             let agent = try await test.agent("Alice")

@@ -36,13 +36,28 @@ public struct ACDConfiguration: Sendable, Equatable {
     /// queue socket, the caller's room slot) must present it (docs/protocol.md §1.9). False only
     /// for an explicitly open lab service: then anyone who knows an rtcId acts for its caller.
     public var issuesCallerTokens: Bool
+    /// Attached data (`attributes`) a DialEx gets for each key it lacks; the keys it has are kept as
+    /// dialed. By default the seed's Danamon backward-compatibility defaults
+    /// (`danamonAttributeDefaults`), so an app built before the four fields existed still shows an
+    /// agent a complete call. `[:]` fills nothing (docs/protocol.md §1.3).
+    public var attributeDefaults: [String: String]
+    /// Per queue: the defaults for calls dialed into that queue, replacing `attributeDefaults`
+    /// (`[:]` fills nothing for that queue). Every key must be one of `queues`.
+    public var queueAttributeDefaults: [String: [String: String]]
+
+    /// The seed's Danamon backward-compatibility defaults for a DialEx without them.
+    public static let danamonAttributeDefaults: [String: String] = [
+        "video_flow": "NTB", "video_channel": "Saving (1.0)", "video_application": "DBP 1.0", "video_language": "id",
+    ]
 
     public init(queues: [String] = ["default"], defaultQueue: String = "default", offerTimeout: Double = 15,
                 afterCallWork: Double = 0, queueEntryDelay: Double = 0, maxQueueWait: Double? = nil,
                 assumedHandleTime: Double? = 120, handleTimeSamples: Int = 20, accessibilityPriority: Int = 10,
                 endedCallRetention: Double = 60, issuedRtcIdLifetime: Double = 600,
                 acceptsUnissuedRtcIds: Bool = false, transfersEnabled: Bool = true,
-                identifiers: ACDIdentifierStyle = .random, issuesCallerTokens: Bool = true) {
+                identifiers: ACDIdentifierStyle = .random, issuesCallerTokens: Bool = true,
+                attributeDefaults: [String: String] = ACDConfiguration.danamonAttributeDefaults,
+                queueAttributeDefaults: [String: [String: String]] = [:]) {
         self.queues = queues
         self.defaultQueue = defaultQueue
         self.offerTimeout = offerTimeout
@@ -58,7 +73,17 @@ public struct ACDConfiguration: Sendable, Equatable {
         self.transfersEnabled = transfersEnabled
         self.identifiers = identifiers
         self.issuesCallerTokens = issuesCallerTokens
+        self.attributeDefaults = attributeDefaults
+        self.queueAttributeDefaults = queueAttributeDefaults
     }
+
+    /// The attached-data defaults for a call dialed into `queue`.
+    public func attributeDefaults(for queue: String) -> [String: String] {
+        queueAttributeDefaults[queue] ?? attributeDefaults
+    }
+
+    /// Every defaults map the configuration holds (the service-wide one and each queue's).
+    var allAttributeDefaults: [[String: String]] { [attributeDefaults] + queueAttributeDefaults.values }
 
     /// The configuration with the default queue listed, or an error naming the bad setting.
     public func validated() throws(ACDError) -> ACDConfiguration {
@@ -76,8 +101,13 @@ public struct ACDConfiguration: Sendable, Equatable {
         try require(handleTimeSamples >= 1, "handleTimeSamples must be >= 1")
         try require(endedCallRetention >= 0 && endedCallRetention.isFinite, "endedCallRetention must be >= 0")
         try require(issuedRtcIdLifetime > 0 && issuedRtcIdLifetime.isFinite, "issuedRtcIdLifetime must be > 0")
+        try require(allAttributeDefaults.allSatisfy { $0.keys.allSatisfy { !$0.isEmpty } },
+                    "attribute default keys must not be empty")
         var copy = self
         if !copy.queues.contains(defaultQueue) { copy.queues.insert(defaultQueue, at: 0) }
+        if let unknown = queueAttributeDefaults.keys.sorted().first(where: { !copy.queues.contains($0) }) {
+            throw .invalidConfiguration("queueAttributeDefaults names \"\(unknown)\", which is not one of the queues")
+        }
         return copy
     }
 }

@@ -32,7 +32,8 @@ extension ACDState {
         issued[rtcId] = nil
         let record = InteractionRecord(
             rtcId: rtcId, interactionId: ids.interactionId(), callerName: request.callerName,
-            attributes: request.attributes, acdAttributes: request.acdAttributes,
+            attributes: request.attributes.merging(configuration.attributeDefaults(for: queue)) { dialed, _ in dialed },
+            acdAttributes: request.acdAttributes,
             customPayload: request.customPayload, queue: queue, priority: priority,
             callerToken: configuration.issuesCallerTokens ? ids.token() : nil,
             sequence: nextSequence(), phase: .queued)
