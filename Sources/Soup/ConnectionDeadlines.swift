@@ -24,7 +24,7 @@ final class ConnectionDeadlines: @unchecked Sendable {
     /// each one cut) does not arrive as one flood either.
     let batchSize: Int
     let pause: Duration
-    private var heap: [Entry] = []
+    private var heap = MinHeap<Entry>()
     private var actions: [Int: () -> Void] = [:]
     private var nextId = 0
     private var timer: MainLoop.Timer?
@@ -44,9 +44,9 @@ final class ConnectionDeadlines: @unchecked Sendable {
         nextId += 1
         let entry = Entry(due: .now + delay, id: nextId)
         actions[entry.id] = action
-        push(entry)
+        heap.insert(entry)
         // Cancelled entries are left in the heap until they surface; compact when they dominate.
-        if heap.count > 2 * actions.count + 1024 { rebuild() }
+        if heap.count > 2 * actions.count + 1024 { heap.filter { actions[$0.id] != nil } }
         if armedFor.map({ entry.due < $0 }) ?? true { arm(for: entry.due) }
         return Token(id: entry.id)
     }
@@ -63,7 +63,7 @@ final class ConnectionDeadlines: @unchecked Sendable {
         timer = nil
         armedFor = nil
         actions = [:]
-        heap = []
+        heap.removeAll()
     }
 
     private func arm(for due: ContinuousClock.Instant) {
@@ -82,52 +82,13 @@ final class ConnectionDeadlines: @unchecked Sendable {
         let now = ContinuousClock.now
         var cut = 0
         while cut < batchSize, let first = heap.first, first.due <= now {
-            popFirst()
+            heap.removeFirst()
             guard let action = actions.removeValue(forKey: first.id) else { continue } // cancelled
             cut += 1
             action()
         }
         // Skip cancelled entries so the timer is armed for a live one.
-        while let first = heap.first, actions[first.id] == nil { popFirst() }
+        while let first = heap.first, actions[first.id] == nil { heap.removeFirst() }
         if let first = heap.first { arm(for: max(first.due, cut == batchSize ? now + pause : now)) }
-    }
-
-    // MARK: Heap
-
-    private func push(_ entry: Entry) {
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child] < heap[parent] else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private func popFirst() {
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return }
-        heap[0] = last
-        siftDown(0)
-    }
-
-    private func siftDown(_ start: Int) {
-        var parent = start
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { return }
-            var smallest = left
-            if left + 1 < heap.count, heap[left + 1] < heap[left] { smallest = left + 1 }
-            guard heap[smallest] < heap[parent] else { return }
-            heap.swapAt(smallest, parent)
-            parent = smallest
-        }
-    }
-
-    private func rebuild() {
-        heap.removeAll { actions[$0.id] == nil }
-        guard heap.count > 1 else { return }
-        for index in stride(from: heap.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
     }
 }

@@ -54,7 +54,7 @@ final class FrontDoor: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     private var waiting: [Int32: Waiting] = [:]
-    private var deadlines: [Deadline] = []
+    private var deadlines = MinHeap<Deadline>()
     private var generation = 0
     private var acceptRetryAt: ContinuousClock.Instant?
     private var buffer: [UInt8]
@@ -148,7 +148,7 @@ final class FrontDoor: @unchecked Sendable {
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             generation += 1
             waiting[fd] = Waiting(generation: generation)
-            push(Deadline(due: .now + limits.headerTimeout, fd: fd, generation: generation))
+            deadlines.insert(Deadline(due: .now + limits.headerTimeout, fd: fd, generation: generation))
             watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
             examine(fd, hungUp: false)
         }
@@ -218,7 +218,7 @@ final class FrontDoor: @unchecked Sendable {
         guard var state = waiting[fd] else { return }
         state.lingering = true
         waiting[fd] = state
-        push(Deadline(due: .now + .seconds(2), fd: fd, generation: state.generation))
+        deadlines.insert(Deadline(due: .now + .seconds(2), fd: fd, generation: state.generation))
         drain(fd)
     }
 
@@ -240,39 +240,10 @@ final class FrontDoor: @unchecked Sendable {
     private func expireDue() {
         let now = ContinuousClock.now
         while let first = deadlines.first, first.due <= now {
-            popFirst()
+            deadlines.removeFirst()
             // A descriptor number is reused once closed: the generation tells which connection.
             guard waiting[first.fd]?.generation == first.generation else { continue }
             finish(first.fd)
-        }
-    }
-
-    // MARK: Deadline heap (cancelled entries are skipped when they surface)
-
-    private func push(_ entry: Deadline) {
-        deadlines.append(entry)
-        var child = deadlines.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard deadlines[child] < deadlines[parent] else { break }
-            deadlines.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private func popFirst() {
-        let last = deadlines.removeLast()
-        guard !deadlines.isEmpty else { return }
-        deadlines[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < deadlines.count else { return }
-            var smallest = left
-            if left + 1 < deadlines.count, deadlines[left + 1] < deadlines[left] { smallest = left + 1 }
-            guard deadlines[smallest] < deadlines[parent] else { return }
-            deadlines.swapAt(smallest, parent)
-            parent = smallest
         }
     }
 }
