@@ -53,6 +53,7 @@ enum AgentCommand {
         if let record { try? FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) }
 
         Logger.setLevel(logLevel: .warn)
+        Interrupts.install()
         let bot: AgentBot
         do { bot = try AgentBot(configuration: configuration) } catch { throw .usage(error.description) }
         let events = bot.events()

@@ -61,6 +61,7 @@ enum CallCommand {
         try arguments.finish()
 
         Logger.setLevel(logLevel: .warn)
+        Interrupts.install()
         let printer = CallPrinter(json: json)
         let sdk: ECVSdk
         do { sdk = try ECVSdk(config: configuration) } catch { throw .usage(error.description) }

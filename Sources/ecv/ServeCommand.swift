@@ -109,28 +109,58 @@ enum ServeCommand {
     }
 }
 
-/// Waits for SIGINT or SIGTERM (Ctrl-C, `kill`), so commands can shut down cleanly.
+/// SIGINT and SIGTERM (Ctrl-C, `kill`) as an event, so commands can shut down cleanly.
 enum Interrupts {
-    static func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let fired = Locked(false)
+    private struct State: Sendable {
+        var installed = false
+        var fired = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        var sources: [SignalSourceBox] = []
+    }
+    private static let state = Locked(State())
+
+    /// Catches SIGINT and SIGTERM from now on (idempotent): they no longer end the process, and
+    /// `wait()` returns for one that came before it was called. A command installs this before
+    /// it connects, so a Ctrl-C right after "ready" is a clean shutdown, not a kill.
+    static func install() {
+        state.withLock { state in
+            guard !state.installed else { return }
+            state.installed = true
             for signalNumber in [SIGINT, SIGTERM] {
                 signal(signalNumber, SIG_IGN)
                 let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                source.setEventHandler {
-                    let first = fired.withLock { value in defer { value = true }; return !value }
-                    if first { continuation.resume() }
-                }
+                source.setEventHandler { Interrupts.fire() }
                 source.resume()
-                Interrupts.sources.withLock { $0.append(SignalSourceBox(source: source)) }
+                state.sources.append(SignalSourceBox(source: source))
             }
         }
+    }
+
+    /// Returns once SIGINT or SIGTERM arrived (at once if one already did).
+    static func wait() async {
+        install()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let already = state.withLock { state -> Bool in
+                if state.fired { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if already { continuation.resume() }
+        }
+    }
+
+    private static func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Signal sources must outlive the wait; DispatchSource is thread-safe.
     // @unchecked Sendable: the source is only resumed/cancelled through its own thread-safe API.
     struct SignalSourceBox: @unchecked Sendable { let source: any DispatchSourceSignal }
-    static let sources = Locked<[SignalSourceBox]>([])
 }
 
 import GStreamer
