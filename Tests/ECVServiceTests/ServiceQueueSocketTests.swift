@@ -1,6 +1,7 @@
 import ECVProtocol
 import ECVService
 import Foundation
+import MediaTestSupport
 import Soup
 import Testing
 
@@ -152,6 +153,11 @@ extension ServiceTests {
             let socket = try await test.queueSocket(call)
             #expect(try await socket.next(QueueSocketMessage.self).kind == .agentConnected)
             let idleCollider = try await test.collider()
+            // The client sees the upgrade before the service has registered the socket; stopping
+            // in between would drop it without a close frame.
+            try await eventually(.seconds(5), "the service counts the agent, queue and collider sockets") {
+                test.service.openSocketCount == 3
+            }
             await test.stop()
             #expect(try await socket.next(QueueSocketMessage.self) == .callEnded(rtcId: call, reason: .serviceShutdown))
             #expect(try await socket.nextClose().code == ECVCloseCode.normal)
