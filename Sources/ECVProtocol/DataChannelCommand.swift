@@ -46,9 +46,11 @@ public enum DataChannelCommand: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(parsing message: String) {
-        let fields = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Split on the `|` scalar, not the Character: a combining mark right after it makes one
+        // grapheme of the two, which Character splitting would not see as a separator.
+        let fields = message.trimmingCharacters(in: .whitespacesAndNewlines).unicodeScalars
             .split(separator: "|", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { String(String.UnicodeScalarView($0)).trimmingCharacters(in: .whitespacesAndNewlines) }
         func field(_ index: Int) -> String? { index < fields.count ? fields[index] : nil }
         func rtcId(at index: Int) -> String? {
             guard let value = field(index), !value.isEmpty else { return nil }

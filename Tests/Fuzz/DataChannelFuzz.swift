@@ -21,8 +21,11 @@ public func fuzzDataChannel(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     // The fields as received: the message trimmed, split on '|', each field trimmed.
     let fields = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        .split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-    let canonical = command.text.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+        .unicodeScalars.split(separator: "|", omittingEmptySubsequences: false)
+        .map { String(String.UnicodeScalarView($0)).trimmingCharacters(in: .whitespacesAndNewlines) }
+    // Split on the `|` scalar, as the parser does (a combining mark after it joins its grapheme).
+    let canonical = command.text.unicodeScalars.split(separator: "|", omittingEmptySubsequences: false)
+        .map { String(String.UnicodeScalarView($0)) }
     let rtcId: String?
     switch command {
     case .hold(let id), .pickup(let id), .status(_, _, let id): rtcId = id
