@@ -71,8 +71,7 @@ final class ConnectionDeadlines: @unchecked Sendable {
         armedFor = due
         // Rounded up to the millisecond: a timer that fires a little early just re-arms.
         let delay = max(.zero, due - .now)
-        let milliseconds = (delay.components.seconds * 1000) + (delay.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        timer = MainLoop.shared.schedule(after: .milliseconds(milliseconds)) { [weak self] in self?.fire() }
+        timer = MainLoop.shared.schedule(after: .milliseconds(delay.millisecondsRoundedUp)) { [weak self] in self?.fire() }
     }
 
     private func fire() {

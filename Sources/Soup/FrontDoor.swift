@@ -1,5 +1,6 @@
 internal import CSoup
 import Foundation
+internal import GStreamer
 import Synchronization
 
 /// Where a plain-HTTP server's connections wait until their request headers are complete, on a
@@ -122,8 +123,7 @@ final class FrontDoor: @unchecked Sendable {
         let next = [deadlines.first?.due, acceptRetryAt].compactMap { $0 }.min()
         guard let next else { return -1 }
         let delay = max(.zero, next - .now)
-        let milliseconds = delay.components.seconds * 1000 + (delay.components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: milliseconds)
+        return Int32(clamping: delay.millisecondsRoundedUp)
     }
 
     private func watch(_ fd: Int32, events: UInt32) {

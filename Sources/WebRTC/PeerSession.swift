@@ -80,8 +80,7 @@ final class PeerSession: Sendable {
             for property in ["signaling-state", "ice-connection-state", "ice-gathering-state", "connection-state"] {
                 handlers.append(try webrtc.connect("notify::\(property)") { _ in deliver(number, .statesChanged) })
             }
-            let interval = configuration.rtcpMinInterval.components
-            let rtcpMinInterval = UInt64(max(0, interval.seconds)) * 1_000_000_000 + UInt64(max(0, interval.attoseconds) / 1_000_000_000)
+            let rtcpMinInterval = UInt64(max(0, configuration.rtcpMinInterval.nanoseconds))
             let pem = certificate?.pem
             handlers.append(try webrtc.connect("deep-element-added") { arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }

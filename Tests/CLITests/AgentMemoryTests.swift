@@ -42,14 +42,8 @@ final class FrameCount: VideoRenderer {
     }
 
     @Test func thirtyCallsThroughOneAgentLeaveItsMemoryWhereItWas() async throws {
-        try GStreamerRuntime.ensureInitialized()
         Logger.setLevel(logLevel: .warn)
-        var configuration = ReferenceServiceConfiguration()
-        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        configuration.acd.queueEntryDelay = 0
-        configuration.openAgents = true
-        let service = try ReferenceService(configuration: configuration)
-        let base = try await service.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let (service, base) = try await startLoopbackService()
         let agent = try RunningECV(["agent", "--service-url", base, "--name", "Bot", "--json", "--width", "160", "--height", "120",
                                     "--fps", "15", "--no-audio-processing"])
         defer { agent.stop() }

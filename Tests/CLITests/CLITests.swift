@@ -43,6 +43,21 @@ struct ECVProcess {
     }
 }
 
+/// A reference service on loopback for the `ecv` processes a test runs: open agents, calls
+/// routed at once, and the STUN entry the SDK requires (loopback calls use host candidates).
+func startLoopbackService(configure: (inout ReferenceServiceConfiguration) -> Void = { _ in })
+    async throws -> (service: ReferenceService, base: String) {
+    try GStreamerRuntime.ensureInitialized()
+    var configuration = ReferenceServiceConfiguration()
+    configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
+    configuration.acd.queueEntryDelay = 0
+    configuration.openAgents = true
+    configure(&configuration)
+    let service = try ReferenceService(configuration: configuration)
+    let base = try await service.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+    return (service, base)
+}
+
 @Suite(.serialized) struct CLITests {
     @Test func pipelineShowsX264WithItsBitrateUnitAndSize() async throws {
         let result = try await ECVProcess.run(["pipeline", "--codec", "H264", "--width", "1280", "--height", "720", "--bitrate", "1500", "--hw", "off"])
@@ -110,14 +125,7 @@ struct ECVProcess {
 
     /// `ecv call --json`: one JSON object per line, a script can follow the whole call.
     @Test func callJSONEmitsOneEventPerLine() async throws {
-        try GStreamerRuntime.ensureInitialized()
-        var configuration = ReferenceServiceConfiguration()
-        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        configuration.acd.queueEntryDelay = 0
-        configuration.openAgents = true
-        let service = try ReferenceService(configuration: configuration)
-        let url = try await service.start()
-        let base = url.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let (service, base) = try await startLoopbackService()
         var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Scripted", queues: ["default"],
                                                      parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
         botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]

@@ -10,14 +10,7 @@ import Testing
 /// service ends it with CALLER_LOST within its caller-loss timeout and the agent is free again.
 @Suite(.serialized) struct CallerKillTests {
     @Test func aKilledCallerProcessEndsItsCallAndFreesTheAgent() async throws {
-        try GStreamerRuntime.ensureInitialized()
-        var configuration = ReferenceServiceConfiguration()
-        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        configuration.acd.queueEntryDelay = 0
-        configuration.openAgents = true
-        configuration.callerLossTimeout = .seconds(3)
-        let service = try ReferenceService(configuration: configuration)
-        let base = try await service.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let (service, base) = try await startLoopbackService { $0.callerLossTimeout = .seconds(3) }
         var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Alice", queues: ["default"],
                                                      parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
         botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]

@@ -54,21 +54,12 @@ final class RunningECV: @unchecked Sendable {
 /// the agent was logged out, and the bot still exited 0), never prints its token, `ecv call --json`
 /// ends with CallEnded and an honest status, `ecv serve` stays on loopback unless told otherwise.
 @Suite(.serialized) struct HostileInputCLITests {
-    static func service() async throws -> (ReferenceService, String) {
-        try GStreamerRuntime.ensureInitialized()
-        var configuration = ReferenceServiceConfiguration()
-        configuration.openAgents = true
-        let service = try ReferenceService(configuration: configuration)
-        let base = try await service.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        return (service, base)
-    }
-
     static func agent(_ base: String) throws -> RunningECV {
         try RunningECV(["agent", "--service-url", base, "--name", "Bot", "--receive-only", "--json"])
     }
 
     @Test func aDroppedAgentSocketMakesTheAgentExitNonZero() async throws {
-        let (service, base) = try await Self.service()
+        let (service, base) = try await startLoopbackService()
         let agent = try Self.agent(base)
         defer { agent.stop() }
         try await eventually(.seconds(20), "the agent logged in and ready") {
@@ -95,7 +86,7 @@ final class RunningECV: @unchecked Sendable {
     }
 
     @Test func theServiceGoingAwayIsAFailureToo() async throws {
-        let (service, base) = try await Self.service()
+        let (service, base) = try await startLoopbackService()
         let agent = try Self.agent(base)
         defer { agent.stop() }
         try await eventually(.seconds(20), "the agent ready") { service.acd.snapshot().agents.first?.state == .ready }
@@ -104,7 +95,7 @@ final class RunningECV: @unchecked Sendable {
     }
 
     @Test func ctrlCIsACleanLogoutAndExitsZero() async throws {
-        let (service, base) = try await Self.service()
+        let (service, base) = try await startLoopbackService()
         let agent = try Self.agent(base)
         defer { agent.stop() }
         try await eventually(.seconds(20), "the agent ready") { service.acd.snapshot().agents.first?.state == .ready }
@@ -135,13 +126,7 @@ final class RunningECV: @unchecked Sendable {
     /// `ecv call --json` always ends with its CallEnded line, and exits non-zero when the call did
     /// not end cleanly (here: the service went away mid-call).
     @Test func callJSONEndsWithCallEndedAndFailsWhenTheServiceGoesAway() async throws {
-        try GStreamerRuntime.ensureInitialized()
-        var configuration = ReferenceServiceConfiguration()
-        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        configuration.acd.queueEntryDelay = 0
-        configuration.openAgents = true
-        let service = try ReferenceService(configuration: configuration)
-        let base = try await service.start().absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let (service, base) = try await startLoopbackService()
         let agent = try Self.agent(base)
         defer { agent.stop() }
         try await eventually(.seconds(20), "the agent ready") { service.acd.snapshot().agents.first?.state == .ready }

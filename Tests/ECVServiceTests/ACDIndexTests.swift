@@ -1,4 +1,5 @@
 import ECVProtocol
+import GStreamer
 @testable import ECVService
 import Testing
 
@@ -48,7 +49,7 @@ struct ACDIndexTests {
 
     @Test func deadlineHeapYieldsItsElementsInOrder() {
         var random = Generator(state: 2)
-        var heap = DeadlineHeap<Int>()
+        var heap = MinHeap<Int>()
         var model: [Int] = []
         for _ in 0..<2_000 {
             if Int.random(in: 0..<3, using: &random) > 0 {

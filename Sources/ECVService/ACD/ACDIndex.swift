@@ -1,3 +1,5 @@
+import GStreamer
+
 /// What the ACD derives from its records so that no request scans every call or agent: each
 /// queue's waiting calls in routing order, its free agents in idle order, the times its agents
 /// become free, and every timed transition in one heap. Rebuilt per record from the keys the
@@ -83,7 +85,7 @@ struct ACDIndex {
     }
 
     var queues: [String: Queue] = [:]
-    var deadlines = DeadlineHeap<Timed>()
+    var deadlines = MinHeap<Timed>()
     var calls: [String: CallEntry] = [:]
     var agents: [String: AgentEntry] = [:]
     /// Deadlines the entries of `calls` and `agents` hold (the heap also holds stale ones).

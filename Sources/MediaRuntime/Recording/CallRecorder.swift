@@ -217,6 +217,7 @@ public final class CallRecorder: Sendable {
     /// A track's stream changed format: an event, and a marker so a reviewer sees where.
     private func noteFormatChange(of role: TrackRole, to format: String) {
         broadcaster.yield(.formatChanged(role, format: format))
+        // Throws only once the recording is stopping, when a marker has nowhere to go.
         try? mark("\(labels.trackName(role)): \(format)")
     }
 

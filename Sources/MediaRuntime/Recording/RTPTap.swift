@@ -108,15 +108,15 @@ final class MediaClockMapping: Sendable {
     }
 
     /// Media time in nanoseconds for a buffer at `runningTime`, or its arrival time.
-    func mediaTime(runningTime pts: UInt64?) -> Int64 {
+    func mediaTime(runningTime: UInt64?) -> Int64 {
         let now = (ContinuousClock.now - origin).nanoseconds
-        guard let pts else { return now }
+        guard let runningTime else { return now }
         let offset = offset.withLock { offset -> Int64 in
-            if let offset, Int64(pts) + offset - now < Self.plausibleSkew { return offset }
-            let chosen = now - Int64(pts)
+            if let offset, Int64(runningTime) + offset - now < Self.plausibleSkew { return offset }
+            let chosen = now - Int64(runningTime)
             offset = chosen
             return chosen
         }
-        return Int64(pts) + offset
+        return Int64(runningTime) + offset
     }
 }

@@ -1,13 +1,19 @@
-/// A binary min-heap: O(log n) insert and removal of the smallest, O(1) peek. The connection
-/// deadlines wait in one; cancelled entries stay until they surface and are skipped then, so
-/// cancelling costs nothing.
-struct MinHeap<Element: Comparable> {
-    private(set) var elements: [Element] = []
+/// A binary min-heap: O(log n) insert and removal of the smallest, O(1) peek. Deadlines wait in
+/// one (the ACD's timed transitions, the service's connection deadlines); their owners invalidate
+/// entries lazily (an entry no longer scheduled is skipped when it reaches the top), so changing
+/// or cancelling a deadline costs nothing.
+///
+/// A general utility beside `Locked` and `MainLoop`, kept in this target because every target
+/// that needs it already stands on it.
+public struct MinHeap<Element: Comparable> {
+    public private(set) var elements: [Element] = []
 
-    var count: Int { elements.count }
-    var first: Element? { elements.first }
+    public init() {}
 
-    mutating func insert(_ element: Element) {
+    public var count: Int { elements.count }
+    public var first: Element? { elements.first }
+
+    public mutating func insert(_ element: Element) {
         elements.append(element)
         var child = elements.count - 1
         while child > 0 {
@@ -19,7 +25,7 @@ struct MinHeap<Element: Comparable> {
     }
 
     @discardableResult
-    mutating func removeFirst() -> Element? {
+    public mutating func removeFirst() -> Element? {
         guard !elements.isEmpty else { return nil }
         let first = elements[0]
         let last = elements.removeLast()
@@ -30,14 +36,24 @@ struct MinHeap<Element: Comparable> {
         return first
     }
 
+    /// Replaces the contents (O(n) heapify).
+    public mutating func rebuild(_ contents: [Element]) {
+        elements = contents
+        heapify()
+    }
+
     /// Keeps only the elements `isIncluded` accepts (O(n) heapify).
-    mutating func filter(_ isIncluded: (Element) -> Bool) {
+    public mutating func filter(_ isIncluded: (Element) -> Bool) {
         elements.removeAll { !isIncluded($0) }
+        heapify()
+    }
+
+    public mutating func removeAll() { elements.removeAll() }
+
+    private mutating func heapify() {
         guard elements.count > 1 else { return }
         for index in stride(from: elements.count / 2 - 1, through: 0, by: -1) { siftDown(from: index) }
     }
-
-    mutating func removeAll() { elements.removeAll() }
 
     private mutating func siftDown(from start: Int) {
         var parent = start
@@ -52,3 +68,5 @@ struct MinHeap<Element: Comparable> {
         }
     }
 }
+
+extension MinHeap: Sendable where Element: Sendable {}
