@@ -80,7 +80,7 @@ let package = Package(
                                                     "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVAgentTests", dependencies: ["ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                          "MediaRuntime", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",

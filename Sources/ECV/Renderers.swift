@@ -1,4 +1,5 @@
 import GStreamer
+import Synchronization
 
 /// Receives video frames: the headless counterpart of the iOS SDK's `RTCVideoRenderer`.
 ///
@@ -33,29 +34,62 @@ extension FlashlightHandler {
     public func approve(turningOn: Bool) async -> Bool { false }
 }
 
-/// Feeds frames from an appsink to whatever renderer is current, telling it about size changes.
+/// Feeds frames from an appsink to whatever renderer is current, telling it about size changes,
+/// and measures the stream (size, rate, count) whether or not a renderer listens.
 final class RendererFeed: Sendable {
-    private let renderer = Locked<(any VideoRenderer)?>(nil)
-    private let size = Locked<(Int, Int)?>(nil)
+    /// What the feed has seen of its stream.
+    struct Measurement: Sendable {
+        var size: (width: Int, height: Int)?
+        var frames = 0
+        var framesPerSecond: Double?
+    }
+
+    private struct State {
+        var renderer: (any VideoRenderer)?
+        /// The size the current renderer was last told, so it hears of every change once.
+        var toldSize: (width: Int, height: Int)?
+        /// false: frames are measured but not handed to the renderer (`remoteStream` video off).
+        var enabled = true
+        var measurement = Measurement()
+        /// Arrival times of the latest frames, oldest first, for the rate.
+        var arrivals: [ContinuousClock.Instant] = []
+    }
+    private let state = Mutex(State())
+    /// Frames the rate is measured over.
+    private static let rateWindow = 30
 
     var current: (any VideoRenderer)? {
-        get { renderer.value }
-        set {
-            renderer.value = newValue
-            size.value = nil
-        }
+        get { state.withLock { $0.renderer } }
+        set { state.withLock { $0.renderer = newValue; $0.toldSize = nil } }
     }
+
+    var isEnabled: Bool {
+        get { state.withLock { $0.enabled } }
+        set { state.withLock { $0.enabled = newValue } }
+    }
+
+    var measurement: Measurement { state.withLock { $0.measurement } }
 
     func attach(_ sink: AppSink) {
         sink.setSampleHandler { [weak self] sample in
-            guard let self, let target = self.renderer.value, let frame = sample.videoFrame() else { return }
-            let dimensions = (frame.width, frame.height)
-            let changed = self.size.withLock { current -> Bool in
-                guard current.map({ $0 != dimensions }) ?? true else { return false }
-                current = dimensions
-                return true
+            guard let self, let info = sample.videoInfo else { return }
+            let now = ContinuousClock.now
+            let (target, sizeChanged) = self.state.withLock { state -> ((any VideoRenderer)?, Bool) in
+                state.measurement.frames += 1
+                state.measurement.size = (info.width, info.height)
+                state.arrivals.append(now)
+                if state.arrivals.count > Self.rateWindow + 1 { state.arrivals.removeFirst() }
+                if let first = state.arrivals.first, state.arrivals.count > 1 {
+                    let seconds = Double((now - first).nanoseconds) / 1e9
+                    state.measurement.framesPerSecond = seconds > 0 ? Double(state.arrivals.count - 1) / seconds : nil
+                }
+                guard state.enabled, let renderer = state.renderer else { return (nil, false) }
+                let changed = state.toldSize.map { $0 != (info.width, info.height) } ?? true
+                state.toldSize = (info.width, info.height)
+                return (renderer, changed)
             }
-            if changed { target.setSize(width: frame.width, height: frame.height) }
+            guard let target, let frame = sample.videoFrame() else { return }
+            if sizeChanged { target.setSize(width: frame.width, height: frame.height) }
             target.renderFrame(frame)
         }
     }

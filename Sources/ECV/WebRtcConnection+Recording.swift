@@ -6,32 +6,68 @@ import WebRTC
 @_exported import struct MediaRuntime.RecordingSummary
 @_exported import enum MediaRuntime.RecordingError
 
+/// How a call is laid out in its recording.
+public enum RecordingLayout: Sendable, Hashable {
+    /// Each party's video and audio as a track of its own, as sent (no re-encoding), with hold,
+    /// mute and transfer periods as chapters and a stats sidecar. Any format.
+    case separateTracks
+    /// One picture, re-encoded: the agent full-frame at the size its picture arrives in, the
+    /// caller inset in a corner with its own shape, both voices mixed; VP8 and Opus, so WebM or
+    /// Matroska (not MP4). No chapters.
+    case pictureInPicture
+}
+
+/// The recording a connection runs: its file, and what keeps the call's life in it.
+enum ActiveRecording: Sendable {
+    case tracks(CallRecording, CallMarkers)
+    case composite(CompositeRecording)
+
+    func stop() async throws(RecordingError) -> RecordingSummary {
+        switch self {
+        case .tracks(let recording, let markers):
+            markers.stop()
+            return try await recording.stop()
+        case .composite(let recording):
+            return try await recording.stop()
+        }
+    }
+}
+
 /// Recording a call from the caller's side, with the call's life written into the file.
 extension WebRtcConnection {
-    /// Records both directions to `url` without re-encoding (caller video + audio, agent video +
-    /// audio). Hold, mute and transfer periods become chapters on the media clock, and a stats
-    /// sidecar (`<file>.stats.ndjson`) is written once a second. The recording is finalised when
-    /// the call ends, or by `stopRecording()`.
-    public func startRecording(to url: URL, format: RecordingFormat = .matroska) async throws(RecordingError) {
+    /// Records the call to `url` as `layout` says: by default both directions without
+    /// re-encoding (caller video + audio, agent video + audio), hold, mute and transfer periods as
+    /// chapters on the media clock, and a stats sidecar (`<file>.stats.ndjson`) once a second.
+    /// The recording is finalised when the call ends, or by `stopRecording()`.
+    public func startRecording(to url: URL, format: RecordingFormat = .matroska,
+                               layout: RecordingLayout = .separateTracks) async throws(RecordingError) {
         guard let peer = peerConnection else { throw .pipeline("startRecording() needs a started room (after startRoom())") }
-        let recording = try await peer.startRecording(to: url, format: format, labels: RecordingLabels(local: "caller", remote: "agent"))
-        let markers = CallMarkers(recording: recording, events: call.events())
-        live.withLock { $0.recording = (recording, markers) }
+        guard live.withLock({ $0.recording == nil }) else { throw .alreadyStarted }
+        let started: ActiveRecording
+        switch layout {
+        case .separateTracks:
+            let recording = try await peer.startRecording(to: url, format: format, labels: RecordingLabels(local: "caller", remote: "agent"))
+            started = .tracks(recording, CallMarkers(recording: recording, events: call.events()))
+        case .pictureInPicture:
+            started = .composite(try await peer.startCompositeRecording(to: url, format: format))
+        }
+        let displaced = live.withLock { live in defer { live.recording = started }; return live.recording }
+        // Two overlapping starts: the later one is kept, the earlier one finalised.
+        if let displaced { _ = try await displaced.stop() }
     }
 
     /// Finalises the recording and returns what it holds; nil when none is running.
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
-        guard let (recording, markers) = live.withLock({ live in defer { live.recording = nil }; return live.recording }) else { return nil }
-        markers.stop()
+        guard let recording = live.withLock({ live in defer { live.recording = nil }; return live.recording }) else { return nil }
         return try await recording.stop()
     }
 
-    /// Writes the current remote video frame as a PNG (needs a running recording's decode branch
-    /// or the remote renderer's last frame).
+    /// Writes the current remote video frame as a PNG (needs a running recording with separate
+    /// tracks, whose decode branch provides the picture).
     public func snapshot(to url: URL) async throws(RecordingError) {
-        guard let (recording, _) = live.withLock({ $0.recording }) else {
-            throw .pipeline("snapshot() needs a running recording")
+        guard case .tracks(let recording, _)? = live.withLock({ $0.recording }) else {
+            throw .pipeline("snapshot() needs a running recording with separate tracks")
         }
         try await recording.snapshot(to: url)
     }

@@ -32,9 +32,11 @@ public final class WebRtcConnection: Sendable {
         var connected = false
         var closed = false
         var recoveryDeadline: Task<Void, Never>?
-        var recording: (CallRecording, CallMarkers)?
+        var recording: ActiveRecording?
         /// "audio"/"video" → codec and payload type agreed with the remote, e.g. "VP8/97".
         var negotiatedCodecs: [String: String] = [:]
+        /// The kinds of media the agent's side has sent so far.
+        var remoteKinds: Set<MediaKind> = []
     }
     let live = Mutex(Live())
 
@@ -49,6 +51,8 @@ public final class WebRtcConnection: Sendable {
         var videoEnabled = true
         var onHold = false
         var cameraBeforePhoto: String?
+        /// Whether the agent's sound is played here (`remoteStream.setAudioEnabled(_:)`).
+        var remoteAudioEnabled = true
     }
     let controls = Mutex(Controls())
 
@@ -105,6 +109,12 @@ public final class WebRtcConnection: Sendable {
         get { setup.withLock { $0.flashlight } }
         set { setup.withLock { $0.flashlight = newValue } }
     }
+
+    /// What this caller sends: renderer, mute, track info (the seed's `localStream`). A view onto
+    /// the connection: every read gives the current state.
+    public var localStream: MediaStream { MediaStream(party: .local, connection: self, feed: localFeed) }
+    /// What the agent sends (the seed's `remoteStream`); its tracks appear as the media arrives.
+    public var remoteStream: MediaStream { MediaStream(party: .remote, connection: self, feed: remoteFeed) }
 
     /// The peer connection, once `startRoom()` created it (advanced use: stats, DOT dumps).
     public var peerConnection: PeerConnection? { live.withLock { $0.peer } }
@@ -186,8 +196,9 @@ public final class WebRtcConnection: Sendable {
         }
         if let textConfig { attachTextChannel(await peer.openDataChannel(textConfig)) }
         if let preview = await peer.media?.appSink(named: "local_preview") { localFeed.attach(preview) }
-        call.emit(.GotLocalStream, detail: parameters.videoCallEnabled ? "audio+video" : "audio")
+        call.emit(.GotLocalStream, detail: parameters.videoCallEnabled ? "audio+video" : "audio", objData: localStream)
         applyMediaState()
+        if !controls.withLock({ $0.remoteAudioEnabled }) { await applyRemoteAudioPlayback() }
         startConnectionTimeout()
         for message in joined.messages {
             await handleSignaling(.message(message), peer: peer)
@@ -236,7 +247,8 @@ public final class WebRtcConnection: Sendable {
             await peerStateChanged(state, peer: peer)
         case .remoteStream(let stream):
             if stream.kind == .video, let sink = stream.appSink { remoteFeed.attach(sink) }
-            call.emit(.GotRemoteStream, detail: stream.kind.rawValue, objData: stream, data: ["codec": stream.encodingName])
+            live.withLock { _ = $0.remoteKinds.insert(stream.kind) }
+            call.emit(.GotRemoteStream, detail: stream.kind.rawValue, objData: remoteStream, data: ["codec": stream.encodingName])
         case .remoteDataChannel(let handle):
             call.emit(.WebRtcOnDataChannel, detail: handle.boundLabel ?? handle.label, objData: handle)
         case .negotiated(let codecs):

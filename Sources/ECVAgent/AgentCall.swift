@@ -25,7 +25,12 @@ public final class AgentCall: Sendable {
         var flashWaiters: [OneShot<String, Never>] = []
     }
     private let state = Locked(State())
-    private let recording = Locked<CallRecording?>(nil)
+    /// The call's recording: separate tracks (with this bot's actions as chapters) or one picture.
+    private enum Recording: Sendable {
+        case tracks(CallRecording)
+        case composite(CompositeRecording)
+    }
+    private let recording = Locked<Recording?>(nil)
     private let renderer = Locked<(@Sendable (VideoFrame) -> Void)?>(nil)
     private let history = Locked<[AgentCallEvent]>([])
 
@@ -169,7 +174,7 @@ public final class AgentCall: Sendable {
         case .status(let media, let muted, _):
             emit(.callerStatus(media: media.rawValue, muted: muted))
             let period = "caller \(media.rawValue.lowercased()) muted"
-            try? muted ? recording.value?.beginPeriod(period) : recording.value?.endPeriod(period)
+            try? muted ? activeRecording?.beginPeriod(period) : activeRecording?.endPeriod(period)
         case .flashReply(let request, let approval):
             emit(.flashReply(turningOn: request == .on, approval: approval.rawValue))
             let waiters = state.withLock { state in defer { state.flashWaiters = [] }; return state.flashWaiters }
@@ -189,12 +194,12 @@ public final class AgentCall: Sendable {
 
     public func hold() throws(DataChannelError) {
         try send(.hold(rtcId: rtcId))
-        try? recording.value?.beginPeriod("hold")
+        try? activeRecording?.beginPeriod("hold")
     }
 
     public func pickup() throws(DataChannelError) {
         try send(.pickup(rtcId: rtcId))
-        try? recording.value?.endPeriod("hold")
+        try? activeRecording?.endPeriod("hold")
     }
     public func takePhoto(_ on: Bool) throws(DataChannelError) { try send(on ? .takePhotoOn : .takePhotoOff) }
     public func sendStatus(media: DataChannelCommand.MediaKind, muted: Bool) throws(DataChannelError) {
@@ -214,7 +219,7 @@ public final class AgentCall: Sendable {
 
     /// Transfers the call to a queue or another agent (the service does it; the caller re-queues).
     public func transfer(to target: TransferTarget) async throws(AgentBotError) {
-        try? recording.value?.mark("transfer to \(target.description)")
+        try? activeRecording?.mark("transfer to \(target.description)")
         guard let bot else { throw .notConnected }
         try await bot.request(.transfer(rtcId: rtcId, target: target))
     }
@@ -238,18 +243,50 @@ public final class AgentCall: Sendable {
     /// mute and transfer actions of this bot are written as chapters. Finalised at the call's end.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska) async throws(RecordingError) -> CallRecording {
         guard let peer = peerConnection else { throw .pipeline("the call's media has not started") }
+        guard recording.value == nil else { throw .alreadyStarted }
         let started = try await peer.startRecording(to: url, format: format, labels: RecordingLabels(local: "agent", remote: "caller"))
-        recording.value = started
+        try await keep(.tracks(started))
         return started
     }
 
-    public var activeRecording: CallRecording? { recording.value }
+    /// Records the call as `layout` says: `.separateTracks` as `startRecording(to:format:)`;
+    /// `.pictureInPicture` as one re-encoded picture, the caller full-frame at the size its
+    /// picture arrives in and this bot's own picture inset (WebM or Matroska).
+    public func startRecording(to url: URL, format: RecordingFormat = .matroska, layout: RecordingLayout) async throws(RecordingError) {
+        switch layout {
+        case .separateTracks:
+            _ = try await startRecording(to: url, format: format)
+        case .pictureInPicture:
+            guard let peer = peerConnection else { throw .pipeline("the call's media has not started") }
+            guard recording.value == nil else { throw .alreadyStarted }
+            try await keep(.composite(try await peer.startCompositeRecording(to: url, format: format)))
+        }
+    }
+
+    /// Keeps `started` as the call's recording; of two overlapping starts the later is kept and
+    /// the earlier finalised.
+    private func keep(_ started: Recording) async throws(RecordingError) {
+        guard let displaced = recording.withLock({ value in defer { value = started }; return value }) else { return }
+        _ = try await Self.stop(displaced)
+    }
+
+    /// The running recording with separate tracks, if that is what runs.
+    public var activeRecording: CallRecording? {
+        if case .tracks(let tracks)? = recording.value { tracks } else { nil }
+    }
 
     /// Finalises the recording, if any.
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
         guard let active = recording.withLock({ value in defer { value = nil }; return value }) else { return nil }
-        return try await active.stop()
+        return try await Self.stop(active)
+    }
+
+    private static func stop(_ recording: Recording) async throws(RecordingError) -> RecordingSummary {
+        switch recording {
+        case .tracks(let tracks): try await tracks.stop()
+        case .composite(let composite): try await composite.stop()
+        }
     }
 
     // MARK: End

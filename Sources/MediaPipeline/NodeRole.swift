@@ -39,6 +39,9 @@ public enum NodeRole: Sendable, Hashable {
     // Receive side
     /// The queue in front of far-end audio playback, so its clock wait holds no other branch.
     case playoutQueue
+    /// `volume` in front of far-end audio playback: mute=true silences the speaker (the app's
+    /// `remoteStream` audio switch) while recording taps, before it, keep the sound.
+    case playbackMute
     case depayloader
     case decoder
     /// An element that converts decoded media for the sink.

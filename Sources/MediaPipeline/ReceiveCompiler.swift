@@ -127,6 +127,8 @@ struct ReceiveCompiler {
                                           "max-size-time": .uint(Self.playoutQueueNanoseconds), "leaky": .enumNick("downstream")],
                                          role: .playoutQueue, purpose: "decoupling clock-synced playback from the stream's other branches"))
             chain += try decode(&builder)
+            chain.append(try builder.add("\(prefix)_playback_mute", "volume", ["mute": .bool(false)], role: .playbackMute,
+                                         purpose: "silencing far-end playback on request"))
             if parameters.echoCancellationEnabled {
                 chain.append(try builder.addCaps("\(prefix)_format", AudioSourceBuilder.rawCaps, role: .converter))
                 exitNode = chain.last

@@ -66,3 +66,41 @@ public final class ReceiveMedia: Sendable {
     }
 }
 
+
+extension ReceiveMedia {
+    /// Silences (or restores) far-end playback; false when this fragment plays nothing (video,
+    /// samples for the app, pass-through, discard), where there is nothing to silence.
+    @discardableResult
+    public func setPlaybackMuted(_ muted: Bool) throws(MediaRuntimeError) -> Bool {
+        guard let node = fragment.nodes.first(where: { $0.role == .playbackMute }) else { return false }
+        let volume = try elements.element(node.id)
+        do throws(GStreamerError) { try volume.set("mute", muted) } catch { throw .gstreamer(error) }
+        return true
+    }
+
+    /// The far end's picture size as this fragment last saw it: the caps of the furthest element
+    /// downstream that states one (a decoder's raw video; or, for pass-through, the parser's or
+    /// the depayloader's, which read it from each key frame). nil before the first key frame and
+    /// for audio.
+    public var pictureSize: PictureSize? {
+        guard fragment.kind == .video else { return nil }
+        for node in fragment.nodes.reversed() {
+            guard let pad = elements.elements[node.id]?.staticPad("src"),
+                  let structure = pad.currentCaps?.structures.first,
+                  let width = structure.int("width"), let height = structure.int("height"), width > 0, height > 0 else { continue }
+            return PictureSize(width: width, height: height)
+        }
+        return nil
+    }
+}
+
+/// The width and height of a video stream, in pixels.
+public struct PictureSize: Sendable, Hashable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+    public var description: String { "\(width)×\(height)" }
+}

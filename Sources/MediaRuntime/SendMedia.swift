@@ -97,6 +97,15 @@ public final class SendMedia: Sendable {
         return output.requestKeyFrame()
     }
 
+    /// The picture size the video encoder is fed now (after scaling, before encoding): what the
+    /// far end receives. nil without video or before the first frame.
+    public var videoSize: PictureSize? {
+        guard let node = graph.nodes(withRole: .videoEncoder).first,
+              let structure = elements.elements[node.id]?.staticPad("sink")?.currentCaps?.structures.first,
+              let width = structure.int("width"), let height = structure.int("height") else { return nil }
+        return PictureSize(width: width, height: height)
+    }
+
     // MARK: Mute
 
     public var isVideoMuted: Bool { controls.withLock { $0.videoMuted } }

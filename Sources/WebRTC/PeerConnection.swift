@@ -17,6 +17,7 @@ public actor PeerConnection {
     private let broadcaster = Broadcaster<PeerEvent>()
     let channels = ChannelRegistry()
     private let compiler: PipelineCompiler
+    private let playback = RemotePlayback()
 
     private var pipeline: Pipeline?
     /// The running send graph: mute, camera switch and bitrate controls live here.
@@ -131,7 +132,7 @@ public actor PeerConnection {
         let inbox = self.inbox
         let session = try PeerSession(
             number: sessionCount, configuration: configuration, pipeline: pipeline, send: media, outputTees: outputTees,
-            receiveOnlyCaps: receiveOnlyCaps, channels: channels, compiler: compiler,
+            receiveOnlyCaps: receiveOnlyCaps, channels: channels, compiler: compiler, playback: playback,
             deliver: { number, input in inbox.yield((number, input)) })
         self.session = session
         negotiation = NegotiationState()
@@ -327,6 +328,24 @@ public actor PeerConnection {
     /// The tee carrying an outgoing stream's RTP packets (after our encoder and payloader), where a
     /// recorder taps local media without re-encoding. It outlives rebuilds.
     public func outgoingRTPTee(_ kind: MediaKind) -> Element? { outputTees[kind] }
+
+    /// Silences far-end audio playback (or plays it again), in this session and every later one.
+    /// Recordings and audio delivered to the app are not affected: they branch off before it.
+    public func setRemoteAudioPlaybackMuted(_ muted: Bool) throws(PeerError) {
+        do throws(MediaRuntimeError) {
+            try playback.setMuted(muted) { session?.incomingBranches ?? [] }
+        } catch {
+            throw .media(error.description)
+        }
+    }
+
+    public var isRemoteAudioPlaybackMuted: Bool { playback.isMuted }
+
+    /// The picture size we send now (the encoder's input); nil without video or before a frame.
+    public var localVideoSize: PictureSize? { media?.videoSize }
+
+    /// The far end's picture size as last received; nil before its first key frame.
+    public var remoteVideoSize: PictureSize? { session?.remotePictureSize }
 
     /// What the last completed negotiation agreed on, by kind.
     public var negotiatedCodecs: [MediaKind: NegotiatedCodec] { negotiation.negotiated }

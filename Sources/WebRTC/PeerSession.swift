@@ -45,7 +45,7 @@ final class PeerSession: Sendable {
     /// outputs and adds it to the pipeline (still in NULL: the caller brings it up, then calls
     /// `linkOutputs()`).
     init(number: Int, configuration: PeerConfiguration, pipeline: Pipeline, send: SendMedia?, outputTees: [MediaKind: Element],
-         receiveOnlyCaps: [MediaKind: String], channels: ChannelRegistry, compiler: PipelineCompiler,
+         receiveOnlyCaps: [MediaKind: String], channels: ChannelRegistry, compiler: PipelineCompiler, playback: RemotePlayback,
          deliver: @escaping @Sendable (Int, Input) -> Void) throws(PeerError) {
         self.number = number
         self.pipeline = pipeline
@@ -121,7 +121,11 @@ final class PeerSession: Sendable {
                 do throws(PeerError) {
                     let (stream, receiver, tee) = try Self.attachIncoming(pad: pad, session: number, media: media, compiler: compiler,
                                                                           pipeline: pipeline, send: send)
-                    receivers.withLock { $0.append(receiver) }
+                    do throws(MediaRuntimeError) {
+                        try playback.adopt(receiver) { receivers.withLock { $0.append(receiver) } }
+                    } catch {
+                        deliver(number, .failure("cannot silence far-end playback: \(error)"))
+                    }
                     incomingTees.withLock { $0.append(tee) }
                     if let ssrc = stream.ssrc { incomingKinds.withLock { $0[ssrc] = stream.kind } }
                     deliver(number, .remoteStream(stream))
@@ -221,6 +225,12 @@ final class PeerSession: Sendable {
                                   sink: sink, appSink: receiver.appSink, recorderTee: receiver.recorderTee, rtpTee: tee)
         return (stream, receiver, tee)
     }
+
+    /// The incoming branches, for controls that reach all of them.
+    var incomingBranches: [ReceiveMedia] { receivers.value }
+
+    /// The far end's picture size, from the incoming video branch that has seen one.
+    var remotePictureSize: PictureSize? { receivers.value.lazy.compactMap(\.pictureSize).first }
 
     /// SSRC → kind for every stream this session sends or receives, read from pad caps.
     var ssrcKinds: [UInt: MediaKind] {

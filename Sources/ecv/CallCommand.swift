@@ -20,8 +20,12 @@ enum CallCommand {
                                    a .der/.pem file or Base64 DER (repeatable; a malformed pin is an error)
           --signaling-pin PIN      pins for the rooms and collider (default: the --pin list)
           --ca-file FILE           PEM CA certificates trusted instead of the system store
-          --record FILE            record the call (.mkv, .webm or .mp4 by extension)
-          --duration SEC           hang up after SEC seconds of connected call (default: until the agent hangs up or Ctrl-C)
+          --record FILE            record the call (.mkv, .webm or .mp4 by extension); a transferred call's
+                                   next leg records beside it, to FILE-<new rtcId>.<ext>
+          --record-layout tracks|pip   separate tracks as sent (default), or one picture: the agent
+                                   full-frame, the caller inset (re-encoded; .mkv or .webm)
+          --duration SEC           hang up after SEC seconds of connected call, per leg (default: until the agent hangs up or Ctrl-C)
+        A transfer is followed: the next leg waits on the queue socket with the new rtcId, never dialed.
           --stats                  a one-line stats ticker every second while connected
           --json                   one JSON object per line (events and stats) instead of text
         \(MediaOptions.help)
@@ -45,6 +49,15 @@ enum CallCommand {
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "smpte"))
         let audio = MediaOptions.audio(&arguments)
         let record = arguments.value("record")
+        let layout: RecordingLayout
+        switch arguments.value("record-layout") ?? "tracks" {
+        case "tracks": layout = .separateTracks
+        case "pip": layout = .pictureInPicture
+        case let other: throw .usage("--record-layout takes tracks or pip, not '\(other)'")
+        }
+        if layout == .pictureInPicture, let record, format(of: record) == .mp4 {
+            throw .usage("--record-layout pip records VP8, which MP4 cannot hold here: use .mkv or .webm")
+        }
         let duration = try arguments.double("duration")
         let json = arguments.flag("json"), ticker = arguments.flag("stats")
         let dial = DialCallParameters(callerName: arguments.value("name"), attributes: attributes,
@@ -66,51 +79,96 @@ enum CallCommand {
         let sdk: ECVSdk
         do { sdk = try ECVSdk(config: configuration) } catch { throw .usage(error.description) }
         sdk.modules.onCallEvent.append { call, event, _ in printer.event(call, event) }
-        guard let call = await sdk.createVideoCall(), !call.isEnded else { throw .failed("no call: \(sdk.config.serviceUrl)") }
-        let outcome = CallOutcome()
-        let watcher = Task { for await event in call.events() { outcome.note(event) } }
-        await call.start(dialCallParameters: dial)
-        let interrupt = Task { await Interrupts.wait(); call.hangup() }
-        guard await call.agentConnected?.value == true else {
-            interrupt.cancel()
-            _ = await watcher.value
-            throw .failed("the call ended before an agent connected: \(outcome.endDetail ?? call.lastError.description)")
+        guard let first = await sdk.createVideoCall(), !first.isEnded else { throw .failed("no call: \(sdk.config.serviceUrl)") }
+        let leg = Leg(parameters: parameters, video: video, audio: audio, layout: layout, duration: duration,
+                      stats: ticker || json, printer: printer)
+        let current = Locked(first)
+        let interrupted = Locked(false)
+        let interrupt = Task {
+            await Interrupts.wait()
+            interrupted.value = true
+            current.value.hangup()
         }
-        guard let connection = call.connect(parameters: parameters) else { throw .failed(call.lastError.description) }
-        connection.videoSource = .cameras(front: video, back: .testPattern(pattern: "ball"))
-        connection.audioSource = audio
-        await connection.startRoom()
-        if let record, !call.isEnded {
-            do { try await connection.startRecording(to: URL(fileURLWithPath: record), format: format(of: record)) } catch {
-                printErr("ecv call: recording failed: \(error)")
+        defer { interrupt.cancel() }
+        var outcome = try await leg.run(first, record: record) { await $0.start(dialCallParameters: dial) }
+        // A transfer ends this leg and names the next one (§7.1 of the Turkish guide): a new call
+        // object for the new rtcId, never dialed, waiting on the queue socket until an agent takes it.
+        while outcome.endDetail == CallEndReason.transferred, let next = outcome.transferredTo, !interrupted.value {
+            if !json { say("call \(current.value.rtcId) transferred to \(next)") }
+            guard let transferred = await sdk.createVideoCall(rtcId: next) else { throw .failed("no call object for the transferred leg \(next)") }
+            current.value = transferred
+            if interrupted.value { transferred.hangup() }
+            outcome = try await leg.run(transferred, record: record.map { transferredLegPath($0, rtcId: next) }) { call in
+                call.isDialed = true
+                await call.createQueueSocket()
             }
         }
-        let stats = ticker || json ? Task {
-            var earlier: PeerStats?
-            while !Task.isCancelled && !call.isEnded {
-                try? await Task.sleep(for: .seconds(1))
-                guard connection.isConnected, let sample = await connection.stats() else { continue }
-                printer.statsLine(sample, since: earlier)
-                earlier = sample
-            }
-        } : nil
-        // --duration counts connected time, so a short call still gets its stats lines.
-        let timer = duration.map { seconds in
-            Task {
-                while !connection.isConnected && !call.isEnded { try? await Task.sleep(for: .milliseconds(50)) }
-                try? await Task.sleep(for: .seconds(seconds))
-                call.hangup()
-            }
-        }
-        _ = await watcher.value
-        timer?.cancel(); stats?.cancel(); interrupt.cancel()
-        if !json { say("call \(call.rtcId) ended: \(outcome.endDetail ?? "?")" + (record.map { ", recording: \($0)" } ?? "")) }
-        // Only a call that ended by a hangup (either side) or a transfer succeeded; a timeout, a
-        // vanished peer or an error exits non-zero, so scripts can tell.
-        let cleanEnds: Set<String> = [CallEndReason.localHangup, CallEndReason.remoteHangup, CallEndReason.transferred]
+        let call = current.value
+        // Only a call that ended by a hangup (either side) succeeded; a timeout, a vanished peer or
+        // an error exits non-zero, so scripts can tell. A transfer is followed, so it never ends here.
+        let cleanEnds: Set<String> = [CallEndReason.localHangup, CallEndReason.remoteHangup]
         guard let detail = outcome.endDetail, cleanEnds.contains(detail) else {
             let reason = call.lastError.name != .NO_ERROR ? call.lastError.description : outcome.endDetail ?? "no CallEnded event"
             throw .failed("the call ended with \(reason)")
+        }
+    }
+
+    /// Where a transferred leg records when the call records to `path`: beside it, named after the
+    /// leg's rtcId (`call.mkv` → `call-<rtcId>.mkv`).
+    static func transferredLegPath(_ path: String, rtcId: String) -> String {
+        let url = URL(fileURLWithPath: path)
+        let stem = url.deletingPathExtension().lastPathComponent, ext = url.pathExtension
+        return url.deletingLastPathComponent().appendingPathComponent(stem + "-" + rtcId + (ext.isEmpty ? "" : "." + ext)).path
+    }
+
+    /// One leg of a call: wait for the agent, connect, record, tick, until the leg ends.
+    struct Leg {
+        let parameters: ConnectParameters
+        let video: VideoSourceSpec
+        let audio: AudioSourceSpec
+        let layout: RecordingLayout
+        let duration: Double?
+        let stats: Bool
+        let printer: CallPrinter
+
+        func run(_ call: VideoCall, record: String?, wait: (VideoCall) async -> Void) async throws(CLIError) -> CallOutcome {
+            let outcome = CallOutcome()
+            let watcher = Task { for await event in call.events() { outcome.note(event) } }
+            await wait(call)
+            guard await call.agentConnected?.value == true else {
+                _ = await watcher.value
+                throw .failed("the call ended before an agent connected: \(outcome.endDetail ?? call.lastError.description)")
+            }
+            guard let connection = call.connect(parameters: parameters) else { throw .failed(call.lastError.description) }
+            connection.videoSource = .cameras(front: video, back: .testPattern(pattern: "ball"))
+            connection.audioSource = audio
+            await connection.startRoom()
+            if let record, !call.isEnded {
+                do { try await connection.startRecording(to: URL(fileURLWithPath: record), format: format(of: record), layout: layout) } catch {
+                    printErr("ecv call: recording failed: \(error)")
+                }
+            }
+            let ticker = stats ? Task { [printer] in
+                var earlier: PeerStats?
+                while !Task.isCancelled && !call.isEnded {
+                    try? await Task.sleep(for: .seconds(1))
+                    guard connection.isConnected, let sample = await connection.stats() else { continue }
+                    printer.statsLine(sample, since: earlier, call: call.rtcId)
+                    earlier = sample
+                }
+            } : nil
+            // --duration counts connected time, so a short call still gets its stats lines.
+            let timer = duration.map { seconds in
+                Task {
+                    while !connection.isConnected && !call.isEnded { try? await Task.sleep(for: .milliseconds(50)) }
+                    try? await Task.sleep(for: .seconds(seconds))
+                    call.hangup()
+                }
+            }
+            _ = await watcher.value
+            timer?.cancel(); ticker?.cancel()
+            if !printer.json { say("call \(call.rtcId) ended: \(outcome.endDetail ?? "?")" + (record.map { ", recording: \($0)" } ?? "")) }
+            return outcome
         }
     }
 
@@ -128,15 +186,23 @@ enum CallCommand {
     }
 }
 
-/// How a call ended, collected from its events.
+/// How a call's leg ended, collected from its events.
 final class CallOutcome: Sendable {
-    private let state = Locked<(endDetail: String?, events: [VideoCallEventType])>((nil, []))
+    private struct State {
+        var endDetail: String?
+        var transferredTo: String?
+        var events: [VideoCallEventType] = []
+    }
+    private let state = Locked(State())
     func note(_ event: VideoCallEvent) {
         state.withLock { state in
             state.events.append(event.type)
             if event.type == .CallEnded { state.endDetail = event.detail }
+            if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty { state.transferredTo = rtcId }
         }
     }
     var endDetail: String? { state.value.endDetail }
+    /// The next leg's rtcId, when a transfer completed.
+    var transferredTo: String? { state.value.transferredTo }
     var events: [VideoCallEventType] { state.value.events }
 }

@@ -7,8 +7,9 @@ import GStreamer
 final class CallPrinter: Sendable {
     let json: Bool
     private let started = ContinuousClock.now
-    /// Set once CallEnded is printed: a stats sample still in flight must not follow the final line.
-    private let ended = Locked(false)
+    /// The calls whose CallEnded is printed: a stats sample still in flight must not follow a
+    /// leg's final line (a transferred call's next leg prints on).
+    private let ended = Locked<Set<String>>([])
 
     init(json: Bool) { self.json = json }
 
@@ -17,7 +18,7 @@ final class CallPrinter: Sendable {
     func event(_ call: VideoCall, _ event: VideoCallEvent) {
         ended.withLock { ended in
             print(call, event)
-            if event.type == .CallEnded { ended = true }
+            if event.type == .CallEnded { ended.insert(call.rtcId) }
         }
     }
 
@@ -58,8 +59,8 @@ final class CallPrinter: Sendable {
     }
 
     /// One line per second while connected: bitrates, RTT, loss.
-    func statsLine(_ stats: PeerStats, since earlier: PeerStats?) {
-        ended.withLock { ended in if !ended { print(stats, since: earlier) } }
+    func statsLine(_ stats: PeerStats, since earlier: PeerStats?, call rtcId: String) {
+        ended.withLock { ended in if !ended.contains(rtcId) { print(stats, since: earlier) } }
     }
 
     private func print(_ stats: PeerStats, since earlier: PeerStats?) {

@@ -30,12 +30,13 @@ struct ConnectedCall {
 }
 
 func connectedCall(_ sdk: ECVSdk, _ log: EventLog, agent: AgentBot, video: VideoInputs = .single(.testPattern(pattern: "white")),
-                   torch: (any FlashlightHandler)? = nil, holdSideEffects: Bool = true) async throws -> ConnectedCall {
+                   torch: (any FlashlightHandler)? = nil, holdSideEffects: Bool = true,
+                   parameters: ConnectParameters? = nil) async throws -> ConnectedCall {
     let call = try #require(await sdk.createVideoCall())
     await call.start(dialCallParameters: DialCallParameters(callerName: "Jane"))
     _ = try await log.wait(for: .AgentConnected, call.rtcId)
-    let connection = try #require(call.connect(parameters: ConnectParameters(autoHandleHoldSideEffects: holdSideEffects,
-                                                                             videoWidth: 320, videoHeight: 240, noAudioProcessing: true)))
+    let connection = try #require(call.connect(parameters: parameters ?? ConnectParameters(autoHandleHoldSideEffects: holdSideEffects,
+                                                                                           videoWidth: 320, videoHeight: 240, noAudioProcessing: true)))
     connection.videoSource = video
     connection.flashlightHandler = torch
     await connection.startRoom()

@@ -64,21 +64,3 @@ func pngSize(_ data: Data) -> (width: Int, height: Int)? {
     func be32(_ offset: Int) -> Int { bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) } }
     return (be32(16), be32(20))
 }
-
-/// Decodes `url` through `decoder` to RGBA and returns its last frame, or the first at or after
-/// `time` seconds.
-func decodeFrame(of url: URL, with decoder: String, at time: Double? = nil) async throws -> VideoFrame {
-    let pipeline = try Pipeline(launch: "filesrc location=\(url.path) ! \(decoder) ! videoconvert ! video/x-raw,format=RGBA ! appsink name=sink sync=false")
-    let sink = try AppSink(try #require(pipeline.element(named: "sink")))
-    let last = Locked<VideoFrame?>(nil)
-    sink.setSampleHandler { sample in
-        last.withLock { last in
-            if let time, let kept = last?.pts, Double(kept) / 1e9 >= time { return }
-            last = sample.videoFrame()
-        }
-    }
-    try await pipeline.play()
-    try await pipeline.waitForEndOfStream()
-    pipeline.stop()
-    return try #require(last.value, "no frame decoded from \(url.lastPathComponent)")
-}

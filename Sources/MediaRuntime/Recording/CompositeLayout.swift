@@ -15,27 +15,49 @@ public struct CompositeLayout: Sendable, Hashable {
     public var corner: Corner
     /// Pixels between the inset and the canvas edges.
     public var margin: Int
+    /// The inset picture's width over its height (our own picture's shape, e.g. 0.75 for a
+    /// portrait 480×640 camera); nil: the canvas's shape.
+    public var insetAspectRatio: Double?
     /// `vp8enc target-bitrate`, bit/s.
     public var videoBitrate: Int
     /// `opusenc bitrate`, bit/s.
     public var audioBitrate: Int
 
     public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, insetScale: Double = 0.25,
-                corner: Corner = .bottomRight, margin: Int = 8, videoBitrate: Int = 1_000_000, audioBitrate: Int = 64_000) {
+                corner: Corner = .bottomRight, margin: Int = 8, insetAspectRatio: Double? = nil, videoBitrate: Int = 1_000_000,
+                audioBitrate: Int = 64_000) {
         self.width = width
         self.height = height
         self.framesPerSecond = framesPerSecond
         self.insetScale = insetScale
         self.corner = corner
         self.margin = margin
+        self.insetAspectRatio = insetAspectRatio
         self.videoBitrate = videoBitrate
         self.audioBitrate = audioBitrate
     }
 
-    /// The inset's rectangle on the canvas, even-sized for I420.
+    /// The canvas sized to a picture (even sides, as I420 needs), the rest of the layout kept.
+    public func fitting(canvas size: PictureSize) -> CompositeLayout {
+        var layout = self
+        layout.width = max(16, size.width & ~1)
+        layout.height = max(16, size.height & ~1)
+        return layout
+    }
+
+    /// The inset's rectangle on the canvas, even-sized for I420: `insetScale` of the canvas's
+    /// height, as wide as `insetAspectRatio` makes it (never wider than `insetScale` of the width).
     public var insetFrame: (x: Int, y: Int, width: Int, height: Int) {
-        let insetWidth = max(2, Int(Double(width) * insetScale) & ~1)
-        let insetHeight = max(2, Int(Double(height) * insetScale) & ~1)
+        var insetWidth = max(2, Int(Double(width) * insetScale) & ~1)
+        var insetHeight = max(2, Int(Double(height) * insetScale) & ~1)
+        if let aspect = insetAspectRatio, aspect > 0 {
+            let widthForHeight = Int(Double(insetHeight) * aspect) & ~1
+            if widthForHeight <= insetWidth {
+                insetWidth = max(2, widthForHeight)
+            } else {
+                insetHeight = max(2, Int(Double(insetWidth) / aspect) & ~1)
+            }
+        }
         let left = margin, right = width - insetWidth - margin
         let top = margin, bottom = height - insetHeight - margin
         switch corner {
@@ -49,6 +71,9 @@ public struct CompositeLayout: Sendable, Hashable {
     func validate() throws(RecordingError) {
         guard width >= 16, height >= 16, width % 2 == 0, height % 2 == 0 else {
             throw .invalidOptions("the composite canvas must be at least 16×16 with even sides, not \(width)×\(height)")
+        }
+        if let aspect = insetAspectRatio, !(aspect.isFinite && aspect >= 0.1 && aspect <= 10) {
+            throw .invalidOptions("the inset aspect ratio must be between 0.1 and 10, not \(aspect)")
         }
         guard insetScale > 0, insetScale < 1 else { throw .invalidOptions("the inset scale must be between 0 and 1, not \(insetScale)") }
         guard framesPerSecond > 0, videoBitrate > 0, audioBitrate > 0 else {

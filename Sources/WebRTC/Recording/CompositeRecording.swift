@@ -5,15 +5,14 @@ import MediaRuntime
 
 extension PeerConnection {
     /// Records this call as one re-encoded picture (the remote party full-frame, our picture
-    /// inset) with both parties' sound mixed, VP8 and Opus in WebM (or Matroska). The canvas
-    /// defaults to the call's configured video size.
+    /// inset) with both parties' sound mixed, VP8 and Opus in WebM (or Matroska). Without a
+    /// `layout`, the streams size it (`streamSizedLayout`).
     public func startCompositeRecording(to url: URL, format: RecordingFormat = .webm, layout: CompositeLayout? = nil,
                                         options: RecordingOptions = RecordingOptions()) async throws(RecordingError) -> CompositeRecording {
         guard !isClosed, mediaPipeline != nil else { throw .pipeline("the peer connection is not running (start it first)") }
-        let parameters = configuration.media.parameters
-        let canvas = layout ?? CompositeLayout(width: parameters.videoWidth > 0 ? parameters.videoWidth & ~1 : 640,
-                                               height: parameters.videoHeight > 0 ? parameters.videoHeight & ~1 : 480,
-                                               framesPerSecond: parameters.videoFps > 0 ? parameters.videoFps : 30)
+        let canvas: CompositeLayout
+        if let layout { canvas = layout } else { canvas = await streamSizedLayout() }
+        guard !isClosed else { throw .pipeline("the peer connection closed") }
         let recorder = try CompositeRecorder(url: url, format: format, tracks: try recordedTracks(), layout: canvas, options: options)
         let events = events()
         try await recorder.start()
@@ -21,6 +20,31 @@ extension PeerConnection {
         try await attachCurrentStreams(to: recording.follower) { _ = try? await recorder.stop() }
         recording.follow(events)
         return recording
+    }
+}
+
+extension PeerConnection {
+    /// How long a composite waits for the far end's first key frame to learn its picture size.
+    static let remoteSizeWait: Duration = .seconds(2)
+
+    /// The composite layout the call's streams call for: the canvas is the far end's picture size
+    /// as received (waiting up to `remoteSizeWait` for its first key frame), the inset has our
+    /// own picture's shape as sent. The configured size stands in only for a side that has not
+    /// shown a picture (an audio-only far end, or none within the wait).
+    func streamSizedLayout() async -> CompositeLayout {
+        let parameters = configuration.media.parameters
+        let deadline = ContinuousClock.now + Self.remoteSizeWait
+        var remote = remoteVideoSize
+        while remote == nil, parameters.videoCallEnabled, !isClosed, ContinuousClock.now < deadline {
+            do { try await Task.sleep(for: .milliseconds(20)) } catch { break }
+            remote = remoteVideoSize
+        }
+        let configured = PictureSize(width: parameters.videoWidth > 0 ? parameters.videoWidth : 640,
+                                     height: parameters.videoHeight > 0 ? parameters.videoHeight : 480)
+        let local = localVideoSize
+        let layout = CompositeLayout(framesPerSecond: parameters.videoFps > 0 ? parameters.videoFps : 30,
+                                     insetAspectRatio: local.map { Double($0.width) / Double($0.height) })
+        return layout.fitting(canvas: remote ?? local ?? configured)
     }
 }
 

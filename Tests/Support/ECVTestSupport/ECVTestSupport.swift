@@ -67,14 +67,16 @@ public final class EventLog: Sendable {
 
     public init(_ sdk: ECVSdk) {
         sdk.modules.onCallEvent.append { [entries] call, event, last in
-            // Keep value-like payloads only: holding a remote stream or channel would keep GStreamer
-            // objects alive for the whole test and hide real leaks behind the log's own.
+            // Keep value-like payloads only: holding a channel or the peer would keep GStreamer
+            // objects alive for the whole test and hide real leaks behind the log's own. A
+            // MediaStream holds its connection weakly, so it is kept.
             entries.withLock { $0.append((call.rtcId, EventLog.valueOnly(event), EventLog.valueOnly(last))) }
         }
     }
 
     public static func valueOnly(_ event: VideoCallEvent) -> VideoCallEvent {
         let kept = event.objData is QueueInfo || event.objData is ErrorObject || event.objData is [String: any Sendable]
+            || event.objData is MediaStream
         return VideoCallEvent(type: event.type, detail: event.detail, objData: kept ? event.objData : nil,
                               data: event.data, createdAt: event.createdAt)
     }

@@ -83,3 +83,23 @@ public func within<T: Sendable>(_ seconds: Double, _ what: String = "operation",
         return value
     }
 }
+
+/// Decodes `url` through `decoder` (e.g. "matroskademux ! vp8dec") to RGBA and returns its last
+/// frame, or the first at or after `time` seconds.
+public func decodeFrame(of url: URL, with decoder: String, at time: Double? = nil) async throws -> VideoFrame {
+    let pipeline = try Pipeline(launch: "filesrc location=\(url.path) ! \(decoder) ! videoconvert ! video/x-raw,format=RGBA ! appsink name=sink sync=false")
+    guard let element = pipeline.element(named: "sink") else { throw TestFailure("the decode pipeline has no sink") }
+    let sink = try AppSink(element)
+    let last = Locked<VideoFrame?>(nil)
+    sink.setSampleHandler { sample in
+        last.withLock { last in
+            if let time, let kept = last?.pts, Double(kept) / 1e9 >= time { return }
+            last = sample.videoFrame()
+        }
+    }
+    try await pipeline.play()
+    try await pipeline.waitForEndOfStream()
+    pipeline.stop()
+    guard let frame = last.value else { throw TestFailure("no frame decoded from \(url.lastPathComponent)") }
+    return frame
+}

@@ -1,0 +1,80 @@
+import ECV
+import ECVAgent
+import ECVProtocol
+import ECVService
+import Foundation
+import MediaRuntime
+import MediaTestSupport
+import Testing
+
+/// `ecv call` follows a transfer as the Turkish guide §7.1 describes: a new call object with the
+/// new rtcId, never dialed, waiting on the queue socket, then connected to the next agent; each
+/// leg records to its own file.
+@Suite(.serialized) struct CallTransferCLITests {
+    @Test func callFollowsATransferToTheNextAgentAndRecordsBothLegs() async throws {
+        let (service, base) = try await startLoopbackService { $0.queues = ["default", "Billing"] }
+        let alice = try await bot(named: "Alice", queue: "default", base: base)
+        let bob = try await bot(named: "Bob", queue: "Billing", base: base)
+        // Alice transfers to Billing once the call has media; Bob hangs up after 2.5 s of call.
+        let aliceTask = Task {
+            for await case .callStarted(let call) in alice.events() {
+                try await eventually(.seconds(20), "Alice's call connects") { call.isConnected }
+                try await Task.sleep(for: .seconds(1.5))
+                try await call.transfer(to: .queue("Billing"))
+            }
+        }
+        let bobTask = Task {
+            for await case .callStarted(let call) in bob.events() {
+                try await eventually(.seconds(20), "Bob's call connects") { call.isConnected }
+                try await Task.sleep(for: .seconds(2.5))
+                await call.hangup()
+            }
+        }
+        defer { aliceTask.cancel(); bobTask.cancel() }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-cli-transfer-\(getpid())")
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let record = directory.appendingPathComponent("call.mkv")
+
+        let result = try await ECVProcess.run(["call", "--service-url", base, "--name", "Transferred", "--width", "320", "--height", "240",
+                                               "--no-audio-processing", "--record", record.path, "--json"], timeout: .seconds(90))
+        #expect(result.status == 0, "a call that ends by the second agent's hangup succeeds: \(result.stderr)")
+        let objects = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        func events(_ rtcId: String) -> [String] { objects.filter { $0["rtcId"] as? String == rtcId }.compactMap { $0["event"] as? String } }
+        let completed = try #require(objects.first { $0["event"] as? String == "TransferCompleted" }, "\(result.stdout)")
+        let first = try #require(completed["rtcId"] as? String)
+        let second = try #require((completed["data"] as? [String: String])?["rtcId"])
+        #expect(first != second)
+        #expect(objects.first { $0["rtcId"] as? String == first && $0["event"] as? String == "CallEnded" }?["detail"] as? String == "TRANSFERRED")
+
+        let secondLeg = events(second)
+        #expect(!secondLeg.contains("DialSuccess"), "the transferred leg is never dialed: \(secondLeg)")
+        #expect(service.script.dialCount(rtcId: second) == 0)
+        for expected in ["AgentConnected", "WebRtcConnected", "CallEnded"] { #expect(secondLeg.contains(expected), "\(expected) in \(secondLeg)") }
+        let secondAgent = objects.first { $0["rtcId"] as? String == second && $0["event"] as? String == "AgentConnected" }
+        #expect((secondAgent?["data"] as? [String: String])?["agentName"] == "Bob")
+        #expect(objects.last?["event"] as? String == "CallEnded" && objects.last?["detail"] as? String == "REMOTE_HANGUP")
+
+        // Each leg's recording: its own file, the agent of that leg in it.
+        for file in [record, directory.appendingPathComponent("call-\(second).mkv")] {
+            let info = try await RecordingInspector.inspect(file)
+            #expect(info.videoTracks.count == 2 && info.audioTracks.count == 2, "\(file.lastPathComponent): \(info.tracks.map(\.caps))")
+            #expect(info.videoTracks.allSatisfy { $0.frames > 15 }, "\(file.lastPathComponent): \(info.videoTracks.map(\.frames))")
+        }
+        await alice.logout()
+        await bob.logout()
+        await service.stop()
+    }
+
+    private func bot(named name: String, queue: String, base: String) async throws -> AgentBot {
+        var configuration = AgentBotConfiguration(serviceUrl: base, name: name, queues: [queue],
+                                                  parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
+        configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        let bot = try AgentBot(configuration: configuration)
+        try await bot.connect()
+        try await bot.ready()
+        return bot
+    }
+}
