@@ -270,6 +270,9 @@ public final class AgentCall: Sendable {
         _ = try await Self.stop(displaced)
     }
 
+    /// Whether a recording runs (either layout).
+    public var isRecording: Bool { recording.value != nil }
+
     /// The running recording with separate tracks, if that is what runs.
     public var activeRecording: CallRecording? {
         if case .tracks(let tracks)? = recording.value { tracks } else { nil }

@@ -17,6 +17,8 @@ enum AgentCommand {
           --ca-file FILE           PEM CA certificates trusted instead of the system store
           --queue NAME             queue to work (repeatable; default: the service's default queue)
           --record DIR             record every call to DIR/<rtcId>.mkv
+          --record-layout tracks|pip   separate tracks as sent (default), or one picture: the caller
+                                   full-frame, this bot inset (re-encoded)
           --script "STEPS"         actions per call, e.g. "hold 2s, pickup, flash on, take photo,
                                    transfer Billing, hangup after 20s"
           --calls N                exit after N calls (default: run until Ctrl-C)
@@ -33,6 +35,12 @@ enum AgentCommand {
         let parameters = try MediaOptions.parameters(&arguments)
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "ball"))
         let record = arguments.value("record")
+        let layout: RecordingLayout
+        switch arguments.value("record-layout") ?? "tracks" {
+        case "tracks": layout = .separateTracks
+        case "pip": layout = .pictureInPicture
+        case let other: throw .usage("--record-layout takes tracks or pip, not '\(other)'")
+        }
         let script: AgentScript?
         do { script = try arguments.value("script").map { text throws(AgentScriptError) in try AgentScript(text) } } catch {
             throw .usage(error.description)
@@ -80,7 +88,7 @@ enum AgentCommand {
                 report(json, ["event": "offered", "rtcId": offer.rtcId, "caller": offer.callerName, "queue": offer.queue,
                               "attributes": offer.attributes])
             case .callStarted(let call):
-                Task { await handle(call, record: record, script: script, json: json) }
+                Task { await handle(call, record: record, layout: layout, script: script, json: json) }
             case .callEnded(let rtcId, let reason):
                 report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason])
                 handled += 1
@@ -105,14 +113,14 @@ enum AgentCommand {
         }
     }
 
-    static func handle(_ call: AgentCall, record: String?, script: AgentScript?, json: Bool) async {
+    static func handle(_ call: AgentCall, record: String?, layout: RecordingLayout, script: AgentScript?, json: Bool) async {
         let events = call.events()
         var opened = false
         for await event in events {
             report(json, ["event": "call", "rtcId": call.rtcId, "what": "\(event)"])
-            if case .connected = event, let record, call.activeRecording == nil {
+            if case .connected = event, let record, !call.isRecording {
                 let url = URL(fileURLWithPath: record).appendingPathComponent("\(call.rtcId).mkv")
-                do { _ = try await call.startRecording(to: url) } catch { report(json, ["event": "error", "message": "recording: \(error)"]) }
+                do { try await call.startRecording(to: url, layout: layout) } catch { report(json, ["event": "error", "message": "recording: \(error)"]) }
             }
             if case .textChannelOpen = event, !opened, let script {
                 opened = true

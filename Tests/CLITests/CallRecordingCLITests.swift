@@ -7,10 +7,11 @@ import MediaRuntime
 import MediaTestSupport
 import Testing
 
-/// `ecv call` follows a transfer as the Turkish guide §7.1 describes: a new call object with the
-/// new rtcId, never dialed, waiting on the queue socket, then connected to the next agent; each
-/// leg records to its own file.
-@Suite(.serialized) struct CallTransferCLITests {
+/// `ecv call --record`: a transferred call's legs each in a file of their own, and the
+/// picture-in-picture layout.
+@Suite(.serialized) struct CallRecordingCLITests {
+    /// As the Turkish guide §7.1 describes: a new call object with the new rtcId, never dialed,
+    /// waiting on the queue socket, then connected to the next agent.
     @Test func callFollowsATransferToTheNextAgentAndRecordsBothLegs() async throws {
         let (service, base) = try await startLoopbackService { $0.queues = ["default", "Billing"] }
         let alice = try await bot(named: "Alice", queue: "default", base: base)
@@ -65,6 +66,31 @@ import Testing
         }
         await alice.logout()
         await bob.logout()
+        await service.stop()
+    }
+
+    /// One picture: the agent (320×240) full-frame, whatever size the caller sends (240×320).
+    @Test func callRecordsPictureInPictureAtTheAgentsSize() async throws {
+        let (service, base) = try await startLoopbackService()
+        let agent = try await bot(named: "Alice", queue: "default", base: base)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-cli-pip-\(getpid())")
+        try? FileManager.default.removeItem(at: directory)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let record = directory.appendingPathComponent("pip.webm")
+        let refused = try await ECVProcess.run(["call", "--service-url", base, "--record", directory.appendingPathComponent("pip.mp4").path,
+                                                "--record-layout", "pip"])
+        #expect(refused.status != 0 && refused.stderr.contains("MP4"), "\(refused.stderr)")
+
+        let result = try await ECVProcess.run(["call", "--service-url", base, "--width", "240", "--height", "320", "--no-audio-processing",
+                                               "--record", record.path, "--record-layout", "pip", "--duration", "3"], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.stderr)")
+        let info = try await RecordingInspector.inspect(record)
+        #expect(info.videoTracks.count == 1 && info.audioTracks.count == 1, "one picture, one sound: \(info.tracks.map(\.caps))")
+        let video = try #require(info.videoTracks.first)
+        #expect(video.mediaType == "video/x-vp8" && video.caps.contains("width=(int)320") && video.caps.contains("height=(int)240"),
+                "the agent's size: \(video.caps)")
+        #expect(video.frames > 45, "\(video.frames) pictures in 3 s")
+        await agent.logout()
         await service.stop()
     }
 
