@@ -1,9 +1,10 @@
 // swift-tools-version:6.0
 // ECVKit: the ECV Video Call SDK for headless Linux, in Swift on GStreamer.
 // Layers (a target imports only targets above it in this list; only the binding imports C):
-//   CGStreamer, CSoup, COpenSSL     C module maps (COpenSSL: libcrypto, for DTLS certificates)
-//   CGLibShims                      shims
-//   GStreamer, Soup                 the binding (GLib main loop, GObjects, GStreamer, libsoup)
+//   CGLib, CGStreamer, CSoup, COpenSSL   C module maps (COpenSSL: libcrypto, for DTLS certificates)
+//   CGLibShims, CGStreamerShims, CSoupShims   shims
+//   GLibCore                        the GLib main loop and the utilities every layer shares
+//   GStreamer, Soup                 the binding (GObjects, GStreamer, libsoup), each on GLibCore alone
 //   MediaPipeline                   pure Swift: ConnectParameters -> PipelineGraph
 //   MediaRuntime                    PipelineGraph -> live GStreamer graph, runtime controls
 //   WebRTC                          a peer connection over webrtcbin
@@ -33,57 +34,62 @@ let package = Package(
     ],
     targets: [
         // C layer
+        .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(gstreamerPackages)]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev", "glib-networking"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
-        .target(name: "CGLibShims", dependencies: ["CGStreamer", "CSoup"]),
+        .target(name: "CGLibShims", dependencies: ["CGLib"]),
+        .target(name: "CGStreamerShims", dependencies: ["CGStreamer"]),
+        .target(name: "CSoupShims", dependencies: ["CSoup"]),
+        // The main loop and shared utilities
+        .target(name: "GLibCore", dependencies: ["CGLib"], swiftSettings: strict),
         // The binding
-        .target(name: "GStreamer", dependencies: ["CGStreamer", "CGLibShims", "COpenSSL"], swiftSettings: strict),
-        .target(name: "Soup", dependencies: ["GStreamer", "CSoup", "CGLibShims"], swiftSettings: strict),
+        .target(name: "GStreamer", dependencies: ["GLibCore", "CGStreamer", "CGLibShims", "CGStreamerShims", "COpenSSL"], swiftSettings: strict),
+        .target(name: "Soup", dependencies: ["GLibCore", "CSoup", "CGLibShims", "CSoupShims"], swiftSettings: strict),
         // Media
         .target(name: "MediaPipeline", swiftSettings: strict),
-        .target(name: "MediaRuntime", dependencies: ["GStreamer", "MediaPipeline"], swiftSettings: strict),
-        .target(name: "WebRTC", dependencies: ["GStreamer", "MediaPipeline", "MediaRuntime"], swiftSettings: strict),
+        .target(name: "MediaRuntime", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], swiftSettings: strict),
+        .target(name: "WebRTC", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime"], swiftSettings: strict),
         // The ECV system
         .target(name: "ECVProtocol", swiftSettings: strict),
-        .target(name: "ECV", dependencies: ["ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+        .target(name: "ECV", dependencies: ["GLibCore", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                 swiftSettings: strict),
-        .target(name: "ECVService", dependencies: ["ECVProtocol", "Soup", "GStreamer"], swiftSettings: strict),
-        .target(name: "ECVAgent", dependencies: ["ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
+        .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
+        .target(name: "ECVAgent", dependencies: ["GLibCore", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
                 swiftSettings: strict),
-        .executableTarget(name: "ecv", dependencies: ["ECV", "ECVService", "ECVAgent", "MediaPipeline", "MediaRuntime", "GStreamer"],
+        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "MediaPipeline", "MediaRuntime", "GStreamer"],
                           swiftSettings: strict),
         // Benchmarks (programs, not tests: `make bench`)
-        .target(name: "BenchmarkSupport", dependencies: ["GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),
-        .executableTarget(name: "bench-encode", dependencies: ["BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime"],
+        .target(name: "BenchmarkSupport", dependencies: ["GLibCore", "GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),
+        .executableTarget(name: "bench-encode", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime"],
                           path: "Benchmarks/EncodeLatency", swiftSettings: strict),
-        .executableTarget(name: "bench-call", dependencies: ["BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
+        .executableTarget(name: "bench-call", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
                                                              "ECV", "ECVService", "ECVAgent"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
-        .executableTarget(name: "bench-acd", dependencies: ["BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
+        .executableTarget(name: "bench-acd", dependencies: ["GLibCore", "BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
                           swiftSettings: strict),
         // Test helpers: a child process the recording tests SIGKILL mid-recording.
-        .executableTarget(name: "ecv-recording-probe", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+        .executableTarget(name: "ecv-recording-probe", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                           path: "Tests/Support/RecordingProbe", swiftSettings: strict),
         // Test support shared by the test targets
-        .target(name: "MediaTestSupport", dependencies: ["GStreamer"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
-        .target(name: "ECVTestSupport", dependencies: ["MediaTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
+        .target(name: "MediaTestSupport", dependencies: ["GLibCore", "GStreamer"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
+        .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
                 path: "Tests/Support/ECVTestSupport", swiftSettings: strict),
         // Tests
-        .testTarget(name: "GStreamerTests", dependencies: ["GStreamer"], swiftSettings: strict),
-        .testTarget(name: "SoupTests", dependencies: ["Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "GStreamerTests", dependencies: ["GLibCore", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "SoupTests", dependencies: ["GLibCore", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
-        .testTarget(name: "MediaRuntimeTests", dependencies: ["MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
-        .testTarget(name: "WebRTCTests", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "MediaRuntimeTests", dependencies: ["GLibCore", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "WebRTCTests", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
-        .testTarget(name: "ECVTests", dependencies: ["ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
+        .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                     "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "ECVAgentTests", dependencies: ["ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
+        .testTarget(name: "ECVAgentTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                          "MediaRuntime", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport"], swiftSettings: strict),
-        .testTarget(name: "ECVServiceTests", dependencies: ["ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["GLibCore", "ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
-        .testTarget(name: "InteropTests", dependencies: ["ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",
+        .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",
                                                         "MediaRuntime", "GStreamer"], swiftSettings: strict),
     ]
 )

@@ -5,6 +5,7 @@ import ECVProtocol
 import ECVService
 import Foundation
 import GStreamer
+import GLibCore
 
 /// The cost of concurrent agent calls: N bots in a child process (so its CPU and memory are its
 /// own) take N calls placed from this process, either recording them (passthrough, no decoding) or

@@ -5,6 +5,7 @@ import ECVProtocol
 import ECVService
 import Foundation
 import GStreamer
+import GLibCore
 
 /// Call setup time through the whole stack: caller SDK, reference service (queue socket, rooms,
 /// collider) and an agent bot, all real, on loopback.

@@ -4,6 +4,7 @@ import GStreamer
 import MediaPipeline
 import Synchronization
 import WebRTC
+import GLibCore
 
 /// Send and receive times of stamped frames, recorded from the sender thread and the renderer's
 /// streaming thread.

@@ -3,6 +3,7 @@ import Foundation
 import GStreamer
 import MediaRuntime
 import Synchronization
+import GLibCore
 
 /// Per-frame timestamps taken by pad probes on the streaming threads, matched by PTS.
 ///

@@ -1,4 +1,5 @@
 import Glibc
+import GLibCore
 
 // The benchmarks read the kernel's clocks directly: they need CLOCK_MONOTONIC timestamps that are
 // comparable across threads and getrusage CPU times. Glibc is the platform C library, not one of

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import GLibCore
 
 /// What the figures were measured on.
 public struct MachineInfo: Codable, Sendable {

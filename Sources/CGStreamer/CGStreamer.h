@@ -10,6 +10,3 @@
 #include <gst/audio/audio.h>
 #include <gst/sdp/sdp.h>
 #include <gst/webrtc/webrtc.h>
-// glibc's allocator controls (malloc_trim, mallopt): media threads come and go with every call,
-// and what they freed stays in their malloc arenas unless it is handed back (ProcessMemory).
-#include <malloc.h>

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Synchronization
+import GLibCore
 
 /// The SDK's entry point: create calls, find them by rtcId, and listen to their events.
 ///
@@ -95,18 +96,17 @@ public final class ECVSdk: Sendable {
 public final class ECVModules: Sendable {
     public typealias CallEventHandler = @Sendable (VideoCall, VideoCallEvent, VideoCallEvent) -> Void
 
-    private let handlersBox: Locked<[CallEventHandler]>
+    private let handlers = CallEventHandlers()
     private let delivery: AsyncStream<(VideoCall, VideoCallEvent, VideoCallEvent)>.Continuation
     private let worker: Task<Void, Never>
 
     init() {
         let (stream, continuation) = AsyncStream.makeStream(of: (VideoCall, VideoCallEvent, VideoCallEvent).self)
         delivery = continuation
-        let handlers = Locked<[CallEventHandler]>([])
-        handlersBox = handlers
+        let handlers = self.handlers
         worker = Task.detached {
             for await (call, event, last) in stream {
-                for handler in handlers.value { handler(call, event, last) }
+                for handler in handlers { handler(call, event, last) }
             }
         }
     }
@@ -115,14 +115,40 @@ public final class ECVModules: Sendable {
         delivery.finish()
     }
 
-    /// The handlers called for every event of every call, in order, one at a time. Appending or
-    /// resetting from inside a handler is safe: it takes effect from the next event.
-    public var onCallEvent: [CallEventHandler] {
-        get { handlersBox.value }
-        set { handlersBox.value = newValue }
+    /// The handlers called for every event of every call, in order, one at a time. As in the seed:
+    /// `onCallEvent.append { … }` adds one (atomically, from any thread) and `onCallEvent = []`
+    /// removes them all; either, from inside a handler, takes effect from the next event.
+    public var onCallEvent: CallEventHandlers {
+        get { handlers }
+        set { handlers.replaceAll(with: newValue) }
     }
 
     func deliver(_ call: VideoCall, _ event: VideoCallEvent, last: VideoCallEvent) {
         delivery.yield((call, event, last))
+    }
+}
+
+/// The handlers of `ECVModules.onCallEvent`: a list that is changed in place, so that
+/// `onCallEvent.append { … }` from two threads at once keeps both (an array property would be
+/// read, appended to and written back, and one of them lost).
+public final class CallEventHandlers: Sendable, Sequence, ExpressibleByArrayLiteral {
+    public typealias Handler = ECVModules.CallEventHandler
+    private let list: Locked<[Handler]>
+
+    public init(arrayLiteral handlers: Handler...) { list = Locked(handlers) }
+
+    /// Adds `handler` after the others.
+    public func append(_ handler: @escaping Handler) { list.withLock { $0.append(handler) } }
+    public func removeAll() { list.withLock { $0.removeAll() } }
+    public var count: Int { list.value.count }
+    public var isEmpty: Bool { list.value.isEmpty }
+
+    /// The handlers as they are now; later changes do not affect an iteration under way.
+    public func makeIterator() -> IndexingIterator<[Handler]> { list.value.makeIterator() }
+
+    func replaceAll(with other: CallEventHandlers) {
+        guard other !== self else { return }
+        let replacement = other.list.value
+        list.withLock { $0 = replacement }
     }
 }

@@ -2,6 +2,7 @@ import ECVProtocol
 import Foundation
 import GStreamer
 import Soup
+import GLibCore
 
 /// What a queue wait reports to its call.
 enum QueueUpdate: Sendable {
@@ -26,7 +27,7 @@ final class PollingWaiter: QueueWaiter {
     ///   is reported (`.polled`) first, and any other answer resets the count.
     init(service: ServiceClient, prefix: String, rtcId: String, callerToken: String?, interval: Duration, failureLimit: Int,
          notFoundLimit: Int, onUpdate: @escaping @Sendable (QueueUpdate) -> Void) {
-        task.value = Task {
+        let polling = Task {
             var failures = 0
             var notFound = 0
             while !Task.isCancelled {
@@ -51,6 +52,7 @@ final class PollingWaiter: QueueWaiter {
                 try? await Task.sleep(for: interval)
             }
         }
+        task.withLock { $0 = polling }
     }
 
     func stop() { task.value?.cancel() }
@@ -74,9 +76,9 @@ final class QueueSocketWaiter: QueueWaiter {
             onUpdate(.failed(.QUEUE_SOCKET_CLOSED, "cannot open the queue socket \(url): \(error)"))
             return false
         }
-        socket.value = connection
+        socket.withLock { $0 = connection }
         let stopped = self.stopped
-        reader.value = Task {
+        let reading = Task {
             var sawTerminal = false
             for await event in connection.events {
                 switch event {
@@ -96,11 +98,12 @@ final class QueueSocketWaiter: QueueWaiter {
             }
             if !sawTerminal, !stopped.value { onUpdate(.socketClosed(code: 1006, reason: "connection lost")) }
         }
+        reader.withLock { $0 = reading }
         return true
     }
 
     func stop() {
-        stopped.value = true
+        stopped.withLock { $0 = true }
         try? socket.value?.close(code: 1000, reason: "call over")
         reader.value?.cancel()
     }

@@ -1,5 +1,6 @@
 import GStreamer
 import Synchronization
+import GLibCore
 
 /// Receives video frames: the headless counterpart of the iOS SDK's `RTCVideoRenderer`.
 ///

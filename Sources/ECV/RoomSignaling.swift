@@ -2,6 +2,7 @@ import ECVProtocol
 import Foundation
 import GStreamer
 import Soup
+import GLibCore
 
 /// Why joining a room or signaling through it failed.
 public enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
@@ -108,7 +109,7 @@ public final class RoomSignaling: Sendable {
         switch answer.result {
         case .success:
             guard let parameters = answer.params else { throw .join(url: url, reason: "SUCCESS without params") }
-            joined.value = parameters
+            joined.withLock { $0 = parameters }
             return parameters
         case .full:
             throw .roomFull(room: room)
@@ -130,9 +131,9 @@ public final class RoomSignaling: Sendable {
         } catch {
             throw .socket(url: url, reason: error.description)
         }
-        socket.value = connection
+        socket.withLock { $0 = connection }
         let broadcaster = self.broadcaster
-        reader.value = Task {
+        let reading = Task {
             for await event in connection.events {
                 switch event {
                 case .text(let text):
@@ -149,6 +150,7 @@ public final class RoomSignaling: Sendable {
                 }
             }
         }
+        reader.withLock { $0 = reading }
     }
 
     /// Registers the socket for this room and client; messages sent before are flushed after.

@@ -3,6 +3,7 @@ import Foundation
 import GStreamer
 import Soup
 import Synchronization
+import GLibCore
 
 /// One call: dial, wait in the queue, connect media, hang up. Events describe every step.
 ///

@@ -4,6 +4,7 @@ import GStreamer
 import MediaPipeline
 import Synchronization
 import WebRTC
+import GLibCore
 
 /// The media side of a call (the seed's `WebRtcConnection`): joins the call's room, connects a
 /// real WebRTC peer, renders frames, carries the text channel, and offers the call controls.

@@ -3,6 +3,7 @@ import ECVProtocol
 import Foundation
 import GStreamer
 import Soup
+import GLibCore
 
 /// A headless agent: logs in, works queues, is offered calls by the service, and handles them.
 ///

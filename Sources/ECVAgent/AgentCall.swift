@@ -5,6 +5,7 @@ import GStreamer
 import MediaPipeline
 import MediaRuntime
 import WebRTC
+import GLibCore
 
 /// One call an agent bot accepted: the room, the peer connection, the text channel and the
 /// agent's commands (hold, flash, photo, status, transfer, hangup).
@@ -51,7 +52,7 @@ public final class AgentCall: Sendable {
     public var isEnded: Bool { state.value.ended }
 
     /// Receives the caller's decoded frames (when the bot decodes video).
-    public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { renderer.value = handler }
+    public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { renderer.withLock { $0 = handler } }
 
     func emit(_ event: AgentCallEvent) {
         history.withLock { $0.append(event) }

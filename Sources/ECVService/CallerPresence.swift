@@ -1,6 +1,6 @@
 import ECVProtocol
-import GStreamer
 import Synchronization
+import GLibCore
 
 /// Whether each dialed call's caller is still there (docs/protocol.md §1.7, "A vanished caller").
 ///

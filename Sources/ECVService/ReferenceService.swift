@@ -1,6 +1,6 @@
 import ECVProtocol
 import Foundation
-import GStreamer
+import GLibCore
 import Soup
 import Synchronization
 
@@ -9,15 +9,12 @@ public enum ReferenceServiceError: Error, Sendable, Equatable, CustomStringConve
     /// `start` was called on a service that is running or was stopped (a service runs once).
     case alreadyStarted
     case invalidConfiguration(String)
-    /// The GLib/GStreamer runtime the HTTP server runs on did not initialise.
-    case runtimeUnavailable(String)
     case listenFailed(String)
 
     public var description: String {
         switch self {
         case .alreadyStarted: "the reference service was already started (a service runs once)"
         case .invalidConfiguration(let message): "invalid reference service configuration: \(message)"
-        case .runtimeUnavailable(let message): "the GLib runtime is not usable: \(message)"
         case .listenFailed(let message): message
         }
     }
@@ -70,11 +67,7 @@ public final class ReferenceService: Sendable {
             return true
         }
         guard claimed else { throw .alreadyStarted }
-        do {
-            try GStreamerRuntime.ensureInitialized()
-        } catch {
-            throw .runtimeUnavailable(error.description)
-        }
+        _ = MainLoop.shared // the server's I/O and timers run on it
         let limits = configuration.limits
         let server = HTTPServer(tls: configuration.tls, limits: HTTPServerLimits(
             maxBodyBytes: limits.maxRequestBodyBytes, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes,

@@ -1,4 +1,5 @@
 internal import CGStreamer
+import GLibCore
 
 /// An `appsink`: delivers decoded or encoded samples to Swift.
 public final class AppSink: Element, @unchecked Sendable {

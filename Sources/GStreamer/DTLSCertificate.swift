@@ -1,5 +1,6 @@
 internal import COpenSSL
 import Foundation
+import GLibCore
 
 /// A self-signed certificate and its private key in PEM (certificate first, then key: the order
 /// GStreamer's `dtlsdec` reads its `pem` property in), for webrtcbin's DTLS transports.

@@ -1,5 +1,7 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
+import GLibCore
 
 /// The states of a GStreamer element.
 public enum State: Int, Sendable, Comparable, CustomStringConvertible {

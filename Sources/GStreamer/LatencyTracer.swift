@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
 import Synchronization
 
 /// GStreamer's `latency` tracer, switched on at run time, with its records delivered to Swift.

@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
 
 /// A GObject seen from Swift: one strong reference, released when the wrapper goes.
 ///

@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
 
 /// A pad: an element's input or output.
 // @unchecked Sendable: adds no stored state to Object; GstPad API used here is thread-safe.

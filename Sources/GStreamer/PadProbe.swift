@@ -1,6 +1,8 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
 import Synchronization
+import GLibCore
 
 /// What a buffer probe sees of a buffer: timing and size, without touching the data.
 public struct BufferInfo: Sendable {

@@ -1,5 +1,7 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
+import GLibCore
 
 /// A top-level pipeline: owns its bus watch and its state, and goes to NULL when released.
 public final class Pipeline: Bin, @unchecked Sendable {
@@ -178,22 +180,4 @@ public final class BusObservation: Sendable {
     }
     public func cancel() { dispatcher.removeObserver(key) }
     deinit { cancel() }
-}
-
-extension Duration {
-    /// The duration in seconds as a Double.
-    public var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
-    }
-
-    /// Whole nanoseconds (GStreamer's clock unit), truncated.
-    public var nanoseconds: Int64 {
-        components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000
-    }
-
-    /// Whole milliseconds rounded up, for GLib timeouts: a timer that fires a little early would
-    /// only have to be armed again.
-    public var millisecondsRoundedUp: Int64 {
-        components.seconds * 1000 + (components.attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-    }
 }

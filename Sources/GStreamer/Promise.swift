@@ -1,5 +1,7 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
+import GLibCore
 
 /// Bridges a one-shot `GstPromise` to `async`.
 ///

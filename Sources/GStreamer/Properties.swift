@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
 
 /// Typed GObject properties.
 extension Object {

@@ -1,5 +1,6 @@
 internal import CGStreamer
 import Foundation
+import GLibCore
 
 /// One-time initialisation of GStreamer and the GLib main-loop thread the library owns.
 ///
@@ -11,7 +12,7 @@ public enum GStreamerRuntime {
         guard gst_init_check(nil, nil, &error) != 0 else {
             return .failure(.initializationFailed(takeErrorMessage(error) ?? "gst_init_check failed"))
         }
-        MainLoop.shared.start()
+        _ = MainLoop.shared // GStreamer's bus watches and timers run on it
         return .success(())
     }()
 

@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
 import Synchronization
 
 /// The arguments a signal was emitted with; index 0 is the emitting object itself.

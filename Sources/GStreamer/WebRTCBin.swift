@@ -1,5 +1,6 @@
 internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamerShims
 
 /// A `webrtcbin` element with its action signals as typed Swift calls.
 ///

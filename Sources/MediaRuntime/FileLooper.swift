@@ -1,5 +1,6 @@
 import GStreamer
 import MediaPipeline
+import GLibCore
 
 /// Loops file sources without gaps: a flushing segment seek to start, then on every
 /// SEGMENT_DONE from inside the file's decoder a non-flushing segment seek back to 0, so the
@@ -22,7 +23,7 @@ final class FileLooper: Sendable {
                 target.seek(to: 0, flushing: false, segment: true)
             }
         }
-        observation.value = token
+        observation.withLock { $0 = token }
         for (_, target) in loops { target.seek(to: 0, flushing: true, segment: true) }
     }
 }

@@ -1,4 +1,4 @@
-internal import GStreamer
+internal import GLibCore
 
 /// Every connection's header and body deadline on one main-loop timer.
 ///

@@ -1,7 +1,7 @@
 internal import CSoup
 internal import CGLibShims
-internal import GStreamer
 import Synchronization
+internal import GLibCore
 
 // libsoup objects are not thread-safe: every SoupSession, SoupServer, SoupMessage and
 // SoupWebsocketConnection this binding creates is created, used and released on the GLib

@@ -1,5 +1,5 @@
 internal import CSoup
-internal import GStreamer
+internal import GLibCore
 
 /// An HTTP/1.1 client over libsoup 3, running on the library's GLib main loop.
 ///

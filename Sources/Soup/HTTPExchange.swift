@@ -1,5 +1,5 @@
 internal import CSoup
-internal import GStreamer
+internal import GLibCore
 
 /// One request/response on the main loop: send, stream the body in, enforce the timeouts.
 ///

@@ -1,5 +1,5 @@
-internal import GStreamer
 import Synchronization
+internal import GLibCore
 
 /// An HTTP/1.1 and WebSocket server over libsoup 3 on the library's GLib main loop.
 ///

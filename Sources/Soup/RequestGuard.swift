@@ -1,5 +1,4 @@
 internal import CSoup
-internal import GStreamer
 
 /// What an `HTTPServer` accepts from a client before any handler runs.
 public struct HTTPServerLimits: Sendable, Equatable {

@@ -1,7 +1,7 @@
 internal import CSoup
-internal import GStreamer
 import Foundation
 import Synchronization
+internal import GLibCore
 
 /// The main-loop side of `HTTPServer`: the `SoupServer`, its handlers, paused requests and
 /// accepted WebSockets.

@@ -1,5 +1,6 @@
 internal import CSoup
 internal import CGLibShims
+internal import CSoupShims
 import Foundation
 
 /// A parsed, validated URL held as a `GUri`.

@@ -1,6 +1,6 @@
 internal import CSoup
-internal import GStreamer
 import Foundation
+internal import GLibCore
 
 /// Opens client WebSockets (ws:// and wss://).
 public enum WebSocketClient {

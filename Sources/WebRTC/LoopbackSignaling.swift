@@ -1,4 +1,5 @@
 import GStreamer
+import GLibCore
 
 /// Signaling between two peers in one process, in order, for tests and embedded use.
 ///
@@ -31,7 +32,7 @@ public final class LoopbackSignaling: Sendable {
 
     /// Drops every message for which `keep` returns false (e.g. to cut a peer off).
     public func setFilter(_ keep: @escaping @Sendable (SignalingMessage, _ towardsFirst: Bool) -> Bool) {
-        filter.value = keep
+        filter.withLock { $0 = keep }
     }
 
     /// Delivers what the second end sends to `peer`, in order.

@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import GLibCore
 
 /// A WebRTC peer connection over `webrtcbin`: real ICE (libnice), DTLS-SRTP and SCTP.
 ///

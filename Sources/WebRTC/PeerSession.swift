@@ -2,6 +2,7 @@ import GStreamer
 import MediaPipeline
 import MediaRuntime
 import Synchronization
+import GLibCore
 
 /// One `webrtcbin` incarnation inside the peer's pipeline.
 ///

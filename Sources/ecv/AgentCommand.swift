@@ -3,6 +3,7 @@ import ECVAgent
 import ECVProtocol
 import Foundation
 import GStreamer
+import GLibCore
 
 /// `ecv agent`: a headless agent bot that answers calls, optionally records them and runs a script.
 enum AgentCommand {
@@ -77,7 +78,7 @@ enum AgentCommand {
         let stopping = Locked(false)
         let interrupt = Task {
             await Interrupts.wait()
-            stopping.value = true
+            stopping.withLock { $0 = true }
             await bot.logout()
         }
         var handled = 0
@@ -93,7 +94,7 @@ enum AgentCommand {
                 report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason])
                 handled += 1
                 if let maxCalls, handled >= maxCalls {
-                    stopping.value = true
+                    stopping.withLock { $0 = true }
                     await bot.logout()
                 }
             case .error(let message):

@@ -2,6 +2,7 @@ import ECV
 import Foundation
 import GStreamer
 import MediaPipeline
+import GLibCore
 
 /// `ecv call`: a headless caller: dial, wait in the queue, connect, optionally record, hang up.
 enum CallCommand {
@@ -86,7 +87,7 @@ enum CallCommand {
         let interrupted = Locked(false)
         let interrupt = Task {
             await Interrupts.wait()
-            interrupted.value = true
+            interrupted.withLock { $0 = true }
             current.value.hangup()
         }
         defer { interrupt.cancel() }
@@ -96,7 +97,7 @@ enum CallCommand {
         while outcome.endDetail == CallEndReason.transferred, let next = outcome.transferredTo, !interrupted.value {
             if !json { say("call \(current.value.rtcId) transferred to \(next)") }
             guard let transferred = await sdk.createVideoCall(rtcId: next) else { throw .failed("no call object for the transferred leg \(next)") }
-            current.value = transferred
+            current.withLock { $0 = transferred }
             if interrupted.value { transferred.hangup() }
             outcome = try await leg.run(transferred, record: record.map { transferredLegPath($0, rtcId: next) }) { call in
                 call.isDialed = true

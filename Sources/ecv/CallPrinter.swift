@@ -2,6 +2,7 @@ import ECV
 import ECVProtocol
 import Foundation
 import GStreamer
+import GLibCore
 
 /// Prints a call's life for a person (queue position, states, a stats ticker) or as NDJSON.
 final class CallPrinter: Sendable {

@@ -5,6 +5,7 @@ import ECVService
 import Foundation
 import GStreamer
 import MediaRuntime
+import GLibCore
 
 /// `ecv demo`: a whole contact-center call on this machine, with no server to set up.
 ///

@@ -1,6 +1,7 @@
 import ECVProtocol
 import ECVService
 import Foundation
+import GLibCore
 
 /// `ecv serve`: the reference ECV service, standalone, until Ctrl-C.
 enum ServeCommand {

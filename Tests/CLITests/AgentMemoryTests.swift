@@ -4,6 +4,7 @@ import ECVService
 import Foundation
 import GStreamer
 import Testing
+import GLibCore
 
 /// Resident memory of a process, from /proc/<pid>/status (VmRSS), in KiB.
 func residentKiB(of pid: Int32) -> Int? {

@@ -6,6 +6,7 @@ import Foundation
 import GStreamer
 import Soup
 import Testing
+import GLibCore
 
 /// A running `ecv` child whose output is collected as it comes.
 // @unchecked Sendable: `process` is configured and started in init and afterwards only read

@@ -6,6 +6,7 @@ import ECVService
 import GStreamer
 import MediaPipeline
 import Testing
+import GLibCore
 
 /// Each agent command's events and side effects on the caller, measured on real media.
 @Suite(.serialized) struct AgentCommandTests {

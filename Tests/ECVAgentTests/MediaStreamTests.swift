@@ -5,6 +5,7 @@ import Foundation
 import GStreamer
 import MediaRuntime
 import Testing
+import GLibCore
 
 /// `WebRtcConnection.localStream` / `remoteStream` (the demo's CallScreen) and the
 /// picture-in-picture recording, against a bot whose picture has another shape than the caller's.
@@ -104,10 +105,10 @@ import Testing
 
         await connection.remoteStream.setAudioEnabled(false)
         #expect(!connection.remoteStream.isAudioEnabled)
-        heard.value = (0, 0)
+        heard.withLock { $0 = (0, 0) }
         try await eventually(.seconds(5), "50 buffers heard since") { heard.value.silent + heard.value.sound >= 50 }
         // The buffers already past the switch when it flipped may still sound; none after.
-        heard.value = (0, 0)
+        heard.withLock { $0 = (0, 0) }
         try await eventually(.seconds(5), "50 more buffers") { heard.value.silent >= 50 }
         #expect(heard.value.sound == 0, "\(heard.value)")
 

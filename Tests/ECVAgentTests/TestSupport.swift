@@ -4,6 +4,7 @@ import ECVTestSupport
 import GStreamer
 import MediaPipeline
 import Testing
+import GLibCore
 
 /// The last caller frame an agent call saw.
 final class CallerView: Sendable {
@@ -11,7 +12,7 @@ final class CallerView: Sendable {
     private let frames = Locked(0)
     init(_ call: AgentCall) {
         call.onCallerFrame { [frame, frames] next in
-            frame.value = next
+            frame.withLock { $0 = next }
             frames.withLock { $0 += 1 }
         }
     }

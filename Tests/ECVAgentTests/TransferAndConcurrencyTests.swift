@@ -5,6 +5,7 @@ import ECVProtocol
 import ECVService
 import GStreamer
 import Testing
+import GLibCore
 
 @Suite(.serialized) struct TransferAndConcurrencyTests {
     /// Agent A transfers to Billing; the caller re-queues with the new rtcId without a DialEx and

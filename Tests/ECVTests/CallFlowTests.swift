@@ -4,6 +4,7 @@ import ECVAgent
 import ECVProtocol
 import ECVService
 import Testing
+import GLibCore
 
 @Suite(.serialized) struct CallFlowTests {
     /// v1.75: queue socket, a real call with media both ways, local hangup; the event sequence.

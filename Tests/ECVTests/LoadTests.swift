@@ -4,6 +4,7 @@ import ECVAgent
 import ECVService
 import GStreamer
 import Testing
+import GLibCore
 
 @Suite(.serialized) struct LoadTests {
     private func oneCall(_ sdk: ECVSdk, _ log: EventLog) async throws {

@@ -1,6 +1,7 @@
 import Testing
 import Synchronization
 import GStreamer
+import GLibCore
 
 @Suite struct MainLoopTests {
     init() { _ = TestRuntime.ready }

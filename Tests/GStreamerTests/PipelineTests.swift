@@ -1,5 +1,6 @@
 import Testing
 import GStreamer
+import GLibCore
 
 @Suite struct PipelineTests {
     init() { _ = TestRuntime.ready }

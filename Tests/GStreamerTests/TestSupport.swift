@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import GStreamer
+import GLibCore
 
 /// Initialises GStreamer for tests with the leaks tracer on, exactly once per process.
 enum TestRuntime {

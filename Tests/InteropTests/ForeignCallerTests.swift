@@ -7,6 +7,7 @@ import GStreamer
 import MediaPipeline
 import MediaRuntime
 import Testing
+import GLibCore
 
 extension InteropTests {
     /// The foreign peer is the caller's media end (the service's browser page, or aiortc); ECVKit's

@@ -4,6 +4,7 @@ import Testing
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
+import GLibCore
 
 /// The composite keeps running when a side has no video: the canvas stays black, the inset shows.
 @Suite(.serialized) struct CompositeRecorderTests {

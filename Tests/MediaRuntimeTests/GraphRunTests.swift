@@ -3,6 +3,7 @@ import GStreamer
 import MediaPipeline
 import MediaRuntime
 import Testing
+import GLibCore
 
 /// Compiled graphs run for real through the runtime (not just as text), and each encoder's bitrate
 /// lands in its own unit: proven by measuring what it produces.
@@ -118,12 +119,12 @@ import Testing
         }
         try await pipeline.play()
         try await Task.sleep(for: .seconds(1))
-        bytes.value = 0
+        bytes.withLock { $0 = 0 }
         try await Task.sleep(for: .seconds(2))
         let high = bytes.value
         try media.setVideoBitrate(kbps: 150)
         try await Task.sleep(for: .seconds(1))
-        bytes.value = 0
+        bytes.withLock { $0 = 0 }
         try await Task.sleep(for: .seconds(2))
         let low = bytes.value
         probe.cancel()

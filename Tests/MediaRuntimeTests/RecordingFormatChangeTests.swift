@@ -3,6 +3,7 @@ import GStreamer
 import MediaPipeline
 import Testing
 @testable import MediaRuntime
+import GLibCore
 
 /// A sender that changes its picture size mid-call (a browser short of CPU or bandwidth; the
 /// H.264 parameter sets libwebrtc resends after a key-frame request) must not end the file: the

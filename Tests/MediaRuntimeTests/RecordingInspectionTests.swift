@@ -5,6 +5,7 @@ import GStreamer
 import MediaPipeline
 import MediaTestSupport
 @testable import MediaRuntime
+import GLibCore
 
 /// `RecordingInspection` on recordings these tests make: the report matches what the test did,
 /// and the timeline and contact sheet are well-formed pictures of it.

@@ -3,6 +3,7 @@ import Testing
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
+import GLibCore
 
 /// A recorder leaves nothing behind: not in the call's pipeline, not in the process.
 @Suite(.serialized) struct RecordingLeakTests {

@@ -3,6 +3,7 @@ import Glibc
 import GStreamer
 import Soup
 import Testing
+import GLibCore
 
 extension SoupTests {
     /// Forty callers dialling in the same second reach the server while its main loop is busy

@@ -3,6 +3,7 @@ import Testing
 import MediaPipeline
 import GStreamer
 @testable import WebRTC
+import GLibCore
 
 @Suite(.serialized) struct DataChannelTests {
     private func collect(_ handle: DataChannelHandle, count: Int) -> Task<[String], Never> {

@@ -3,6 +3,7 @@ import Testing
 import GStreamer
 import MediaPipeline
 @testable import WebRTC
+import GLibCore
 
 /// Media flows both ways through real webrtcbin peers on loopback, for every codec.
 @Suite(.serialized) struct MediaFlowTests {

@@ -3,6 +3,7 @@ import Testing
 import GStreamer
 import MediaPipeline
 @testable import WebRTC
+import GLibCore
 
 @Suite(.serialized) struct NegotiationTests {
     /// The offerer's candidates reach the answerer before its offer does; they are queued and
@@ -19,10 +20,10 @@ import MediaPipeline
         let answerer = PeerConnection(configuration: PeerConfiguration(media: testMedia()), role: .answerer) { message in
             Task { await offererBox.value?.receive(message) }
         }
-        answererBox.value = answerer
-        offererBox.value = offerer
+        answererBox.withLock { $0 = answerer }
+        offererBox.withLock { $0 = offerer }
         let watcher = Task {
-            for await case .iceGatheringStateChanged("complete") in offerer.events() { offerGathered.value = true; return }
+            for await case .iceGatheringStateChanged("complete") in offerer.events() { offerGathered.withLock { $0 = true }; return }
         }
         try await answerer.start()
         try await offerer.start()

@@ -5,6 +5,7 @@ import GStreamer
 import MediaPipeline
 import MediaRuntime
 @testable import WebRTC
+import GLibCore
 
 /// Recording real loopback calls to real files, checked with gst-discoverer-1.0 and by demuxing.
 @Suite(.serialized) struct RecordingCallTests {
@@ -28,7 +29,7 @@ import MediaRuntime
         let answerer = PeerConnection(configuration: PeerConfiguration(media: testMedia()), role: .answerer) { message in
             Task { await peers.value.offerer?.receive(message) }
         }
-        peers.value = (offerer, answerer)
+        peers.withLock { $0 = (offerer, answerer) }
         try await answerer.start()
         try await offerer.start()
         let recorded = recordingSide == .offerer ? offerer : answerer

@@ -4,6 +4,7 @@ import MediaTestSupport
 import GStreamer
 import MediaPipeline
 @testable import WebRTC
+import GLibCore
 
 enum TestRuntime {
     static let ready: Void = {
@@ -137,7 +138,7 @@ func countBuffers(leaving role: NodeRole, of peer: PeerConnection) async throws 
 final class Counter: Sendable {
     private let value = Locked(0)
     func increment() { value.withLock { $0 += 1 } }
-    func reset() { value.value = 0 }
+    func reset() { value.withLock { $0 = 0 } }
     var count: Int { value.value }
 }
 

@@ -1,4 +1,4 @@
-import GStreamer
+import GLibCore
 
 /// What the ACD derives from its records so that no request scans every call or agent: each
 /// queue's waiting calls in routing order, its free agents in idle order, the times its agents

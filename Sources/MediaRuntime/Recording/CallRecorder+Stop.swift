@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import GLibCore
 
 /// What a finished recording holds.
 public struct RecordingSummary: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import Synchronization
+import GLibCore
 
 extension CallRecorder {
     // MARK: Tracks

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import GLibCore
 
 extension CallRecorder {
     /// Writes the current picture of a recorded video track as a PNG. The recorder keeps the

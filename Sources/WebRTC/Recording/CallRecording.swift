@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import GLibCore
 
 extension PeerConnection {
     /// Records this call to `url`: the streams we send (from `outgoingRTPTee`) and the streams we

@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import GLibCore
 
 extension PeerConnection {
     /// Records this call as one re-encoded picture (the remote party full-frame, our picture
@@ -64,7 +65,7 @@ public final class CompositeRecording: Sendable {
     public var url: URL { recorder.url }
     public var problems: [String] { follower.problems }
 
-    func follow(_ events: AsyncStream<PeerEvent>) { task.value = follower.follow(events) }
+    func follow(_ events: AsyncStream<PeerEvent>) { task.withLock { $0 = follower.follow(events) } }
 
     /// Stops following the call and finalises the file; the call goes on.
     @discardableResult

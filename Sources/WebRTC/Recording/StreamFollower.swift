@@ -2,6 +2,7 @@ import Foundation
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import GLibCore
 
 /// What a recorder offers the call glue: taps on RTP tees by role.
 protocol RecordingTapTarget: Sendable {

@@ -6,6 +6,7 @@ import Foundation
 import GStreamer
 import Testing
 @_exported import MediaTestSupport
+import GLibCore
 
 public enum TestRuntime {
     public static let ready: Void = {

@@ -10,8 +10,7 @@ public final class Locked<Value: Sendable>: Sendable {
         try mutex.withLock { try body(&$0) }
     }
 
-    public var value: Value {
-        get { mutex.withLock { $0 } }
-        set { mutex.withLock { $0 = newValue } }
-    }
+    /// A copy of the value. There is no setter: a read-modify-write goes through `withLock`, so
+    /// it cannot lose a change made between the read and the write.
+    public var value: Value { mutex.withLock { $0 } }
 }

@@ -9,19 +9,20 @@ import Synchronization
 /// would drown real races in those. `published()` (as the box is handed over) and `received()`
 /// (at the start of each call) state that same hand-off as a release/acquire pair TSan follows.
 /// They cost one atomic store per registration and one acquiring load per call.
-class HandOffBox: @unchecked Sendable {
+open class HandOffBox: @unchecked Sendable {
+    public init() {}
     // @unchecked Sendable: subclasses hold only `let` callbacks set in init, before `published()`.
     private let handedOver = Atomic<Bool>(false)
 
     /// Marks the box as handed over; call right before passing it to GLib or GStreamer.
-    final func published() -> Self {
+    public final func published() -> Self {
         handedOver.store(true, ordering: .releasing)
         return self
     }
 
     /// Call at the start of every callback, before reading the box.
     @inline(__always)
-    final func received() {
+    public final func received() {
         guard handedOver.load(ordering: .acquiring) else { preconditionFailure("a callback box reached GLib unpublished") }
     }
 }

@@ -1,4 +1,4 @@
-internal import CGStreamer
+internal import CGLib
 import Foundation
 import Synchronization
 
@@ -9,7 +9,12 @@ import Synchronization
 /// default `GMainContext`, which is the context GStreamer and libsoup attach to when no
 /// thread-default context is pushed.
 public final class MainLoop: Sendable {
-    public static let shared = MainLoop()
+    /// The loop, running from its first use.
+    public static let shared: MainLoop = {
+        let loop = MainLoop()
+        loop.start()
+        return loop
+    }()
 
     /// Guards the thread handle; the loop itself is thread-safe GLib state.
     private let thread = Mutex<Thread?>(nil)
@@ -23,7 +28,7 @@ public final class MainLoop: Sendable {
         loop = LoopHandle(pointer: g_main_loop_new(g_main_context_default(), 0))
     }
 
-    func start() {
+    private func start() {
         thread.withLock { thread in
             guard thread == nil else { return }
             let started = DispatchSemaphore(value: 0)
@@ -47,7 +52,6 @@ public final class MainLoop: Sendable {
 
     /// Runs `body` on the main-loop thread, soon. Never blocks the caller.
     public func perform(_ body: @escaping @Sendable () -> Void) {
-        GStreamerRuntime.require()
         let box = Unmanaged.passRetained(CallbackBox(body).published()).toOpaque()
         let source = g_idle_source_new()
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
@@ -104,7 +108,6 @@ public final class MainLoop: Sendable {
     }
 
     private func makeTimer(after delay: Duration, _ body: @escaping @Sendable () -> Bool) -> Timer {
-        GStreamerRuntime.require()
         let milliseconds = max(0, delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
         let timer = Timer()
         let box = Unmanaged.passRetained(TimerBox(timer: timer, body: body).published()).toOpaque()

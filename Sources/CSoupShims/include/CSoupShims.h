@@ -1,4 +1,4 @@
-// libsoup-specific shims, owned by the Soup binding. Same rule as CGLibShims.h:
+// libsoup shims, owned by the Soup binding. Same rule as CGLibShims.h:
 // only what Swift cannot call, each with a one-line reason.
 #ifndef ECV_SOUP_SHIMS_H
 #define ECV_SOUP_SHIMS_H

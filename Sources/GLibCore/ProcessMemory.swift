@@ -1,4 +1,4 @@
-internal import CGStreamer
+internal import CGLib
 
 /// The process heap under a media workload.
 ///
