@@ -76,7 +76,7 @@ public struct MediaTrackInfo: Sendable, Equatable {
 
 extension WebRtcConnection {
     func trackInfo(_ party: MediaStream.Party) -> [MediaTrackInfo] {
-        let (codecs, remoteKinds, started) = live.withLock { ($0.negotiatedCodecs, $0.remoteKinds, $0.peer != nil) }
+        let (codecs, remoteKinds, started) = state.withLock { ($0.live.negotiatedCodecs, $0.live.remoteKinds, $0.setup.started) }
         let kinds: [MediaKind] = switch party {
         case .local: started ? (parameters.videoCallEnabled ? [.video, .audio] : [.audio]) : []
         case .remote: [MediaKind.video, .audio].filter(remoteKinds.contains)
@@ -103,9 +103,9 @@ extension WebRtcConnection {
 
     func isEnabled(_ kind: MediaKind, _ party: MediaStream.Party) -> Bool {
         switch (party, kind) {
-        case (.local, .audio): controls.withLock { $0.audioEnabled }
-        case (.local, .video): controls.withLock { $0.videoEnabled }
-        case (.remote, .audio): controls.withLock { $0.remoteAudioEnabled }
+        case (.local, .audio): state.withLock { $0.controls.audioEnabled }
+        case (.local, .video): state.withLock { $0.controls.videoEnabled }
+        case (.remote, .audio): state.withLock { $0.controls.remoteAudioEnabled }
         case (.remote, .video): remoteFeed.isEnabled
         }
     }
@@ -116,7 +116,7 @@ extension WebRtcConnection {
         case (.local, .video): setVideoEnabled(state: enabled)
         case (.remote, .video): remoteFeed.isEnabled = enabled
         case (.remote, .audio):
-            controls.withLock { $0.remoteAudioEnabled = enabled }
+            state.withLock { $0.controls.remoteAudioEnabled = enabled }
             await applyRemoteAudioPlayback()
         }
     }
@@ -126,13 +126,13 @@ extension WebRtcConnection {
     /// from several tasks end in the last one.
     func applyRemoteAudioPlayback() async {
         guard let peer = peerConnection else { return }
-        var enabled = controls.withLock { $0.remoteAudioEnabled }
+        var enabled = state.withLock { $0.controls.remoteAudioEnabled }
         while true {
             do { try await peer.setRemoteAudioPlaybackMuted(!enabled) } catch {
                 call.fail(.WEBRTC_FAILED, "cannot \(enabled ? "play" : "silence") the agent's sound: \(error)", endingCall: false)
                 return
             }
-            let latest = controls.withLock { $0.remoteAudioEnabled }
+            let latest = state.withLock { $0.controls.remoteAudioEnabled }
             if latest == enabled { return }
             enabled = latest
         }

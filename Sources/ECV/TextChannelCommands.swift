@@ -4,13 +4,12 @@ import WebRTC
 /// What the caller does with the agent's text-channel commands (docs/protocol.md §4).
 extension WebRtcConnection {
     func attachTextChannel(_ channel: DataChannelHandle) {
-        live.withLock { $0.textChannel = channel }
         let events = channel.events()
         let task = Task { [weak self] in
             for await event in events {
                 guard let self else { return }
                 switch event {
-                case .open: self.call.emit(.TextChannelConnected, detail: channel.label, objData: channel)
+                case .open: self.call.emit(.TextChannelConnected, detail: channel.label)
                 case .text(let text): await self.received(text)
                 case .binary(let bytes): Logger.debug("[\(self.call.rtcId)] text channel: \(bytes.count) binary bytes ignored")
                 case .error(let message): Logger.warn("[\(self.call.rtcId)] text channel: \(message)")
@@ -18,7 +17,7 @@ extension WebRtcConnection {
                 }
             }
         }
-        live.withLock { $0.tasks.append(task) }
+        keep(task)
     }
 
     /// Every text received is a `TextChannelMessage` (detail: the raw text), as the seed's guide
@@ -32,12 +31,12 @@ extension WebRtcConnection {
         let raw = { self.call.emit(.TextChannelMessage, detail: text) }
         switch command {
         case .hold(let id) where forThisCall(id):
-            controls.withLock { $0.onHold = true }
+            state.withLock { $0.controls.onHold = true }
             if holdSideEffects { applyMediaState() }
             call.emit(.StartHold, detail: text)
             raw()
         case .pickup(let id) where forThisCall(id):
-            controls.withLock { $0.onHold = false }
+            state.withLock { $0.controls.onHold = false }
             if holdSideEffects { applyMediaState() }
             call.emit(.EndHold, detail: text)
             raw()
@@ -89,13 +88,13 @@ extension WebRtcConnection {
     private func enterPhotoMode() async {
         guard let media = await peerConnection?.media, media.cameras.contains("back") else { return }
         let previous = media.activeCamera
-        controls.withLock { $0.cameraBeforePhoto = previous }
+        state.withLock { $0.controls.cameraBeforePhoto = previous }
         do { try media.switchCamera(to: "back") } catch { Logger.warn("[\(call.rtcId)] photo mode: \(error)") }
     }
 
     private func leavePhotoMode() async {
         guard let media = await peerConnection?.media,
-              let previous = controls.withLock({ state in defer { state.cameraBeforePhoto = nil }; return state.cameraBeforePhoto })
+              let previous = state.withLock({ state in defer { state.controls.cameraBeforePhoto = nil }; return state.controls.cameraBeforePhoto })
         else { return }
         do { try media.switchCamera(to: previous) } catch { Logger.warn("[\(call.rtcId)] photo mode: \(error)") }
     }

@@ -7,7 +7,7 @@ extension WebRtcConnection {
     /// Mutes (false) or unmutes the microphone: `AudioMuted`/`AudioUnmuted`, and the agent is told
     /// (`STATUS|AUDIO|MUTED|<rtcId>`). The remote side hears silence; timing continues.
     public func setAudioEnabled(state: Bool) {
-        controls.withLock { $0.audioEnabled = state }
+        self.state.withLock { $0.controls.audioEnabled = state }
         applyMediaState()
         call.emit(state ? .AudioUnmuted : .AudioMuted)
         sendCommand(.status(media: .audio, muted: !state, rtcId: call.rtcId))
@@ -16,7 +16,7 @@ extension WebRtcConnection {
     /// Disables (false) or enables the camera: `VideoMuted`/`VideoUnmuted`; the agent sees black
     /// frames and is told (`STATUS|VIDEO|MUTED|<rtcId>`).
     public func setVideoEnabled(state: Bool) {
-        controls.withLock { $0.videoEnabled = state }
+        self.state.withLock { $0.controls.videoEnabled = state }
         applyMediaState()
         call.emit(state ? .VideoUnmuted : .VideoMuted)
         sendCommand(.status(media: .video, muted: !state, rtcId: call.rtcId))
@@ -66,20 +66,35 @@ extension WebRtcConnection {
     }
 
     func sendCommand(_ command: DataChannelCommand) {
-        guard let channel = textChannel, !live.withLock({ $0.closed }) else { return }
+        guard let channel = textChannel, !state.withLock({ $0.live.closed }) else { return }
         do { try channel.send(command.text) } catch {
             Logger.warn("[\(call.rtcId)] cannot send \(command.text): \(error)")
         }
     }
 
-    /// Applies what the app asked for, minus what a hold imposes, to the running graph.
+    /// Applies what the app asked for, minus what a hold imposes, to the running graph, in the
+    /// peer's order of operations: calls made one after another apply in that order, and each
+    /// applies the state as it is when its turn comes, so the graph ends as the last call left
+    /// it. A control that fails is reported (`Error`), never hidden behind the event already sent.
     func applyMediaState() {
-        let (audioOn, videoOn) = controls.withLock { ($0.audioEnabled && !$0.onHold, $0.videoEnabled && !$0.onHold) }
-        Task {
-            guard let media = await peerConnection?.media else { return }
-            try? media.setAudioMuted(!audioOn)
-            if parameters.videoCallEnabled { try? media.setVideoMuted(!videoOn) }
+        guard let peer = peerConnection else { return } // applied when the peer starts (GotLocalStream)
+        let videoCall = parameters.videoCallEnabled
+        peer.submit { [weak self] peer in
+            guard let self, let media = peer.media else { return }
+            let (audioOn, videoOn) = self.state.withLock { ($0.controls.audioEnabled && !$0.controls.onHold, $0.controls.videoEnabled && !$0.controls.onHold) }
+            do throws(MediaRuntimeError) {
+                try media.setAudioMuted(!audioOn)
+                if videoCall { try media.setVideoMuted(!videoOn) }
+            } catch {
+                self.call.fail(.WEBRTC_FAILED, "cannot apply the media controls (audio \(audioOn ? "on" : "off"), video \(videoOn ? "on" : "off")): \(error)",
+                               endingCall: false)
+            }
         }
+    }
+
+    /// Waits until every control submitted before has been applied (tests, diagnostics).
+    package func controlsApplied() async {
+        await peerConnection?.perform { _ in }
     }
 }
 

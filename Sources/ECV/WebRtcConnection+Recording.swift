@@ -17,19 +17,24 @@ public enum RecordingLayout: Sendable, Hashable {
     case pictureInPicture
 }
 
-/// The recording a connection runs: its file, and what keeps the call's life in it.
-enum ActiveRecording: Sendable {
-    case tracks(CallRecording, CallMarkers)
+/// The recording a call session runs: its file, and what keeps the call's life in it.
+package enum ActiveRecording: Sendable {
+    case tracks(CallRecording, CallMarkers?)
     case composite(CompositeRecording)
 
     func stop() async throws(RecordingError) -> RecordingSummary {
         switch self {
         case .tracks(let recording, let markers):
-            markers.stop()
+            markers?.stop()
             return try await recording.stop()
         case .composite(let recording):
             return try await recording.stop()
         }
+    }
+
+    /// The recording with separate tracks, which holds chapters and marks.
+    package var tracks: CallRecording? {
+        if case .tracks(let recording, _) = self { recording } else { nil }
     }
 }
 
@@ -41,32 +46,23 @@ extension WebRtcConnection {
     /// The recording is finalised when the call ends, or by `stopRecording()`.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska,
                                layout: RecordingLayout = .separateTracks) async throws(RecordingError) {
-        guard let peer = peerConnection else { throw .pipeline("startRecording() needs a started room (after startRoom())") }
-        guard live.withLock({ $0.recording == nil }) else { throw .alreadyStarted }
-        let started: ActiveRecording
-        switch layout {
-        case .separateTracks:
-            let recording = try await peer.startRecording(to: url, format: format, labels: RecordingLabels(local: "caller", remote: "agent"))
-            started = .tracks(recording, CallMarkers(recording: recording, events: call.events()))
-        case .pictureInPicture:
-            started = .composite(try await peer.startCompositeRecording(to: url, format: format))
+        guard let session else { throw .pipeline("startRecording() needs a started room (after startRoom())") }
+        let events = call.events()
+        try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "caller", remote: "agent")) {
+            CallMarkers(recording: $0, events: events)
         }
-        let displaced = live.withLock { live in defer { live.recording = started }; return live.recording }
-        // Two overlapping starts: the later one is kept, the earlier one finalised.
-        if let displaced { _ = try await displaced.stop() }
     }
 
     /// Finalises the recording and returns what it holds; nil when none is running.
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
-        guard let recording = live.withLock({ live in defer { live.recording = nil }; return live.recording }) else { return nil }
-        return try await recording.stop()
+        try await session?.stopRecording()
     }
 
     /// Writes the current remote video frame as a PNG (needs a running recording with separate
     /// tracks, whose decode branch provides the picture).
     public func snapshot(to url: URL) async throws(RecordingError) {
-        guard case .tracks(let recording, _)? = live.withLock({ $0.recording }) else {
+        guard let recording = session?.recording?.tracks else {
             throw .pipeline("snapshot() needs a running recording with separate tracks")
         }
         try await recording.snapshot(to: url)
@@ -75,7 +71,7 @@ extension WebRtcConnection {
 
 /// Turns a call's events into recording chapters: periods for hold, local and remote mutes and
 /// photo mode; marks for transfer and flash.
-final class CallMarkers: Sendable {
+package final class CallMarkers: Sendable {
     private let task: Task<Void, Never>
 
     init(recording: CallRecording, events: AsyncStream<VideoCallEvent>) {

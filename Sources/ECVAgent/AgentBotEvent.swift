@@ -29,5 +29,7 @@ public enum AgentCallEvent: Sendable, Equatable {
     case transferPending(target: String)
     case transferCancelled(reason: String)
     case transferCompleted(newRtcId: String)
+    /// The recording could not be finalised (the reason).
+    case recordingFailed(String)
     case ended(reason: String)
 }

@@ -17,23 +17,16 @@ public final class AgentCall: Sendable {
     private let broadcaster = Broadcaster<AgentCallEvent>()
 
     private struct State {
-        var room: RoomSignaling?
-        var peer: PeerConnection?
-        var channel: DataChannelHandle?
+        var session: CallSession?
         var tasks: [Task<Void, Never>] = []
         var ended = false
         var connected = false
         var flashWaiters: [OneShot<String, Never>] = []
+        var renderer: (@Sendable (VideoFrame) -> Void)?
+        var history: [AgentCallEvent] = []
     }
+    /// The call's one state, behind one lock.
     private let state = Locked(State())
-    /// The call's recording: separate tracks (with this bot's actions as chapters) or one picture.
-    private enum Recording: Sendable {
-        case tracks(CallRecording)
-        case composite(CompositeRecording)
-    }
-    private let recording = Locked<Recording?>(nil)
-    private let renderer = Locked<(@Sendable (VideoFrame) -> Void)?>(nil)
-    private let history = Locked<[AgentCallEvent]>([])
 
     init(offer: CallOffer, bot: AgentBot) {
         self.offer = offer
@@ -46,16 +39,17 @@ public final class AgentCall: Sendable {
     /// Every event from now on.
     public func events() -> AsyncStream<AgentCallEvent> { broadcaster.subscribe() }
     /// Every event so far, in order (for bots that subscribe late and for tests).
-    public var eventHistory: [AgentCallEvent] { history.value }
-    public var peerConnection: PeerConnection? { state.value.peer }
+    public var eventHistory: [AgentCallEvent] { state.value.history }
+    /// The peer connection, once the media started (the SDK's own tests and diagnostics).
+    package var peerConnection: PeerConnection? { state.value.session?.peer }
     public var isConnected: Bool { state.value.connected }
     public var isEnded: Bool { state.value.ended }
 
     /// Receives the caller's decoded frames (when the bot decodes video).
-    public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { renderer.withLock { $0 = handler } }
+    public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { state.withLock { $0.renderer = handler } }
 
     func emit(_ event: AgentCallEvent) {
-        history.withLock { $0.append(event) }
+        state.withLock { $0.history.append(event) }
         broadcaster.yield(event)
     }
 
@@ -64,98 +58,29 @@ public final class AgentCall: Sendable {
     func start() async {
         guard let bot else { return }
         let configuration = bot.configuration
-        let signalingPins = configuration.signalingPinnedCertificates.isEmpty
-            ? configuration.pinnedCertificates : configuration.signalingPinnedCertificates
-        let room: RoomSignaling
-        do {
-            room = try RoomSignaling(room: rtcId, options: .init(webrtcUrl: configuration.webrtcUrl, signalingUrl: configuration.signalingUrl,
-                                                                 pinnedCertificates: signalingPins, credential: bot.sessionToken,
-                                                                 trustedCAFile: configuration.trustedCAFile))
-        } catch {
-            bot.eventError("call \(rtcId): \(error)")
-            await hangup()
-            return
+        let signaling = RoomSignaling.Options(parameters: configuration.parameters, webrtcUrl: configuration.webrtcUrl,
+                                              signalingUrl: configuration.signalingUrl, pins: configuration.pinnedCertificates,
+                                              signalingPins: configuration.signalingPinnedCertificates, credential: bot.sessionToken,
+                                              trustedCAFile: configuration.trustedCAFile)
+        let media = MediaConfiguration(parameters: configuration.parameters, video: configuration.video, audio: configuration.audio,
+                                       receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
+                                       sendsMedia: configuration.sendsMedia)
+        let session = CallSession(plan: CallSessionPlan(room: rtcId, signaling: signaling, iceServers: configuration.iceServers, media: media,
+                                                        textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false),
+                                  observer: self)
+        let ended = state.withLock { state in
+            if !state.ended { state.session = session }
+            return state.ended
         }
-        state.withLock { $0.room = room }
-        do {
-            let joined = try await room.join()
-            emit(.joinedRoom(initiator: joined.isInitiator))
-            try await room.openSocket()
-            try room.register()
-            let servers = joined.pcConfig.iceServers.map { WebRTC.ICEServer(urls: $0.urls, username: $0.username, credential: $0.credential) }
-                + configuration.iceServers
-            let media = MediaConfiguration(parameters: configuration.parameters, video: configuration.video, audio: configuration.audio,
-                                           receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
-                                           sendsMedia: configuration.sendsMedia)
-            let peer = PeerConnection(configuration: PeerConfiguration(iceServers: servers, media: media),
-                                      role: joined.isInitiator ? .offerer : .answerer) { message in
-                room.send(ECVProtocol.SignalingMessage(message))
-            }
-            state.withLock { $0.peer = peer }
-            observe(peer: peer, room: room)
-            let text = configuration.parameters.textChannelConfig.flatMap { $0.enabled ? $0 : nil }
-            try await peer.start(dataChannels: text.map { [$0] } ?? [])
-            if let text { attach(await peer.openDataChannel(text)) }
-            for message in joined.messages { await deliver(message, to: peer) }
-        } catch {
+        guard !ended else { return }
+        do { try await session.start() } catch {
+            guard !session.isClosed else { return }
             bot.eventError("call \(rtcId): \(error)")
             await hangup()
         }
-    }
-
-    private func observe(peer: PeerConnection, room: RoomSignaling) {
-        let peerEvents = peer.events(), roomEvents = room.events()
-        let tasks = [
-            Task { [weak self] in
-                for await event in peerEvents {
-                    guard let self else { return }
-                    switch event {
-                    case .stateChanged(.connected):
-                        self.state.withLock { $0.connected = true }
-                        self.emit(.connected)
-                    case .stateChanged(.disconnected), .stateChanged(.failed):
-                        self.state.withLock { $0.connected = false }
-                        self.emit(.disconnected)
-                        if case .stateChanged(.failed) = event, await peer.role == .offerer { try? await peer.rebuild() }
-                    case .remoteStream(let stream):
-                        if stream.kind == .video, let sink = stream.appSink {
-                            let renderer = self.renderer
-                            sink.setSampleHandler { sample in
-                                if let handler = renderer.value, let frame = sample.videoFrame() { handler(frame) }
-                            }
-                        }
-                        self.emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
-                    case .error(let message):
-                        self.bot?.eventError("call \(self.rtcId): webrtc: \(message)")
-                    case .unmatchedMedia(_, let reason):
-                        self.bot?.eventError("call \(self.rtcId): \(reason)")
-                    case .adoptedDataChannel(let remoteLabel, let configuredLabel):
-                        self.bot?.eventError("call \(self.rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
-                    default:
-                        break
-                    }
-                }
-            },
-            Task { [weak self] in
-                for await event in roomEvents {
-                    guard let self else { return }
-                    if case .message(let message) = event {
-                        if case .bye = message { self.remoteLeft(); continue }
-                        await self.deliver(message, to: peer)
-                    }
-                }
-            },
-        ]
-        state.withLock { $0.tasks += tasks }
-    }
-
-    private func deliver(_ message: ECVProtocol.SignalingMessage, to peer: PeerConnection) async {
-        if case .bye = message { remoteLeft(); return }
-        await peer.receive(message.peerMessage)
     }
 
     private func attach(_ channel: DataChannelHandle) {
-        state.withLock { $0.channel = channel }
         let events = channel.events()
         let task = Task { [weak self] in
             for await event in events {
@@ -167,7 +92,16 @@ public final class AgentCall: Sendable {
                 }
             }
         }
-        state.withLock { $0.tasks.append(task) }
+        keep(task)
+    }
+
+    /// Keeps a task of this call, cancelled when it ends (at once if it has).
+    private func keep(_ task: Task<Void, Never>) {
+        let ended = state.withLock { state in
+            if !state.ended { state.tasks.append(task) }
+            return state.ended
+        }
+        if ended { task.cancel() }
     }
 
     private func received(_ text: String) {
@@ -189,7 +123,7 @@ public final class AgentCall: Sendable {
 
     /// Sends a command (or any text) to the caller on the text channel.
     public func send(_ command: DataChannelCommand) throws(DataChannelError) {
-        guard let channel = state.value.channel else { throw .closed(label: "textchannel") }
+        guard let channel = state.value.session?.textChannel else { throw .closed(label: "textchannel") }
         try channel.send(command.text)
     }
 
@@ -240,57 +174,27 @@ public final class AgentCall: Sendable {
 
     // MARK: Recording
 
-    /// Records the call (agent video + audio, caller video + audio) without re-encoding; hold,
-    /// mute and transfer actions of this bot are written as chapters. Finalised at the call's end.
-    public func startRecording(to url: URL, format: RecordingFormat = .matroska) async throws(RecordingError) -> CallRecording {
-        guard let peer = peerConnection else { throw .pipeline("the call's media has not started") }
-        guard recording.value == nil else { throw .alreadyStarted }
-        let started = try await peer.startRecording(to: url, format: format, labels: RecordingLabels(local: "agent", remote: "caller"))
-        try await keep(.tracks(started))
-        return started
-    }
-
-    /// Records the call as `layout` says: `.separateTracks` as `startRecording(to:format:)`;
+    /// Records the call as `layout` says: by default without re-encoding (agent video + audio,
+    /// caller video + audio), with this bot's hold, mute and transfer actions as chapters;
     /// `.pictureInPicture` as one re-encoded picture, the caller full-frame at the size its
-    /// picture arrives in and this bot's own picture inset (WebM or Matroska).
-    public func startRecording(to url: URL, format: RecordingFormat = .matroska, layout: RecordingLayout) async throws(RecordingError) {
-        switch layout {
-        case .separateTracks:
-            _ = try await startRecording(to: url, format: format)
-        case .pictureInPicture:
-            guard let peer = peerConnection else { throw .pipeline("the call's media has not started") }
-            guard recording.value == nil else { throw .alreadyStarted }
-            try await keep(.composite(try await peer.startCompositeRecording(to: url, format: format)))
-        }
-    }
-
-    /// Keeps `started` as the call's recording; of two overlapping starts the later is kept and
-    /// the earlier finalised.
-    private func keep(_ started: Recording) async throws(RecordingError) {
-        guard let displaced = recording.withLock({ value in defer { value = started }; return value }) else { return }
-        _ = try await Self.stop(displaced)
+    /// picture arrives in and this bot's own picture inset (WebM or Matroska). Finalised when
+    /// the call ends, or by `stopRecording()`.
+    public func startRecording(to url: URL, format: RecordingFormat = .matroska,
+                               layout: RecordingLayout = .separateTracks) async throws(RecordingError) {
+        guard let session = state.value.session else { throw .pipeline("the call's media has not started") }
+        try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "agent", remote: "caller"))
     }
 
     /// Whether a recording runs (either layout).
-    public var isRecording: Bool { recording.value != nil }
+    public var isRecording: Bool { state.value.session?.recording != nil }
 
-    /// The running recording with separate tracks, if that is what runs.
-    public var activeRecording: CallRecording? {
-        if case .tracks(let tracks)? = recording.value { tracks } else { nil }
-    }
+    /// The running recording with separate tracks, where this bot's actions become chapters.
+    package var activeRecording: CallRecording? { state.value.session?.recording?.tracks }
 
     /// Finalises the recording, if any.
     @discardableResult
     public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
-        guard let active = recording.withLock({ value in defer { value = nil }; return value }) else { return nil }
-        return try await Self.stop(active)
-    }
-
-    private static func stop(_ recording: Recording) async throws(RecordingError) -> RecordingSummary {
-        switch recording {
-        case .tracks(let tracks): try await tracks.stop()
-        case .composite(let composite): try await composite.stop()
-        }
+        try await state.value.session?.stopRecording()
     }
 
     // MARK: End
@@ -321,16 +225,64 @@ public final class AgentCall: Sendable {
     }
 
     func closeMedia(sendBye: Bool) async {
-        let (room, peer, tasks, channel) = state.withLock { state in
-            defer { state.room = nil; state.peer = nil; state.tasks = []; state.channel = nil }
-            return (state.room, state.peer, state.tasks, state.channel)
+        let (session, tasks) = state.withLock { state in
+            defer { state.tasks = [] }
+            return (state.session, state.tasks)
         }
         for task in tasks { task.cancel() }
-        if let summary = try? await stopRecording() {
+        switch await session?.close(sendBye: sendBye) {
+        case .success(let summary)?:
             Logger.info("[agent] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
+        case .failure(let error)?:
+            bot?.eventError("call \(rtcId): the recording was not finalised: \(error)")
+            emit(.recordingFailed(error.description))
+        case nil:
+            break
         }
-        channel?.close()
-        if let room { await room.hangUp(peer: peer, sendBye: sendBye) } else { await peer?.close() }
+    }
+}
+
+extension AgentCall: CallSessionObserver {
+    package func session(_ session: CallSession, completed step: CallSessionStep) async {
+        switch step {
+        case .joined(let joined): emit(.joinedRoom(initiator: joined.isInitiator))
+        case .mediaStarted(let channel?): attach(channel)
+        default: break
+        }
+    }
+
+    package func session(_ session: CallSession, observed event: CallSessionEvent) async {
+        switch event {
+        case .peer(.stateChanged(.connected)):
+            state.withLock { $0.connected = true }
+            emit(.connected)
+        case .peer(.stateChanged(.disconnected)), .peer(.stateChanged(.failed)):
+            // The session rebuilds a failed peer (webrtcbin cannot restart ICE).
+            state.withLock { $0.connected = false }
+            emit(.disconnected)
+        case .peer(.remoteStream(let stream)):
+            if stream.kind == .video, let sink = stream.appSink {
+                let state = self.state
+                sink.setSampleHandler { sample in
+                    if let handler = state.value.renderer, let frame = sample.videoFrame() { handler(frame) }
+                }
+            }
+            emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
+        case .peer(.error(let message)):
+            bot?.eventError("call \(rtcId): webrtc: \(message)")
+        case .peer(.unmatchedMedia(_, let reason)):
+            bot?.eventError("call \(rtcId): \(reason)")
+        case .peer(.adoptedDataChannel(let remoteLabel, let configuredLabel)):
+            bot?.eventError("call \(rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
+        case .rebuildFailed(let error):
+            bot?.eventError("call \(rtcId): the peer failed and could not be rebuilt: \(error)")
+        case .remoteLeft:
+            remoteLeft()
+        case .signalingFailure(let reason):
+            bot?.eventError("call \(rtcId): signaling: \(reason)")
+        case .peer, .received, .signalingClosed:
+            break
+        }
     }
 }
 

@@ -67,8 +67,13 @@ extension PeerConnection {
         }
     }
 
-    /// Handles a message from the remote peer.
-    public func receive(_ message: SignalingMessage) async {
+    /// Hands a message from the remote peer to the order of operations and returns once it has
+    /// been applied (or the peer closed).
+    public nonisolated func receive(_ message: SignalingMessage) async {
+        await perform { await $0.apply(remote: message) }
+    }
+
+    private func apply(remote message: SignalingMessage) async {
         guard !isClosed else { return }
         switch message {
         case .offer(let sdp): await receiveOffer(sdp)

@@ -2,13 +2,16 @@ import Foundation
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import Synchronization
 import GLibCore
 
 /// A WebRTC peer connection over `webrtcbin`: real ICE (libnice), DTLS-SRTP and SCTP.
 ///
 /// Signaling is injected: outgoing messages go to `sendSignaling`, incoming ones are handed to
-/// `receive(_:)`. webrtcbin's callbacks arrive on its own threads and are queued into one ordered
-/// inbox processed by this actor, so negotiation steps never interleave.
+/// `receive(_:)`. Everything the peer does happens in one order: webrtcbin's callbacks (from its
+/// own threads), remote signaling, rebuilds and the controls of the layers above (`perform`) are
+/// queued into one inbox that this actor works through one item at a time, so no negotiation step
+/// interleaves with another at an `await`.
 public actor PeerConnection {
     public enum Role: String, Sendable { case offerer, answerer }
 
@@ -34,8 +37,16 @@ public actor PeerConnection {
     private var states = ObservedStates()
     private var watchdog: Task<Void, Never>?
     private var inboxTask: Task<Void, Never>?
-    private nonisolated let inbox: AsyncStream<(Int, PeerSession.Input)>.Continuation
-    private let inboxStream: AsyncStream<(Int, PeerSession.Input)>
+    private nonisolated let inbox: AsyncStream<Work>.Continuation
+    private let inboxStream: AsyncStream<Work>
+
+    /// One item of the peer's order of operations.
+    enum Work: Sendable {
+        /// A webrtcbin callback of session `number`.
+        case session(number: Int, PeerSession.Input)
+        /// Remote signaling, a rebuild, or a control from above.
+        case operation(@Sendable (isolated PeerConnection) async -> Void)
+    }
 
     public init(configuration: PeerConfiguration, role: Role,
                 sendSignaling: @escaping @Sendable (SignalingMessage) -> Void) {
@@ -44,7 +55,7 @@ public actor PeerConnection {
         self.sendSignaling = sendSignaling
         let media = configuration.media
         compiler = PipelineCompiler(catalog: media.catalog ?? LiveCatalog.shared, presets: media.presets)
-        (inboxStream, inbox) = AsyncStream.makeStream(of: (Int, PeerSession.Input).self)
+        (inboxStream, inbox) = AsyncStream.makeStream(of: Work.self)
         InstanceCounter.increment("PeerConnection")
     }
 
@@ -71,7 +82,13 @@ public actor PeerConnection {
         try buildSendSide(into: pipeline)
         for config in dataChannels where config.enabled { channels.registerLocal(config) }
         inboxTask = Task { [weak self, inboxStream] in
-            for await (number, input) in inboxStream { await self?.handle(input, from: number) }
+            for await work in inboxStream {
+                guard let self else { return }
+                switch work {
+                case .session(let number, let input): await self.handle(input, from: number)
+                case .operation(let body): await body(self)
+                }
+            }
         }
         try makeSession()
         do throws(GStreamerError) {
@@ -82,7 +99,30 @@ public actor PeerConnection {
         media?.startFileLoops()
         started = true
         startWatchdog()
-        if role == .offerer { await negotiate() }
+        if role == .offerer { await perform { await $0.negotiate() } }
+    }
+
+    // MARK: The order of operations
+
+    /// Runs `body` in this peer's one order of operations: after everything submitted before it
+    /// (remote signaling, webrtcbin's callbacks, rebuilds, controls), before everything after it.
+    /// Returns nil when the peer closed first and `body` never ran. Never call it from inside an
+    /// operation (it would wait for itself).
+    @discardableResult
+    public nonisolated func perform<T: Sendable>(_ body: @escaping @Sendable (isolated PeerConnection) async -> T) async -> T? {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let reply = OperationReply(continuation)
+            submit { peer in reply.resume(await body(peer)) }
+            // Not queued (closed), or dropped unrun when the peer closed: the reply's deinit answers nil.
+        }
+    }
+
+    /// Queues `body` in the order of operations without waiting for it; false when the peer is
+    /// closed. Calls made one after another from one thread run in that order.
+    @discardableResult
+    public nonisolated func submit(_ body: @escaping @Sendable (isolated PeerConnection) async -> Void) -> Bool {
+        if case .terminated = inbox.yield(.operation(body)) { return false }
+        return true
     }
 
     private func buildSendSide(into pipeline: Pipeline) throws(PeerError) {
@@ -134,7 +174,7 @@ public actor PeerConnection {
         let session = try PeerSession(
             number: sessionCount, configuration: configuration, pipeline: pipeline, send: media, outputTees: outputTees,
             receiveOnlyCaps: receiveOnlyCaps, channels: channels, compiler: compiler, playback: playback,
-            deliver: { number, input in inbox.yield((number, input)) })
+            deliver: { number, input in inbox.yield(.session(number: number, input)) })
         self.session = session
         negotiation = NegotiationState()
         // Data channels need webrtcbin in READY or later, and must exist before the first offer.
@@ -283,10 +323,14 @@ public actor PeerConnection {
     /// Replaces webrtcbin with a new one and negotiates again over the same signaling, keeping the
     /// pipeline, the send graph and the data channel handles. The offerer sends a new offer; the
     /// answerer waits for one (an offer with new ICE credentials also rebuilds it by itself).
-    public func rebuild() async throws(PeerError) {
-        guard !closed, pipeline != nil else { throw .closed }
-        try replaceSession()
-        if role == .offerer { await negotiate() }
+    public nonisolated func rebuild() async throws(PeerError) {
+        let outcome = await perform { peer -> Result<Void, PeerError> in
+            guard !peer.closed, peer.pipeline != nil else { return .failure(.closed) }
+            do throws(PeerError) { try peer.replaceSession() } catch { return .failure(error) }
+            if peer.role == .offerer { await peer.negotiate() }
+            return .success(())
+        }
+        try (outcome ?? .failure(.closed)).get()
     }
 
     func replaceSession() throws(PeerError) {
@@ -353,4 +397,21 @@ public actor PeerConnection {
 
     /// The pipeline as Graphviz text, for diagnostics.
     public var dot: String { pipeline?.dotDescription ?? "" }
+}
+
+/// The answer to one `perform`: resumed once with the operation's result, or with nil when the
+/// operation is dropped unrun (the peer closed with it still queued), so no caller waits for ever.
+private final class OperationReply<T: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<T?, Never>?>
+
+    init(_ continuation: CheckedContinuation<T?, Never>) { self.continuation = Mutex(continuation) }
+
+    func resume(_ value: T?) {
+        continuation.withLock { pending in
+            pending?.resume(returning: value)
+            pending = nil
+        }
+    }
+
+    deinit { resume(nil) }
 }
