@@ -30,6 +30,13 @@ package struct CallSessionPlan: Sendable {
     }
 }
 
+extension WebRTC.ICEServer {
+    /// The peer's form of an ICE server from the configuration or a join answer.
+    package init(_ server: ECVProtocol.ICEServer) {
+        self.init(urls: server.urls, username: server.username, credential: server.credential)
+    }
+}
+
 extension RoomSignaling.Options {
     /// The room options both sides use: join timeouts and headers from the call's parameters,
     /// the signaling pins (the API's when none are given) and the participant's credential.
@@ -128,8 +135,7 @@ package final class CallSession: Sendable {
         let joined: JoinParameters
         do { joined = try await room.join() } catch { throw .join(error) }
         await report(.joined(joined))
-        let iceServers = joined.pcConfig.iceServers.map { WebRTC.ICEServer(urls: $0.urls, username: $0.username, credential: $0.credential) }
-            + plan.iceServers
+        let iceServers = joined.pcConfig.iceServers.map(WebRTC.ICEServer.init) + plan.iceServers
         guard !iceServers.isEmpty || !plan.requiresICEServers else { throw .noICEServers }
         do {
             try await room.openSocket()

@@ -26,7 +26,7 @@ public struct ECVSdkConfiguration: Sendable {
     public var autoHandleHoldSideEffects: Bool
 
     /// ICE servers used in addition to those of the join answer (the answer's come first).
-    public var iceServers: [ICEServer]
+    public var iceServers: [ECVProtocol.ICEServer]
     /// Pins the API's TLS certificate (`serviceUrl`: REST and the queue socket) must match, in any
     /// form of docs/protocol.md §0.2: `sha256/<base64>` (public key), 64 hex digits (certificate),
     /// a certificate file, or Base64 DER. A malformed pin makes `ECVSdk(config:)` throw.
@@ -52,7 +52,7 @@ public struct ECVSdkConfiguration: Sendable {
                 signalingUrl: String? = nil, waitForRoomIntervalDelay: Int = 3000, waitForRoomIntervalEndpoint: String? = nil,
                 useQueueInfo: Bool = false, queueInfoIntervalDelay: Int = 3000,
                 queueInfoEndpoint: String = ECVAPI.waitForRoomQueueInterval, autoHandleHoldSideEffects: Bool = true,
-                iceServers: [ICEServer] = [], pinnedCertificates: [String] = [], httpTimeoutMs: Int = 5000,
+                iceServers: [ECVProtocol.ICEServer] = [], pinnedCertificates: [String] = [], httpTimeoutMs: Int = 5000,
                 pollingFailureLimit: Int = 3, notFoundPollLimit: Int = 3) {
         self.name = name
         self.serviceUrl = serviceUrl

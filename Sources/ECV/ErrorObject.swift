@@ -54,3 +54,24 @@ public final class ErrorObject: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(name.rawValue): \(message)" }
 }
+
+/// How the SDK reports a failure, everywhere: the call's `lastError` is set and an `Error` event
+/// carries it (`detail`: the message, `data["name"]`: the name); an API that `throws` also throws
+/// it as an `ECVError`. A failure that ends the call is followed by `CallEnded`.
+public struct ECVError: Error, Sendable, CustomStringConvertible {
+    /// The same object as the call's `lastError` at the time.
+    public let error: ErrorObject
+    /// What failed underneath, for logs; its type belongs to the SDK's inner layers.
+    public let underlying: (any Error & Sendable)?
+
+    init(_ error: ErrorObject, underlying: (any Error & Sendable)? = nil) {
+        self.error = error
+        self.underlying = underlying
+    }
+
+    public var name: ErrorName { error.name }
+    public var description: String { error.description }
+}
+
+/// The name call controls' failures had before every SDK failure became an `ECVError`.
+public typealias CallControlError = ECVError

@@ -8,6 +8,6 @@
 @_exported import enum MediaPipeline.MediaKind
 @_exported import struct GStreamer.VideoFrame
 @_exported import struct GStreamer.VideoInfo
-@_exported import struct WebRTC.ICEServer
+@_exported import struct ECVProtocol.ICEServer
 @_exported import struct WebRTC.PeerStats
 @_exported import enum WebRTC.PeerState

@@ -2,16 +2,17 @@ import ECVProtocol
 import Foundation
 import GStreamer
 import Soup
+import WebRTC
 import GLibCore
 
 /// Why joining a room or signaling through it failed.
-public enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
+package enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
     case join(url: String, reason: String)
     case roomFull(room: String)
     case socket(url: String, reason: String)
     case notJoined
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .join(let url, let reason): "joining \(url) failed: \(reason)"
         case .roomFull(let room): "room \(room) already has two participants"
@@ -22,7 +23,7 @@ public enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
 }
 
 /// What the signaling socket delivers.
-public enum RoomSignalingEvent: Sendable {
+package enum RoomSignalingEvent: Sendable {
     case message(ECVProtocol.SignalingMessage)
     /// The collider reported an error (e.g. a payload it could not relay).
     case failure(String)
@@ -31,24 +32,24 @@ public enum RoomSignalingEvent: Sendable {
 
 /// One participant of an AppRTC room (docs/protocol.md §2): join over HTTP, register on the
 /// collider WebSocket, send and receive offer/answer/candidates/bye, leave.
-public final class RoomSignaling: Sendable {
-    public struct Options: Sendable {
-        public var webrtcUrl: String
+package final class RoomSignaling: Sendable {
+    package struct Options: Sendable {
+        package var webrtcUrl: String
         /// The collider's base URL; nil uses the join answer's `wss_url`.
-        public var signalingUrl: String?
-        public var headers: [String: String]
-        public var joinConnectTimeout: Duration
-        public var joinReadTimeout: Duration
+        package var signalingUrl: String?
+        package var headers: [String: String]
+        package var joinConnectTimeout: Duration
+        package var joinReadTimeout: Duration
         /// Pins the room server's and collider's certificates must match (docs/protocol.md §0.2).
-        public var pinnedCertificates: [String]
+        package var pinnedCertificates: [String]
         /// A PEM file of CA certificates trusted instead of the system store.
-        public var trustedCAFile: String?
+        package var trustedCAFile: String?
         /// The call credential for this participant's slot (docs/protocol.md §1.9): the caller
         /// token from DialEx, or an agent's session token. Sent as `X-ECV-Token` on the join, the
         /// leave and the socket's upgrade; nil sends none (a backend without tokens).
-        public var credential: String?
+        package var credential: String?
 
-        public init(webrtcUrl: String, signalingUrl: String? = nil, headers: [String: String] = [:],
+        package init(webrtcUrl: String, signalingUrl: String? = nil, headers: [String: String] = [:],
                     joinConnectTimeout: Duration = .seconds(3), joinReadTimeout: Duration = .seconds(3),
                     pinnedCertificates: [String] = [], credential: String? = nil, trustedCAFile: String? = nil) {
             self.credential = credential
@@ -62,8 +63,8 @@ public final class RoomSignaling: Sendable {
         }
     }
 
-    public let room: String
-    public let options: Options
+    package let room: String
+    package let options: Options
     private let http: HTTPClient
     private let joined = Locked<JoinParameters?>(nil)
     private let socket = Locked<WebSocketConnection?>(nil)
@@ -75,7 +76,7 @@ public final class RoomSignaling: Sendable {
     private let tls: TLSSettings
 
     /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured.
-    public init(room: String, options: Options) throws(ECVConfigurationError) {
+    package init(room: String, options: Options) throws(ECVConfigurationError) {
         self.room = room
         self.options = options
         tls = try TLSSettings(apiPins: [], signalingPins: options.pinnedCertificates, trustedCAFile: options.trustedCAFile)
@@ -87,13 +88,13 @@ public final class RoomSignaling: Sendable {
     }
 
     /// The parameters of the join answer, once joined.
-    public var parameters: JoinParameters? { joined.value }
+    package var parameters: JoinParameters? { joined.value }
 
     /// Everything the socket delivers from now on.
-    public func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
+    package func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
 
     /// `POST /join/<room>` with the configured headers and timeouts.
-    public func join() async throws(RoomSignalingError) -> JoinParameters {
+    package func join() async throws(RoomSignalingError) -> JoinParameters {
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room))
         let response: HTTPResponse
         do {
@@ -119,7 +120,7 @@ public final class RoomSignaling: Sendable {
     }
 
     /// Opens the collider WebSocket (with the configured headers on the handshake).
-    public func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
+    package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
         guard let parameters = joined.value else { throw .notJoined }
         let url = options.signalingUrl.map { ECVAPI.webSocketBase(ECVAPI.url(base: $0, path: ECVAPI.signalingSocket)) }
             ?? parameters.wssUrl
@@ -154,7 +155,7 @@ public final class RoomSignaling: Sendable {
     }
 
     /// Registers the socket for this room and client; messages sent before are flushed after.
-    public func register() throws(RoomSignalingError) {
+    package func register() throws(RoomSignalingError) {
         guard let parameters = joined.value, let connection = socket.value else { throw .notJoined }
         do {
             try connection.send(text: ECVJSON.encodeString(ColliderCommand.register(roomId: parameters.roomId, clientId: parameters.clientId)))
@@ -170,7 +171,7 @@ public final class RoomSignaling: Sendable {
     }
 
     /// Sends a payload to the other participant (queued until registered).
-    public func send(_ message: ECVProtocol.SignalingMessage) {
+    package func send(_ message: ECVProtocol.SignalingMessage) {
         let connection: WebSocketConnection? = outbox.withLock { state in
             guard state.registered else { state.pending.append(message); return nil }
             return socket.value
@@ -189,7 +190,7 @@ public final class RoomSignaling: Sendable {
     }
 
     /// `POST /leave/<room>/<client>` (best effort).
-    public func leave() async {
+    package func leave() async {
         guard let parameters = joined.value else { return }
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.leavePath(room: room, client: parameters.clientId))
         _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
@@ -197,7 +198,7 @@ public final class RoomSignaling: Sendable {
 
     /// Ends this participant's part in the call: tells the other side (`bye`) when asked, closes
     /// the peer connection, leaves the room and closes the socket. Caller and agent end calls alike.
-    public func hangUp(peer: PeerConnection?, sendBye: Bool) async {
+    package func hangUp(peer: PeerConnection?, sendBye: Bool) async {
         if sendBye { send(.bye) }
         await peer?.close()
         await leave()
@@ -205,7 +206,7 @@ public final class RoomSignaling: Sendable {
     }
 
     /// Closes the socket; the event stream ends.
-    public func close() {
+    package func close() {
         try? socket.value?.close(code: 1000, reason: "leaving")
         reader.value?.cancel()
         broadcaster.finish()
@@ -214,7 +215,7 @@ public final class RoomSignaling: Sendable {
 
 extension ECVProtocol.SignalingMessage {
     /// The peer connection's form of this payload.
-    public var peerMessage: WebRTCSignaling {
+    package var peerMessage: WebRTCSignaling {
         switch self {
         case .offer(let sdp): .offer(sdp: sdp)
         case .answer(let sdp): .answer(sdp: sdp)
@@ -223,7 +224,7 @@ extension ECVProtocol.SignalingMessage {
         }
     }
 
-    public init(_ message: WebRTCSignaling) {
+    package init(_ message: WebRTCSignaling) {
         switch message {
         case .offer(let sdp): self = .offer(sdp: sdp)
         case .answer(let sdp): self = .answer(sdp: sdp)
@@ -234,6 +235,5 @@ extension ECVProtocol.SignalingMessage {
     }
 }
 
-import WebRTC
 /// The WebRTC layer's signaling message (same cases, transport-free).
-public typealias WebRTCSignaling = WebRTC.SignalingMessage
+package typealias WebRTCSignaling = WebRTC.SignalingMessage

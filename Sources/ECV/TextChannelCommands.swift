@@ -31,15 +31,9 @@ extension WebRtcConnection {
         let raw = { self.call.emit(.TextChannelMessage, detail: text) }
         switch command {
         case .hold(let id) where forThisCall(id):
-            state.withLock { $0.controls.onHold = true }
-            if holdSideEffects { applyMediaState() }
-            call.emit(.StartHold, detail: text)
-            raw()
+            holdChanged(onHold: true, command: text)
         case .pickup(let id) where forThisCall(id):
-            state.withLock { $0.controls.onHold = false }
-            if holdSideEffects { applyMediaState() }
-            call.emit(.EndHold, detail: text)
-            raw()
+            holdChanged(onHold: false, command: text)
         case .status(let media, let muted, let id) where forThisCall(id):
             switch (media, muted) {
             case (.audio, true): call.emit(.RemoteAudioMuted, detail: text)
@@ -64,6 +58,15 @@ extension WebRtcConnection {
         default:
             raw()
         }
+    }
+
+    /// HOLD or PICKUP: the hold state, `StartHold`/`EndHold` and the `TextChannelMessage` at once,
+    /// in the order the agent's texts came; the media follow in the order of the call controls.
+    private func holdChanged(onHold: Bool, command text: String) {
+        state.withLock { $0.controls.onHold = onHold }
+        if holdSideEffects { applyMediaState() }
+        call.emit(onHold ? .StartHold : .EndHold, detail: text)
+        call.emit(.TextChannelMessage, detail: text)
     }
 
     /// Hold mutes local media only when both the SDK configuration and the connect parameters allow it.

@@ -123,12 +123,19 @@ public final class VideoCall: Sendable {
     }
 
     /// Records `lastError`, emits `Error` and, when `endingCall`, ends the call with the error's name.
-    func fail(_ name: ErrorName, _ message: String, endingCall: Bool) {
+    @discardableResult
+    func fail(_ name: ErrorName, _ message: String, endingCall: Bool) -> ErrorObject {
         let error = ErrorObject(name: name, message: message)
         state.withLock { $0.lastError = error }
         Logger.error("[\(rtcId)] \(name.rawValue): \(message)")
         emit(.Error, detail: message, objData: error, data: ["name": name.rawValue])
         if endingCall { end(name.rawValue) }
+        return error
+    }
+
+    /// `fail` (not ending the call) for an API that also throws: the error it throws.
+    func reportedFailure(_ name: ErrorName, _ message: String, underlying: (any Error & Sendable)? = nil) -> ECVError {
+        ECVError(fail(name, message, endingCall: false), underlying: underlying)
     }
 
     func assign(rtcId: String) { state.withLock { $0.rtcId = rtcId } }

@@ -6,35 +6,49 @@ import WebRTC
 extension WebRtcConnection {
     /// Mutes (false) or unmutes the microphone: `AudioMuted`/`AudioUnmuted`, and the agent is told
     /// (`STATUS|AUDIO|MUTED|<rtcId>`). The remote side hears silence; timing continues.
-    public func setAudioEnabled(state: Bool) {
-        self.state.withLock { $0.controls.audioEnabled = state }
-        applyMediaState()
-        call.emit(state ? .AudioUnmuted : .AudioMuted)
-        sendCommand(.status(media: .audio, muted: !state, rtcId: call.rtcId))
+    public func setAudioEnabled(state enabled: Bool) {
+        inControlOrder { media in
+            self.state.withLock { $0.controls.audioEnabled = enabled }
+            self.applyControls(to: media)
+            self.call.emit(enabled ? .AudioUnmuted : .AudioMuted)
+            self.sendCommand(.status(media: .audio, muted: !enabled, rtcId: self.call.rtcId))
+        }
     }
 
     /// Disables (false) or enables the camera: `VideoMuted`/`VideoUnmuted`; the agent sees black
     /// frames and is told (`STATUS|VIDEO|MUTED|<rtcId>`).
-    public func setVideoEnabled(state: Bool) {
-        self.state.withLock { $0.controls.videoEnabled = state }
-        applyMediaState()
-        call.emit(state ? .VideoUnmuted : .VideoMuted)
-        sendCommand(.status(media: .video, muted: !state, rtcId: call.rtcId))
+    public func setVideoEnabled(state enabled: Bool) {
+        inControlOrder { media in
+            self.state.withLock { $0.controls.videoEnabled = enabled }
+            self.applyControls(to: media)
+            self.call.emit(enabled ? .VideoUnmuted : .VideoMuted)
+            self.sendCommand(.status(media: .video, muted: !enabled, rtcId: self.call.rtcId))
+        }
+    }
+
+    /// Runs a control in the peer's one order of operations, with the running send graph (nil
+    /// before the peer runs or once it closed: then at once, and the peer applies the state when
+    /// it starts). Each control changes the state, applies it, raises its event and tells the
+    /// agent as one step, so controls from several tasks leave the media, the last event and the
+    /// agent's last STATUS in agreement.
+    func inControlOrder(_ control: @escaping @Sendable (SendMedia?) -> Void) {
+        if let peer = peerConnection, peer.submit({ peer in control(peer.media) }) { return }
+        control(nil)
     }
 
     /// Switches between the registered front and back sources (a pad switch, no renegotiation).
-    public func switchCamera() async throws {
+    public func switchCamera() async throws(ECVError) {
         guard let media = await peerConnection?.media else {
             let error = ErrorObject(name: .CAMERA_SWITCH_FAILED, message: "the call has no running video")
             call.fail(error.name, error.message, endingCall: false)
-            throw CallControlError(error)
+            throw ECVError(error)
         }
         do {
             let camera = try media.toggleCamera()
             Logger.info("[\(call.rtcId)] camera: \(camera)")
         } catch {
             call.fail(.CAMERA_SWITCH_FAILED, error.description, endingCall: false)
-            throw CallControlError(call.lastError)
+            throw ECVError(call.lastError, underlying: error)
         }
     }
 
@@ -73,22 +87,22 @@ extension WebRtcConnection {
     }
 
     /// Applies what the app asked for, minus what a hold imposes, to the running graph, in the
-    /// peer's order of operations: calls made one after another apply in that order, and each
-    /// applies the state as it is when its turn comes, so the graph ends as the last call left
-    /// it. A control that fails is reported (`Error`), never hidden behind the event already sent.
+    /// peer's order of operations (after the controls submitted before it).
     func applyMediaState() {
-        guard let peer = peerConnection else { return } // applied when the peer starts (GotLocalStream)
-        let videoCall = parameters.videoCallEnabled
-        peer.submit { [weak self] peer in
-            guard let self, let media = peer.media else { return }
-            let (audioOn, videoOn) = self.state.withLock { ($0.controls.audioEnabled && !$0.controls.onHold, $0.controls.videoEnabled && !$0.controls.onHold) }
-            do throws(MediaRuntimeError) {
-                try media.setAudioMuted(!audioOn)
-                if videoCall { try media.setVideoMuted(!videoOn) }
-            } catch {
-                self.call.fail(.WEBRTC_FAILED, "cannot apply the media controls (audio \(audioOn ? "on" : "off"), video \(videoOn ? "on" : "off")): \(error)",
-                               endingCall: false)
-            }
+        inControlOrder { media in self.applyControls(to: media) }
+    }
+
+    /// Applies the controls' state as it is now to `media`. A control that fails is reported
+    /// (`Error`), never hidden behind the event already sent.
+    private func applyControls(to media: SendMedia?) {
+        guard let media else { return }
+        let (audioOn, videoOn) = state.withLock { ($0.controls.audioEnabled && !$0.controls.onHold, $0.controls.videoEnabled && !$0.controls.onHold) }
+        do throws(MediaRuntimeError) {
+            try media.setAudioMuted(!audioOn)
+            if parameters.videoCallEnabled { try media.setVideoMuted(!videoOn) }
+        } catch {
+            call.fail(.WEBRTC_FAILED, "cannot apply the media controls (audio \(audioOn ? "on" : "off"), video \(videoOn ? "on" : "off")): \(error)",
+                      endingCall: false)
         }
     }
 
@@ -96,11 +110,4 @@ extension WebRtcConnection {
     package func controlsApplied() async {
         await peerConnection?.perform { _ in }
     }
-}
-
-/// A call control failed; the `ErrorObject` is also the call's `lastError`.
-public struct CallControlError: Error, Sendable, CustomStringConvertible {
-    public let error: ErrorObject
-    init(_ error: ErrorObject) { self.error = error }
-    public var description: String { error.description }
 }

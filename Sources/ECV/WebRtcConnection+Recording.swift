@@ -45,27 +45,35 @@ extension WebRtcConnection {
     /// chapters on the media clock, and a stats sidecar (`<file>.stats.ndjson`) once a second.
     /// The recording is finalised when the call ends, or by `stopRecording()`.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska,
-                               layout: RecordingLayout = .separateTracks) async throws(RecordingError) {
-        guard let session else { throw .pipeline("startRecording() needs a started room (after startRoom())") }
+                               layout: RecordingLayout = .separateTracks) async throws(ECVError) {
+        guard let session else { throw call.reportedFailure(.RECORDING_FAILED, "startRecording() needs a started room (after startRoom())") }
         let events = call.events()
-        try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "caller", remote: "agent")) {
-            CallMarkers(recording: $0, events: events)
+        do {
+            try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "caller", remote: "agent")) {
+                CallMarkers(recording: $0, events: events)
+            }
+        } catch {
+            throw call.reportedFailure(.RECORDING_FAILED, "cannot record to \(url.path): \(error)", underlying: error)
         }
     }
 
     /// Finalises the recording and returns what it holds; nil when none is running.
     @discardableResult
-    public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
-        try await session?.stopRecording()
+    public func stopRecording() async throws(ECVError) -> RecordingSummary? {
+        do { return try await session?.stopRecording() } catch {
+            throw call.reportedFailure(.RECORDING_FAILED, "the recording was not finalised: \(error)", underlying: error)
+        }
     }
 
     /// Writes the current remote video frame as a PNG (needs a running recording with separate
     /// tracks, whose decode branch provides the picture).
-    public func snapshot(to url: URL) async throws(RecordingError) {
+    public func snapshot(to url: URL) async throws(ECVError) {
         guard let recording = session?.recording?.tracks else {
-            throw .pipeline("snapshot() needs a running recording with separate tracks")
+            throw call.reportedFailure(.RECORDING_FAILED, "snapshot() needs a running recording with separate tracks")
         }
-        try await recording.snapshot(to: url)
+        do { try await recording.snapshot(to: url) } catch {
+            throw call.reportedFailure(.RECORDING_FAILED, "cannot write the snapshot \(url.path): \(error)", underlying: error)
+        }
     }
 }
 

@@ -152,7 +152,7 @@ public final class WebRtcConnection: Sendable {
             parameters: parameters, webrtcUrl: config.webrtcUrl, signalingUrl: config.signalingUrlIsExplicit ? config.signalingUrl : nil,
             pins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates, credential: call.callerToken,
             trustedCAFile: config.trustedCAFile)
-        let iceServers = config.iceServers.map { WebRTC.ICEServer(urls: $0.urls, username: $0.username, credential: $0.credential) }
+        let iceServers = config.iceServers.map(WebRTC.ICEServer.init)
         let session = CallSession(plan: CallSessionPlan(room: call.rtcId, signaling: signaling, iceServers: iceServers, media: media,
                                                         textChannel: parameters.textChannelConfig, requiresICEServers: true),
                                   observer: self)

@@ -26,7 +26,7 @@ public struct AgentBotConfiguration: Sendable {
     public var receiveVideo: ReceiveSinkSpec
     public var receiveAudio: ReceiveSinkSpec
     /// ICE servers used besides the join answer's.
-    public var iceServers: [WebRTC.ICEServer]
+    public var iceServers: [ECVProtocol.ICEServer]
     /// How long a flash request waits for the caller's answer before it counts as refused.
     public var flashReplyTimeout: Duration
     /// False: accepted calls never join their room (an agent whose media never comes, for tests
@@ -48,7 +48,7 @@ public struct AgentBotConfiguration: Sendable {
                 parameters: ConnectParameters = ConnectParameters(videoWidth: 640, videoHeight: 480),
                 video: VideoInputs = .single(.testPattern(pattern: "ball")), audio: AudioSourceSpec = .testTone(frequency: 660),
                 receiveVideo: ReceiveSinkSpec = .renderer(name: "caller_video"), receiveAudio: ReceiveSinkSpec = .discard,
-                iceServers: [WebRTC.ICEServer] = [], flashReplyTimeout: Duration = .seconds(30), joinsRooms: Bool = true) {
+                iceServers: [ECVProtocol.ICEServer] = [], flashReplyTimeout: Duration = .seconds(30), joinsRooms: Bool = true) {
         self.joinsRooms = joinsRooms
         sendsMedia = true
         self.serviceUrl = serviceUrl
@@ -78,6 +78,10 @@ public enum AgentBotError: Error, Sendable, CustomStringConvertible {
     case noSuchCall(String)
     case media(String)
     case timeout(String)
+    /// A command could not be sent on the call's text channel.
+    case textChannel(String)
+    /// A recording could not start or be finalised.
+    case recording(String)
 
     public var description: String {
         switch self {
@@ -88,6 +92,8 @@ public enum AgentBotError: Error, Sendable, CustomStringConvertible {
         case .noSuchCall(let rtcId): "no call \(rtcId) on this bot"
         case .media(let reason): "media: \(reason)"
         case .timeout(let what): "timed out waiting for \(what)"
+        case .textChannel(let reason): "text channel: \(reason)"
+        case .recording(let reason): "recording: \(reason)"
         }
     }
 }

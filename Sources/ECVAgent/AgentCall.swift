@@ -21,7 +21,7 @@ public final class AgentCall: Sendable {
         var tasks: [Task<Void, Never>] = []
         var ended = false
         var connected = false
-        var flashWaiters: [OneShot<String, Never>] = []
+        var flashWaiters: [OneShot<DataChannelCommand.FlashApproval, Never>] = []
         var renderer: (@Sendable (VideoFrame) -> Void)?
         var history: [AgentCallEvent] = []
     }
@@ -65,7 +65,7 @@ public final class AgentCall: Sendable {
         let media = MediaConfiguration(parameters: configuration.parameters, video: configuration.video, audio: configuration.audio,
                                        receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
                                        sendsMedia: configuration.sendsMedia)
-        let session = CallSession(plan: CallSessionPlan(room: rtcId, signaling: signaling, iceServers: configuration.iceServers, media: media,
+        let session = CallSession(plan: CallSessionPlan(room: rtcId, signaling: signaling, iceServers: configuration.iceServers.map(WebRTC.ICEServer.init), media: media,
                                                         textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false),
                                   observer: self)
         let ended = state.withLock { state in
@@ -109,52 +109,59 @@ public final class AgentCall: Sendable {
         case .status(let media, let muted, _):
             emit(.callerStatus(media: media.rawValue, muted: muted))
             let period = "caller \(media.rawValue.lowercased()) muted"
-            try? muted ? activeRecording?.beginPeriod(period) : activeRecording?.endPeriod(period)
+            chapter { muted ? try $0.beginPeriod(period) : try $0.endPeriod(period) }
         case .flashReply(let request, let approval):
             emit(.flashReply(turningOn: request == .on, approval: approval.rawValue))
             let waiters = state.withLock { state in defer { state.flashWaiters = [] }; return state.flashWaiters }
-            for waiter in waiters { waiter.resolve(.success(approval.rawValue)) }
+            for waiter in waiters { waiter.resolve(.success(approval)) }
         default:
             emit(.text(text))
         }
     }
 
+    /// Writes this bot's action into the recording's chapters, when one with separate tracks runs.
+    private func chapter(_ write: (CallRecording) throws -> Void) {
+        guard let recording = activeRecording else { return }
+        // The action itself happened; a chapter fails only once the recording is stopping.
+        do { try write(recording) } catch { Logger.debug("[agent] call \(rtcId): no chapter: \(error)") }
+    }
+
     // MARK: Commands
 
     /// Sends a command (or any text) to the caller on the text channel.
-    public func send(_ command: DataChannelCommand) throws(DataChannelError) {
-        guard let channel = state.value.session?.textChannel else { throw .closed(label: "textchannel") }
-        try channel.send(command.text)
+    public func send(_ command: DataChannelCommand) throws(AgentBotError) {
+        guard let channel = state.value.session?.textChannel else { throw .textChannel("the call's text channel is not open") }
+        do { try channel.send(command.text) } catch { throw .textChannel(error.description) }
     }
 
-    public func hold() throws(DataChannelError) {
+    public func hold() throws(AgentBotError) {
         try send(.hold(rtcId: rtcId))
-        try? activeRecording?.beginPeriod("hold")
+        chapter { try $0.beginPeriod("hold") }
     }
 
-    public func pickup() throws(DataChannelError) {
+    public func pickup() throws(AgentBotError) {
         try send(.pickup(rtcId: rtcId))
-        try? activeRecording?.endPeriod("hold")
+        chapter { try $0.endPeriod("hold") }
     }
-    public func takePhoto(_ on: Bool) throws(DataChannelError) { try send(on ? .takePhotoOn : .takePhotoOff) }
-    public func sendStatus(media: DataChannelCommand.MediaKind, muted: Bool) throws(DataChannelError) {
+    public func takePhoto(_ on: Bool) throws(AgentBotError) { try send(on ? .takePhotoOn : .takePhotoOff) }
+    public func sendStatus(media: DataChannelCommand.MediaKind, muted: Bool) throws(AgentBotError) {
         try send(.status(media: media, muted: muted, rtcId: rtcId))
     }
 
-    /// Asks the caller to switch the torch and waits for the answer ("ACCEPTED", "REFUSED",
-    /// "UNAVAILABLE"); no answer within the bot's `flashReplyTimeout` counts as "REFUSED".
-    public func requestFlash(_ on: Bool) async throws(DataChannelError) -> String {
-        let reply = OneShot<String, Never>()
+    /// Asks the caller to switch the torch and waits for the answer; no answer within the bot's
+    /// `flashReplyTimeout` counts as `.refused`.
+    public func requestFlash(_ on: Bool) async throws(AgentBotError) -> DataChannelCommand.FlashApproval {
+        let reply = OneShot<DataChannelCommand.FlashApproval, Never>()
         state.withLock { $0.flashWaiters.append(reply) }
         try send(on ? .flashOn : .flashOff)
-        let timer = MainLoop.shared.schedule(after: bot?.configuration.flashReplyTimeout ?? .seconds(5)) { reply.resolve(.success("REFUSED")) }
+        let timer = MainLoop.shared.schedule(after: bot?.configuration.flashReplyTimeout ?? .seconds(5)) { reply.resolve(.success(.refused)) }
         defer { timer.cancel() }
         return await reply.value()
     }
 
     /// Transfers the call to a queue or another agent (the service does it; the caller re-queues).
     public func transfer(to target: TransferTarget) async throws(AgentBotError) {
-        try? activeRecording?.mark("transfer to \(target.description)")
+        chapter { try $0.mark("transfer to \(target.description)") }
         guard let bot else { throw .notConnected }
         try await bot.request(.transfer(rtcId: rtcId, target: target))
     }
@@ -164,10 +171,13 @@ public final class AgentCall: Sendable {
         try await bot.request(.cancelTransfer(rtcId: rtcId))
     }
 
-    /// Ends the call for everyone: the service tells the caller (`REMOTE_HANGUP` there).
+    /// Ends the call for everyone: the service tells the caller (`REMOTE_HANGUP` there). The
+    /// media closes here whatever the service answers.
     public func hangup() async {
         guard !state.value.ended else { return }
-        try? await bot?.request(.hangup(rtcId: rtcId))
+        do { try await bot?.request(.hangup(rtcId: rtcId)) } catch {
+            bot?.eventError("call \(rtcId): the service did not take the hangup: \(error)")
+        }
         await closeMedia(sendBye: true)
         finish(reason: "AGENT_HANGUP")
     }
@@ -180,9 +190,13 @@ public final class AgentCall: Sendable {
     /// picture arrives in and this bot's own picture inset (WebM or Matroska). Finalised when
     /// the call ends, or by `stopRecording()`.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska,
-                               layout: RecordingLayout = .separateTracks) async throws(RecordingError) {
-        guard let session = state.value.session else { throw .pipeline("the call's media has not started") }
-        try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "agent", remote: "caller"))
+                               layout: RecordingLayout = .separateTracks) async throws(AgentBotError) {
+        guard let session = state.value.session else { throw .recording("the call's media has not started") }
+        do {
+            try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "agent", remote: "caller"))
+        } catch {
+            throw .recording("cannot record to \(url.path): \(error)")
+        }
     }
 
     /// Whether a recording runs (either layout).
@@ -193,8 +207,10 @@ public final class AgentCall: Sendable {
 
     /// Finalises the recording, if any.
     @discardableResult
-    public func stopRecording() async throws(RecordingError) -> RecordingSummary? {
-        try await state.value.session?.stopRecording()
+    public func stopRecording() async throws(AgentBotError) -> RecordingSummary? {
+        do { return try await state.value.session?.stopRecording() } catch {
+            throw .recording("the recording was not finalised: \(error)")
+        }
     }
 
     // MARK: End

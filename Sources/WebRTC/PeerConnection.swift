@@ -25,7 +25,7 @@ public actor PeerConnection {
 
     private var pipeline: Pipeline?
     /// The running send graph: mute, camera switch and bitrate controls live here.
-    public private(set) var media: SendMedia?
+    package private(set) var media: SendMedia?
     private var outputTees: [MediaKind: Element] = [:]
     private var receiveOnlyCaps: [MediaKind: String] = [:]
     var session: PeerSession?
@@ -368,11 +368,11 @@ public actor PeerConnection {
     public var isClosed: Bool { closed }
 
     /// The pipeline the call runs in, for components that add their own branches (recorders).
-    public var mediaPipeline: Pipeline? { pipeline }
+    package var mediaPipeline: Pipeline? { pipeline }
 
     /// The tee carrying an outgoing stream's RTP packets (after our encoder and payloader), where a
     /// recorder taps local media without re-encoding. It outlives rebuilds.
-    public func outgoingRTPTee(_ kind: MediaKind) -> Element? { outputTees[kind] }
+    package func outgoingRTPTee(_ kind: MediaKind) -> Element? { outputTees[kind] }
 
     /// Silences far-end audio playback (or plays it again), in this session and every later one.
     /// Recordings and audio delivered to the app are not affected: they branch off before it.

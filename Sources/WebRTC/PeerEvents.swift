@@ -47,10 +47,10 @@ public struct RemoteStream: Sendable {
     public var ssrc: UInt?
     public var sink: ReceiveSinkSpec
     /// The appsink delivering decoded frames or samples, for renderer and samples sinks.
-    public var appSink: AppSink?
+    package var appSink: AppSink?
     /// The tee after depayloading and parsing, for passthrough sinks.
-    public var recorderTee: Element?
+    package var recorderTee: Element?
     /// A tee carrying the stream's RTP packets as received (`allow-not-linked`): request a src pad
     /// to tap the stream (record it, decode it a second time) without re-encoding or disturbing it.
-    public var rtpTee: Element
+    package var rtpTee: Element
 }

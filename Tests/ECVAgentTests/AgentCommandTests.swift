@@ -66,17 +66,17 @@ import GLibCore
         let agent = try await backend.agent()
         let sdk = try backend.sdk()
         let log = EventLog(sdk)
-        for (torch, expected) in [(Torch(approves: true), "ACCEPTED"), (Torch(approves: false), "REFUSED")] {
+        for (torch, expected) in [(Torch(approves: true), DataChannelCommand.FlashApproval.accepted), (Torch(approves: false), .refused)] {
             let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
             #expect(try await c.agentCall.requestFlash(true) == expected)
             #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == "agent")
-            #expect(torch.switched.value == (expected == "ACCEPTED" ? [true] : []))
+            #expect(torch.switched.value == (expected == .accepted ? [true] : []))
             c.call.hangup()
             _ = try await log.wait(for: .CallEnded, c.call.rtcId)
             try await eventually(.seconds(10), "agent free") { agent.calls.isEmpty }
         }
         let headless = try await connectedCall(sdk, log, agent: agent, torch: nil)
-        #expect(try await headless.agentCall.requestFlash(true) == "UNAVAILABLE")
+        #expect(try await headless.agentCall.requestFlash(true) == .unavailable)
         headless.call.hangup()
         _ = try await log.wait(for: .CallEnded, headless.call.rtcId)
         await agent.logout()
@@ -98,8 +98,8 @@ import GLibCore
         let log = EventLog(sdk)
         let torch = TorchWithoutApproval()
         let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
-        #expect(try await c.agentCall.requestFlash(true) == "REFUSED")
-        #expect(try await c.agentCall.requestFlash(false) == "REFUSED")
+        #expect(try await c.agentCall.requestFlash(true) == .refused)
+        #expect(try await c.agentCall.requestFlash(false) == .refused)
         #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == "agent")
         #expect(torch.switched.value.isEmpty, "an agent never switched a torch nobody approved")
         // The app itself may still switch it (no approval: the app is the user).
@@ -173,7 +173,7 @@ import GLibCore
         try c.agentCall.send(.hold(rtcId: rtcId))
         try c.agentCall.send(.pickup(rtcId: rtcId))
         try c.agentCall.sendStatus(media: .video, muted: true)
-        #expect(try await c.agentCall.requestFlash(true) == "UNAVAILABLE")
+        #expect(try await c.agentCall.requestFlash(true) == .unavailable)
         try c.agentCall.send(.takePhotoOn)
         try c.agentCall.send(.hold(rtcId: "some-other-call"))
         try c.agentCall.send(.raw("OCR_RETRY"))

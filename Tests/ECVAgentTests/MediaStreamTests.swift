@@ -124,9 +124,10 @@ import GLibCore
         let callerFile = recordingURL("pip-caller.webm"), agentFile = recordingURL("pip-agent.mkv")
         try await call.caller.connection.startRecording(to: callerFile, format: .webm, layout: .pictureInPicture)
         try await call.caller.agentCall.startRecording(to: agentFile, format: .matroska, layout: .pictureInPicture)
-        await #expect(throws: RecordingError.alreadyStarted) {
+        let second = await #expect(throws: ECVError.self) {
             try await call.caller.connection.startRecording(to: recordingURL("second.mkv"))
         }
+        #expect(second?.name == .RECORDING_FAILED && call.caller.call.lastError.name == .RECORDING_FAILED, "one recording at a time: \(String(describing: second))")
         // What is recorded is the point: three seconds of the call.
         try await Task.sleep(for: .seconds(3))
         let callerSummary = try #require(try await call.caller.connection.stopRecording())

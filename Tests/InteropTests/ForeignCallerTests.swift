@@ -76,7 +76,7 @@ extension InteropTests {
                 try await Task.sleep(for: .milliseconds(600))
                 do { try agentCall.pickup() } catch { problems.append("PICKUP not sent: \(error)") }
                 var flashReply = "not asked"
-                do { flashReply = try await agentCall.requestFlash(true) } catch { problems.append("FLASH_ON not sent: \(error)") }
+                do { flashReply = try await agentCall.requestFlash(true).rawValue } catch { problems.append("FLASH_ON not sent: \(error)") }
                 do { try agentCall.takePhoto(true) } catch { problems.append("TAKE_PHOTO_ON not sent: \(error)") }
 
                 let summary = try await foreign.summary(peer: cell.peer, timeout: .seconds(cell.durationSeconds + 40))
