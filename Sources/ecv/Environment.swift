@@ -1,4 +1,5 @@
 import ECV
+import ECVProtocol
 import Foundation
 
 /// An ECV environment as the seed's demo app keeps them (its `Build.swift` flavours): URLs, the
@@ -168,17 +169,8 @@ extension Environment: Codable {
         queues = try container.decodeIfPresent([String].self, forKey: .queues) ?? []
         callAttributes = try container.decodeIfPresent([EnvironmentCallAttribute].self, forKey: .callAttributes) ?? []
         if let problem = firstProblem() {
-            let path = container.codingPath + [problem.field as any CodingKey] + (problem.index.map { [ArrayIndex($0)] } ?? [])
+            let path = container.codingPath + [problem.field as any CodingKey] + (problem.index.map { [IndexKey($0)] } ?? [])
             throw DecodingError.dataCorrupted(.init(codingPath: path, debugDescription: problem.message))
         }
     }
-}
-
-/// An array element's place in a decoding path.
-struct ArrayIndex: CodingKey {
-    let intValue: Int?
-    var stringValue: String { "\(intValue ?? 0)" }
-    init(_ index: Int) { intValue = index }
-    init?(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
 }

@@ -28,7 +28,7 @@ struct EnvironmentStore {
             environments = try container.decode([Environment].self, forKey: .environments)
             var names: Set<String> = []
             for (index, environment) in environments.enumerated() where !names.insert(environment.name).inserted {
-                let path = container.codingPath + [CodingKeys.environments as any CodingKey, ArrayIndex(index), Environment.CodingKeys.name]
+                let path = container.codingPath + [CodingKeys.environments as any CodingKey, IndexKey(index), Environment.CodingKeys.name]
                 throw DecodingError.dataCorrupted(.init(codingPath: path,
                                                         debugDescription: "a second environment named '\(environment.name)'"))
             }
