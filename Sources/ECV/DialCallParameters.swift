@@ -12,6 +12,7 @@ public struct DialCallParameters: Sendable, Equatable {
     /// Sent as HTTP headers of the DialEx request.
     public var additionalHeaders: [String: String]
 
+    /// The one initialiser that sets the fields; the queue-first one below forwards to it.
     public init(callerName: String? = nil, attributes: [String: String] = [:], queue: String? = nil,
                 acdAttributes: [String: String] = [:], customPayload: [String: String] = [:],
                 additionalHeaders: [String: String] = [:]) {
@@ -22,6 +23,18 @@ public struct DialCallParameters: Sendable, Equatable {
         self.acdAttributes = acdAttributes
         self.customPayload = customPayload
         self.additionalHeaders = additionalHeaders
+    }
+
+    /// The seed's other order: its demo's queue screen passes `queue` *before* `attributes`
+    /// (`DialCallParameters(callerName: name, queue: queue, attributes: [queueKey: queueValue])`),
+    /// and Swift takes labelled arguments only in declaration order. Both are required here, so
+    /// a call in the main order (or with neither, as `DialCallParameters()`) never resolves to
+    /// this one.
+    public init(callerName: String? = nil, queue: String?, attributes: [String: String],
+                acdAttributes: [String: String] = [:], customPayload: [String: String] = [:],
+                additionalHeaders: [String: String] = [:]) {
+        self.init(callerName: callerName, attributes: attributes, queue: queue, acdAttributes: acdAttributes,
+                  customPayload: customPayload, additionalHeaders: additionalHeaders)
     }
 
     /// "Caller-4821": readable in an agent desktop, unlikely to collide.

@@ -45,13 +45,21 @@ public struct ECVSdkConfiguration: Sendable {
     /// `not found` as a backend that has not caught up with the call yet, not as an end: any other
     /// answer resets the count (docs/protocol.md §1.5).
     public var notFoundPollLimit: Int
+    /// The seed's defaults, shared by both initialisers (milliseconds; the endpoint is a path on
+    /// `serviceUrl`).
+    public static let defaultWaitForRoomIntervalDelay = 3000
+    public static let defaultQueueInfoIntervalDelay = 3000
+    public static let defaultQueueInfoEndpoint = ECVAPI.waitForRoomQueueInterval
+
     /// Whether `signalingUrl` was given explicitly (then it wins over the join answer's `wss_url`).
     let signalingUrlIsExplicit: Bool
 
+    /// The one initialiser that sets the fields; the seed-ordered one below forwards to it.
     public init(name: String, serviceUrl: String, useQueueSocket: Bool = true, webrtcUrl: String? = nil,
-                signalingUrl: String? = nil, waitForRoomIntervalDelay: Int = 3000, waitForRoomIntervalEndpoint: String? = nil,
-                useQueueInfo: Bool = false, queueInfoIntervalDelay: Int = 3000,
-                queueInfoEndpoint: String = ECVAPI.waitForRoomQueueInterval, autoHandleHoldSideEffects: Bool = true,
+                signalingUrl: String? = nil, waitForRoomIntervalDelay: Int = defaultWaitForRoomIntervalDelay,
+                waitForRoomIntervalEndpoint: String? = nil, useQueueInfo: Bool = false,
+                queueInfoIntervalDelay: Int = defaultQueueInfoIntervalDelay,
+                queueInfoEndpoint: String = defaultQueueInfoEndpoint, autoHandleHoldSideEffects: Bool = true,
                 iceServers: [ECVProtocol.ICEServer] = [], pinnedCertificates: [String] = [], httpTimeoutMs: Int = 5000,
                 pollingFailureLimit: Int = 3, notFoundPollLimit: Int = 3) {
         self.name = name
@@ -72,6 +80,23 @@ public struct ECVSdkConfiguration: Sendable {
         self.httpTimeoutMs = httpTimeoutMs
         self.pollingFailureLimit = pollingFailureLimit
         self.notFoundPollLimit = notFoundPollLimit
+    }
+
+    /// The seed's other order: its separate-endpoints example (`configSeparateV15`) names
+    /// `webrtcUrl` and `signalingUrl` *before* `useQueueSocket`, and Swift takes labelled
+    /// arguments only in declaration order. `webrtcUrl` and `useQueueSocket` have no defaults here,
+    /// so a call that could mean either initialiser never resolves to this one: calls with some
+    /// or none of the arguments, in the main order, stay unambiguous. The parameters are the
+    /// seed's, in the seed's order; the SDK's own additions (ICE servers, pins, timeouts) are
+    /// only in the main initialiser.
+    public init(name: String, serviceUrl: String, webrtcUrl: String?, signalingUrl: String? = nil, useQueueSocket: Bool,
+                waitForRoomIntervalDelay: Int = defaultWaitForRoomIntervalDelay, waitForRoomIntervalEndpoint: String? = nil,
+                useQueueInfo: Bool = false, queueInfoIntervalDelay: Int = defaultQueueInfoIntervalDelay,
+                queueInfoEndpoint: String = defaultQueueInfoEndpoint, autoHandleHoldSideEffects: Bool = true) {
+        self.init(name: name, serviceUrl: serviceUrl, useQueueSocket: useQueueSocket, webrtcUrl: webrtcUrl, signalingUrl: signalingUrl,
+                  waitForRoomIntervalDelay: waitForRoomIntervalDelay, waitForRoomIntervalEndpoint: waitForRoomIntervalEndpoint,
+                  useQueueInfo: useQueueInfo, queueInfoIntervalDelay: queueInfoIntervalDelay, queueInfoEndpoint: queueInfoEndpoint,
+                  autoHandleHoldSideEffects: autoHandleHoldSideEffects)
     }
 
     /// An endpoint given as a path is resolved against `base`.

@@ -193,13 +193,13 @@ public struct ICEServer: Codable, Sendable, Equatable {
     }
 }
 
-/// An array index as a coding-path element.
-struct IndexKey: CodingKey {
-    var intValue: Int?
-    var stringValue: String { "\(intValue ?? 0)" }
-    init(_ index: Int) { intValue = index }
-    init?(intValue: Int) { self.intValue = intValue }
-    init?(stringValue: String) { nil }
+/// An array index as a coding-path element (for errors that name `…[3].field`).
+public struct IndexKey: CodingKey, Sendable {
+    public var intValue: Int?
+    public var stringValue: String { "\(intValue ?? 0)" }
+    public init(_ index: Int) { intValue = index }
+    public init?(intValue: Int) { self.intValue = intValue }
+    public init?(stringValue: String) { nil }
 }
 
 /// The answer of `POST /message/<room>/<client>` and `POST /leave/<room>/<client>`.

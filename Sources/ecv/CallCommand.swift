@@ -38,12 +38,13 @@ enum CallCommand {
         guard let serviceUrl = arguments.value("service-url") ?? environment?.serviceUrl else {
             throw .usage("give --service-url URL or --env NAME (or `ecv env use NAME`)")
         }
-        let mode = arguments.value("queue-mode")
-            ?? environment.map { $0.useQueueSocket ? "socket" : $0.useQueueInfo ? "info" : "legacy" } ?? "socket"
+        let mode = arguments.value("queue-mode") ?? environment?.queueMode ?? "socket"
         guard ["socket", "info", "legacy"].contains(mode) else { throw .usage("--queue-mode takes socket, info or legacy") }
         var attributes: [String: String] = [:]
         for pair in arguments.values("attr") { let (key, value) = try keyValue(pair, option: "attr"); attributes[key] = value }
-        if let environment { attributes = try environment.resolveAttributes(attributes) }
+        if let environment {
+            do { attributes = try environment.callAttributes.dialAttributes(choosing: attributes) } catch { throw .usage(error.description) }
+        }
         var acd: [String: String] = [:]
         for pair in arguments.values("acd") { let (key, value) = try keyValue(pair, option: "acd"); acd[key] = value }
         let parameters = try MediaOptions.parameters(&arguments)
@@ -67,6 +68,7 @@ enum CallCommand {
             name: environment?.name ?? "cli", serviceUrl: serviceUrl, useQueueSocket: mode == "socket",
             webrtcUrl: arguments.value("webrtc-url") ?? environment?.webrtcUrl,
             signalingUrl: arguments.value("signaling-url") ?? environment?.signalingUrl, useQueueInfo: mode == "info")
+        environment?.applyPollingSettings(to: &configuration)
         configuration.iceServers = arguments.values("ice-server").map { ICEServer(urls: [$0]) }
         if configuration.iceServers.isEmpty { configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])] }
         configuration.pinnedCertificates = arguments.values("pin")

@@ -98,9 +98,9 @@ func startLoopbackService(configure: (inout ReferenceServiceConfiguration) -> Vo
     }
 
     @Test func environmentsPersistAndValidateAttributes() async throws {
-        let config = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-env-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: config) }
-        let env = ["XDG_CONFIG_HOME": config.path]
+        let home = PrivateConfigHome()
+        defer { home.remove() }
+        let env = home.environment
         let list = try await ECVProcess.run(["env", "list"], environment: env)
         #expect(list.stdout.contains("danamon-local"), "the Danamon example ships built in")
         let add = try await ECVProcess.run(["env", "add", "staging", "--service-url", "http://127.0.0.1:1", "--queue-mode", "info",
