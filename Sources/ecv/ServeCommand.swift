@@ -150,6 +150,12 @@ enum Interrupts {
         }
     }
 
+    /// Stops the command as SIGINT would, for a reason of its own (its output was closed).
+    static func stop(because reason: String) {
+        printErr("ecv: \(reason); stopping")
+        fire()
+    }
+
     private static func fire() {
         let waiters = state.withLock { state in
             state.fired = true

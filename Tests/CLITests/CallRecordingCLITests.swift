@@ -3,6 +3,7 @@ import ECVAgent
 import ECVProtocol
 import ECVService
 import Foundation
+import GLibCore
 import MediaRuntime
 import MediaTestSupport
 import Testing
@@ -102,5 +103,42 @@ import Testing
         try await bot.connect()
         try await bot.ready()
         return bot
+    }
+}
+
+/// A script that reads a few lines and closes the pipe (`ecv call --json | head -3`): `ecv call`
+/// hangs up and exits 0 instead of crashing on the write.
+@Suite(.serialized) struct ClosedOutputCLITests {
+    @Test func callHangsUpWhenItsOutputIsClosed() async throws {
+        let (service, base) = try await startLoopbackService()
+        var configuration = AgentBotConfiguration(serviceUrl: base, name: "Alice", queues: ["default"],
+                                                  parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
+        configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        let agent = try AgentBot(configuration: configuration)
+        try await agent.connect()
+        try await agent.ready()
+        let process = Process()
+        process.executableURL = ECVProcess.executable
+        process.arguments = ["call", "--service-url", base, "--width", "320", "--height", "240", "--no-audio-processing", "--json"]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        let lines = Locked(0)
+        out.fileHandleForReading.readabilityHandler = { handle in
+            let text = String(decoding: handle.availableData, as: UTF8.self)
+            lines.withLock { $0 += text.filter { $0 == "\n" }.count }
+        }
+        try process.run()
+        // Like `head`: read until the agent took the call, then close the pipe.
+        try await eventually(.seconds(30), "the call reaches the agent") { agent.calls.count == 1 && lines.value >= 3 }
+        out.fileHandleForReading.readabilityHandler = nil
+        try out.fileHandleForReading.close()
+        try await eventually(.seconds(20), "ecv call exits") { !process.isRunning }
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0, "\(process.terminationReason) \(process.terminationStatus): \(stderr)")
+        #expect(stderr.contains("standard output was closed"), "\(stderr)")
+        try await eventually(.seconds(10), "the agent's call ended") { agent.calls.isEmpty }
+        await agent.logout()
+        await service.stop()
     }
 }
