@@ -79,6 +79,7 @@ public struct JoinParameters: Codable, Sendable, Equatable {
         clientId = try container.decodeNonEmptyString(forKey: .clientId)
         isInitiator = try Self.decodeStringBool(container, key: .isInitiator)
         var decoded: [SignalingMessage] = []
+        // Not an array: absent and null are fine, anything else throws in the `else if` below.
         if var list = try? container.nestedUnkeyedContainer(forKey: .messages) {
             while !list.isAtEnd {
                 let index = list.currentIndex
@@ -116,6 +117,7 @@ public struct JoinParameters: Codable, Sendable, Equatable {
 
     /// AppRTC sends `"true"`/`"false"`; a JSON boolean is accepted too.
     private static func decodeStringBool(_ container: KeyedDecodingContainer<CodingKeys>, key: CodingKeys) throws -> Bool {
+        // Not a JSON boolean: the string form is tried next, and its failure is the one thrown.
         if let flag = try? container.decode(Bool.self, forKey: key) { return flag }
         switch try container.decode(String.self, forKey: key) {
         case "true": return true
@@ -159,6 +161,7 @@ public struct ICEServer: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let key: CodingKeys = container.contains(.urls) ? .urls : .url
+        // Not a single string: the array form is tried next, and its failure is the one thrown.
         if let single = try? container.decode(String.self, forKey: key) {
             urls = [single]
         } else {

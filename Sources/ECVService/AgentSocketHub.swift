@@ -56,6 +56,7 @@ final class AgentSocketHub: Sendable {
             guard wasCurrent else { return }
             // The doc's rule: a bot that loses its socket has lost its calls and must log in again.
             log.record(.agent, "agent socket of \(agentId) closed (\(code) \(reason)): agent logged out")
+            // Throws only for an agent already gone (a REST logout came first): nothing is left to remove.
             try? engine.removeAgent(agentId)
             timer.refresh()
         })
@@ -74,7 +75,7 @@ final class AgentSocketHub: Sendable {
             let replacing = Attached(connection: connection, session: session)
             if let previous = map.updateValue(replacing, forKey: agentId), previous.connection !== connection {
                 previous.session.set(.replaced)
-                try? previous.connection.close(code: ECVCloseCode.replaced, reason: "replaced by a newer agent socket")
+                previous.connection.close(code: ECVCloseCode.replaced, reason: "replaced by a newer agent socket", log: log, .agent)
             }
             send(state, on: connection)
             return true
@@ -128,30 +129,29 @@ final class AgentSocketHub: Sendable {
     func detach(agentId: String, reason: String) {
         let removed = attached.withLock { $0.removeValue(forKey: agentId) }
         removed?.session.set(.closed)
-        try? removed?.connection.close(code: ECVCloseCode.normal, reason: reason)
+        removed?.connection.close(code: ECVCloseCode.normal, reason: reason, log: log, .agent)
     }
 
     /// Closes the agent's socket as a failure would; its close handler logs the agent out.
     func drop(agentId: String, code: UInt16, reason: String) -> Bool {
         guard let current = attached.withLock({ $0[agentId] }) else { return false }
-        try? current.connection.close(code: code, reason: reason)
+        current.connection.close(code: code, reason: reason, log: log, .agent)
         return true
     }
 
     func closeAll(code: UInt16, reason: String) {
         attached.withLock { $0.removeAll() }
-        open.closeAll(code: code, reason: reason)
+        open.closeAll(code: code, reason: reason, log: log, .agent)
     }
 
     private func refuse(_ connection: WebSocketConnection, code: ServiceErrorCode, message: String, close: UInt16) {
         log.record(.agent, "agent socket refused (\(close)): \(message)")
         send(.error(requestId: nil, code: code, message: message), on: connection)
-        try? connection.close(code: close, reason: code.rawValue)
+        connection.close(code: close, reason: code.rawValue, log: log, .agent)
     }
 
     private func send(_ event: AgentEvent, on connection: WebSocketConnection) {
-        guard let text = try? ECVJSON.encodeString(event) else { return }
-        try? connection.send(text: text)
+        connection.sendJSON(event, log: log, .agent)
     }
 
     private static func rtcId(of command: AgentCommand) -> String? {
@@ -164,6 +164,7 @@ final class AgentSocketHub: Sendable {
 
     /// The `requestId` of a frame that did not decode, so its error still answers it.
     private static func requestId(in text: String) -> String? {
+        // A frame that is no JSON object has no requestId to answer.
         guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
         return object["requestId"] as? String
     }

@@ -44,6 +44,7 @@ struct BrowserPage {
 
     /// The settings as JSON that cannot end the `<script>` element it sits in.
     var settingsJSON: String {
+        // Settings are strings only, which always encode.
         let json = (try? ECVJSON.encodeString(settings)) ?? "{}"
         return json.replacingOccurrences(of: "<", with: "\\u003c")
     }

@@ -30,9 +30,9 @@ final class OpenSockets: Sendable {
     }
 
     /// Starts the closing handshake on every socket still open.
-    func closeAll(code: UInt16, reason: String) {
+    func closeAll(code: UInt16, reason: String, log: ServiceEventLog, _ category: ServiceLogEntry.Category) {
         let sockets = state.withLock { Array($0.sockets.values) }
-        for socket in sockets { try? socket.close(code: code, reason: reason) }
+        for socket in sockets { socket.close(code: code, reason: reason, log: log, category) }
     }
 
     /// Returns once every socket reported `.closed`, or when `releaseWaiters()` gives up on them.

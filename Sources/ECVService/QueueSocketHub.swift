@@ -33,7 +33,7 @@ final class QueueSocketHub: Sendable {
         })
         guard !rtcId.isEmpty else {
             log.record(.queueSocket, "queue socket without rtcId refused (4400)")
-            try? connection.close(code: ECVCloseCode.badRequest, reason: "the rtcId query parameter is missing")
+            connection.close(code: ECVCloseCode.badRequest, reason: "the rtcId query parameter is missing", log: log, .queueSocket)
             return
         }
         let access = engine.callerAccess(rtcId: rtcId, token: callCredential(of: request))
@@ -42,7 +42,7 @@ final class QueueSocketHub: Sendable {
             log.record(.queueSocket, "queue socket for \(rtcId) refused (4401): \(access)", rtcId: rtcId)
             let code: ServiceErrorCode = access == .denied ? .forbidden : .unauthorized
             send(.error(code: code, message: "the queue socket needs this call's caller token"), on: connection)
-            try? connection.close(code: ECVCloseCode.unauthorized, reason: code.rawValue)
+            connection.close(code: ECVCloseCode.unauthorized, reason: code.rawValue, log: log, .queueSocket)
             return
         }
         log.record(.queueSocket, "queue socket for \(rtcId) opened", rtcId: rtcId)
@@ -62,7 +62,7 @@ final class QueueSocketHub: Sendable {
                 // The caller holds one queue socket whether or not it replaced an older one.
                 if let previous = map.updateValue(connection, forKey: rtcId) {
                     if previous !== connection {
-                        try? previous.close(code: ECVCloseCode.replaced, reason: "replaced by a newer queue socket")
+                        previous.close(code: ECVCloseCode.replaced, reason: "replaced by a newer queue socket", log: log, .queueSocket)
                     }
                 } else {
                     presence.socketOpened(rtcId)
@@ -71,8 +71,8 @@ final class QueueSocketHub: Sendable {
             for message in greeting { send(message, on: connection) }
             if let last = greeting.last, terminal {
                 let isError = last.kind == .error
-                try? connection.close(code: isError ? ECVCloseCode.notFound : ECVCloseCode.normal,
-                                      reason: isError ? "unknown rtcId" : "")
+                connection.close(code: isError ? ECVCloseCode.notFound : ECVCloseCode.normal,
+                                 reason: isError ? "unknown rtcId" : "", log: log, .queueSocket)
             }
             return true
         }
@@ -89,7 +89,7 @@ final class QueueSocketHub: Sendable {
             send(message, on: connection)
             if message.isTerminal {
                 map[rtcId] = nil
-                try? connection.close(code: ECVCloseCode.normal, reason: "")
+                connection.close(code: ECVCloseCode.normal, reason: "", log: log, .queueSocket)
             }
             return true
         }
@@ -101,11 +101,7 @@ final class QueueSocketHub: Sendable {
         let connection = attached.withLock { $0.removeValue(forKey: rtcId) }
         guard let connection else { return false }
         presence.socketClosed(rtcId)
-        do {
-            try connection.close(code: code, reason: reason)
-        } catch {
-            try? connection.close(code: 1011, reason: "dropped")
-        }
+        connection.close(code: code, reason: reason, log: log, .queueSocket)
         return true
     }
 
@@ -113,11 +109,10 @@ final class QueueSocketHub: Sendable {
 
     func closeAll(code: UInt16, reason: String) {
         attached.withLock { $0.removeAll() }
-        open.closeAll(code: code, reason: reason)
+        open.closeAll(code: code, reason: reason, log: log, .queueSocket)
     }
 
     private func send(_ message: QueueSocketMessage, on connection: WebSocketConnection) {
-        guard let text = try? ECVJSON.encodeString(message) else { return }
-        try? connection.send(text: text)
+        connection.sendJSON(message, log: log, .queueSocket)
     }
 }

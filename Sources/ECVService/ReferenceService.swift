@@ -192,6 +192,7 @@ public final class ReferenceService: Sendable {
                 for hub in hubs { await hub.waitUntilEmpty() }
             }
             group.addTask {
+                // Cancelled once every socket closed: the wait is over either way.
                 try? await Task.sleep(for: limit)
                 for hub in hubs { hub.releaseWaiters() }
             }

@@ -60,7 +60,7 @@ final class RoomHub: Sendable {
     func leave(_ roomId: String, client clientId: String, as party: CallParty?) {
         let socket = registry.withLock { $0.leave(roomId, client: clientId, as: party) }
         if socket != nil, party == .caller { presence.socketClosed(roomId) }
-        try? socket?.close(code: ECVCloseCode.normal, reason: "left the room")
+        socket?.close(code: ECVCloseCode.normal, reason: "left the room", log: log, .room)
         log.record(.room, "\(clientId) left room \(roomId)", rtcId: roomId)
     }
 
@@ -72,7 +72,7 @@ final class RoomHub: Sendable {
             guard let sockets = registry.close(roomId) else { return false }
             for socket in sockets {
                 RoomRegistry.deliver(.message(.bye), on: socket)
-                try? socket.close(code: ECVCloseCode.normal, reason: "room closed")
+                socket.close(code: ECVCloseCode.normal, reason: "room closed", log: log, .room)
             }
             return true
         }
@@ -119,7 +119,7 @@ final class RoomHub: Sendable {
             case .missingCredential, .denied, .unknownCall, .notDialed:
                 RoomRegistry.deliver(.failure("this socket's credential may not register client \(clientId) in room \(roomId)"),
                                      on: connection)
-                try? connection.close(code: ECVCloseCode.unauthorized, reason: "not authorized")
+                connection.close(code: ECVCloseCode.unauthorized, reason: "not authorized", log: log, .collider)
                 log.record(.collider, "register of \(clientId) in room \(roomId) refused (4401): \(decision)", rtcId: roomId)
             }
         case .send(let message):
@@ -143,15 +143,15 @@ final class RoomHub: Sendable {
             if registry.registrations[ObjectIdentifier(connection)] != nil { return .alreadyRegistered }
             if let room = registry.rooms[roomId], room.index(of: clientId) != nil, !room.allows(party, toActAs: clientId) {
                 RoomRegistry.deliver(.failure("client \(clientId) holds the other party's slot"), on: connection)
-                try? connection.close(code: ECVCloseCode.unauthorized, reason: "not authorized")
+                connection.close(code: ECVCloseCode.unauthorized, reason: "not authorized", log: log, .collider)
                 return .otherSlot
             }
             guard let (replaced, flushed) = registry.register(connection, room: roomId, client: clientId, as: party) else {
                 RoomRegistry.deliver(.failure("client \(clientId) has not joined room \(roomId)"), on: connection)
-                try? connection.close(code: ECVCloseCode.notFound, reason: "not joined")
+                connection.close(code: ECVCloseCode.notFound, reason: "not joined", log: log, .collider)
                 return .notJoined
             }
-            try? replaced?.close(code: ECVCloseCode.replaced, reason: "replaced by a newer registration")
+            replaced?.close(code: ECVCloseCode.replaced, reason: "replaced by a newer registration", log: log, .collider)
             return .registered(replaced: replaced != nil, flushed: flushed)
         }
         switch outcome {
@@ -182,13 +182,13 @@ final class RoomHub: Sendable {
             return socket
         }
         if socket != nil, party == .caller { presence.socketClosed(roomId) }
-        try? socket?.close(code: ECVCloseCode.normal, reason: "unregistered")
+        socket?.close(code: ECVCloseCode.normal, reason: "unregistered", log: log, .collider)
         log.record(.collider, "\(clientId) in room \(roomId) unregistered over HTTP", rtcId: roomId)
         return socket != nil
     }
 
     func closeAll(code: UInt16, reason: String) {
-        open.closeAll(code: code, reason: reason)
+        open.closeAll(code: code, reason: reason, log: log, .room)
     }
 
     private func logRelay(_ outcome: RoomRegistry.RelayOutcome, _ message: SignalingMessage, roomId: String,

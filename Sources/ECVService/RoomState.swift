@@ -148,7 +148,8 @@ struct RoomRegistry {
     }
 
     static func deliver(_ delivery: ColliderDelivery, on socket: WebSocketConnection) {
+        // A delivery holds only strings and integers, which always encode.
         guard let text = try? ECVJSON.encodeString(delivery) else { return }
-        try? socket.send(text: text)
+        socket.sendIfOpen(text)
     }
 }

@@ -196,6 +196,7 @@ public final class ServiceScript: Sendable {
         }
         guard let duration else { return }
         log.record(.script, "answer of \(endpoint.rawValue) held for \(duration)")
+        // Only cancellation ends the wait early, and then the answer need not wait any longer.
         try? await Task.sleep(for: duration)
     }
 }

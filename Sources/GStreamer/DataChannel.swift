@@ -13,18 +13,25 @@ public final class DataChannel: Object, @unchecked Sendable {
 
     var channel: OpaquePointer { OpaquePointer(raw) }
 
-    public var label: String { (try? get("label").stringValue) ?? nil ?? "" }
-    public var id: Int { (try? get("id").intValue) ?? nil ?? -1 }
-    public var ordered: Bool { (try? get("ordered").boolValue) ?? nil ?? true }
-    public var channelProtocol: String { (try? get("protocol").stringValue) ?? nil ?? "" }
-    public var negotiated: Bool { (try? get("negotiated").boolValue) ?? nil ?? false }
-    public var maxRetransmits: Int { (try? get("max-retransmits").intValue) ?? nil ?? -1 }
-    public var maxPacketLifetime: Int { (try? get("max-packet-lifetime").intValue) ?? nil ?? -1 }
-    public var bufferedAmount: UInt64 { UInt64((try? get("buffered-amount").uintValue) ?? nil ?? 0) }
+    public var label: String { property("label")?.stringValue ?? "" }
+    public var id: Int { property("id")?.intValue ?? -1 }
+    public var ordered: Bool { property("ordered")?.boolValue ?? true }
+    public var channelProtocol: String { property("protocol")?.stringValue ?? "" }
+    public var negotiated: Bool { property("negotiated")?.boolValue ?? false }
+    public var maxRetransmits: Int { property("max-retransmits")?.intValue ?? -1 }
+    public var maxPacketLifetime: Int { property("max-packet-lifetime")?.intValue ?? -1 }
+    public var bufferedAmount: UInt64 { UInt64(property("buffered-amount")?.uintValue ?? 0) }
 
     public var readyState: ReadyState {
-        guard case .enumeration(let state)? = try? get("ready-state") else { return .closed }
+        guard case .enumeration(let state)? = property("ready-state") else { return .closed }
         return ReadyState(rawValue: state.nick) ?? .closed
+    }
+
+    /// One of the properties above: each is a readable property of GstWebRTCDataChannel itself
+    /// (1.16 and later), so `get` cannot throw for it; the defaults only type the accessors.
+    private func property(_ name: String) -> Value? {
+        // Cannot throw for these names (see above).
+        try? get(name)
     }
 
     override var diagnosticName: String { "data channel '\(label)'" }

@@ -172,6 +172,14 @@ public class Element: Object, @unchecked Sendable {
         let message = gst_message_new_application(gstObject, native)
         gst_element_post_message(element, message)
     }
+
+    /// Posts an ERROR message from this element on its bus, as GStreamer's own elements report
+    /// a failure on a streaming thread; it reaches `Pipeline.messages` and `Pipeline.lastError`.
+    public func postError(_ failure: GStreamerError) {
+        let error = g_error_new_literal(gst_core_error_quark(), gint(GST_CORE_ERROR_FAILED.rawValue), failure.description)
+        defer { g_error_free(error) }
+        gst_element_post_message(element, gst_message_new_error(gstObject, error, nil))
+    }
 }
 
 /// Runs `body` under a GstObject's lock (what the GST_OBJECT_LOCK macro does), e.g. to walk its

@@ -189,8 +189,8 @@ enum GValueConversion {
             let caps: Caps?
             switch value {
             case .caps(let c): caps = c
-            case .string(let text?): caps = try? Caps(text)
-                if caps == nil { throw .wrongType(expected: "caps") }
+            case .string(let text?):
+                do { caps = try Caps(text) } catch { throw .wrongType(expected: "caps") }
             default: throw .wrongType(expected: "caps")
             }
             g_value_set_boxed(gvalue, caps?.pointer)
@@ -199,13 +199,11 @@ enum GValueConversion {
             switch value {
             case .structure(let s): structure = s
             case .string(let text?):
-                guard let parsed = try? Structure(parsing: text) else { throw .wrongType(expected: "a structure") }
-                structure = parsed
+                do { structure = try Structure(parsing: text) } catch { throw .wrongType(expected: "a structure") }
             default: throw .wrongType(expected: "a structure")
             }
             guard let structure else { g_value_set_boxed(gvalue, nil); return }
-            guard let native = try? structure.makeNative() else { throw .wrongType(expected: "a structure") }
-            g_value_take_boxed(gvalue, native)
+            do { g_value_take_boxed(gvalue, try structure.makeNative()) } catch { throw .wrongType(expected: "a structure") }
         } else if type == ecv_type_bytes() {
             guard case .bytes(let bytes) = value else { throw .wrongType(expected: "bytes") }
             let native = bytes.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }

@@ -107,6 +107,7 @@ public enum LatencyTracer {
 
     static func parse(_ text: String) -> Record? {
         guard text.hasPrefix("latency") || text.hasPrefix("element-latency"),
+              // The tracer writes each record as a structure: a text that does not parse is none.
               let structure = try? Structure(parsing: text) else { return nil }
         let isElement = structure.name == "element-latency"
         guard let time = structure.uint("time") ?? structure.int("time").map(UInt.init) else { return nil }

@@ -29,9 +29,17 @@ public enum LeakTracer {
 
     /// Writes every live tracked object, with its creation stack trace when the tracer was
     /// configured with `stack-traces-flags=full`, to GStreamer's debug log (category GST_TRACER).
-    /// Non-destructive, unlike `get-live-objects`.
-    public static func logLiveObjects() {
-        _ = withTracer { tracer in try? tracer.emit("log-live-objects", arguments: []) }
+    /// Non-destructive, unlike `get-live-objects`. Throws when no leaks tracer runs or it has no
+    /// such signal (GStreamer before 1.18).
+    public static func logLiveObjects() throws(GStreamerError) {
+        let emitted = withTracer { tracer -> GStreamerError? in
+            do throws(GStreamerError) { _ = try tracer.emit("log-live-objects", arguments: []); return nil } catch { return error }
+        }
+        switch emitted {
+        case nil: throw .notSupported("no leaks tracer runs in this process")
+        case let failure??: throw failure
+        case .some(nil): return
+        }
     }
 
     /// True when the registered type `typeName` is `ancestor` or derives from it (e.g. whether a
@@ -74,13 +82,18 @@ public enum LeakTracer {
     /// Starts recording which GstObjects and GstMiniObjects are created from now on, starting a
     /// leaks tracer if none runs. Only one tracking may run at a time (the tracer's checkpoints are
     /// process-wide, so tests that track must not run in parallel); returns nil when another
-    /// tracking runs or no tracer can be had.
+    /// tracking runs, no tracer can be had, or the tracer has no activity signals (GStreamer
+    /// before 1.18), so a tracking that exists really records.
     public static func startTracking() -> Tracking? {
         guard trackingRuns.withLock({ runs in defer { runs = true }; return !runs }) else { return nil }
-        guard ensureActive(), withTracer({ tracer in
-            _ = try? tracer.emit("activity-start-tracking", arguments: [])
-            _ = checkpoint(tracer) // drop whatever an earlier tracking left
-            return true
+        guard ensureActive(), withTracer({ tracer -> Bool in
+            do throws(GStreamerError) {
+                _ = try tracer.emit("activity-start-tracking", arguments: [])
+                _ = try checkpoint(tracer) // drop whatever an earlier tracking left
+                return true
+            } catch {
+                return false
+            }
         }) == true else {
             trackingRuns.withLock { $0 = false }
             return nil
@@ -97,7 +110,8 @@ public enum LeakTracer {
         /// and reused by another type (the tracer's lists are unordered). It can miss a leak when a
         /// destroyed pre-existing object's address is reused.
         public func survivors() -> [String: Int] {
-            let events = withTracer { checkpoint($0) } ?? (created: [], removed: [])
+            // `startTracking` took a checkpoint from this same tracer: it has the signal.
+            let events = withTracer({ try? checkpoint($0) }).flatMap { $0 } ?? (created: [], removed: [])
             return alive.withLock { alive in
                 for (type, address) in events.created {
                     alive[address, default: (type, 0)].count += 1
@@ -112,17 +126,18 @@ public enum LeakTracer {
         }
 
         deinit {
+            // The tracer answered "activity-start-tracking", so it has the stop signal too (both 1.18).
             _ = LeakTracer.withTracer { tracer in _ = try? tracer.emit("activity-stop-tracking", arguments: []) }
             LeakTracer.trackingRuns.withLock { $0 = false }
         }
     }
 
-    private static func checkpoint(_ tracer: Object) -> (created: [(String, String)], removed: [(String, String)]) {
-        (try? tracer.emitRaw("activity-get-checkpoint", arguments: []) { result in
+    private static func checkpoint(_ tracer: Object) throws(GStreamerError) -> (created: [(String, String)], removed: [(String, String)]) {
+        try tracer.emitRaw("activity-get-checkpoint", arguments: []) { result in
             guard let boxed = g_value_get_boxed(result) else { return (created: [], removed: []) }
             let structure = UnsafePointer(boxed.assumingMemoryBound(to: GstStructure.self))
             return (created: entries(structure, "objects-created-list"), removed: entries(structure, "objects-removed-list"))
-        }) ?? (created: [], removed: [])
+        } ?? (created: [], removed: [])
     }
 
     private static func entries(_ checkpoint: UnsafePointer<GstStructure>, _ field: String) -> [(String, String)] {

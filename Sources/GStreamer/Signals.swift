@@ -60,7 +60,12 @@ private let swiftSignalMarshal: GClosureMarshal = { closure, returnValue, count,
     let arguments = SignalArguments(values: (0..<Int(count)).map { GValueConversion.read(params + $0) })
     let result = box.handler(arguments)
     if let returnValue, returnValue.pointee.g_type != 0, let result {
-        try? GValueConversion.store(result, into: returnValue)
+        do {
+            try GValueConversion.store(result, into: returnValue)
+        } catch {
+            BindingLog.warning("a handler returned \(result), which this signal's return value cannot hold (\(error)); "
+                               + "the default value stands", about: g_value_get_object(params))
+        }
     }
 }
 
@@ -68,7 +73,9 @@ extension Object {
     /// Connects `handler`, whose result becomes the signal's return value, to `signal` ("pad-added", "notify::caps", "on-ice-candidate", …).
     ///
     /// The handler runs on the thread that emits: often a streaming thread, so it must be quick and
-    /// must not block. Return a value only for signals that expect one; `nil` leaves the default.
+    /// must not block. Return a value only for signals that expect one; `nil` leaves the default,
+    /// and so does a value of the wrong type, which GStreamer's debug log reports as a warning
+    /// (category `ecvkit`).
     public func connectReturning(_ signal: String, after: Bool = false,
                                  _ handler: @escaping @Sendable (SignalArguments) -> Value?) throws(GStreamerError) -> SignalConnection {
         var signalID: guint = 0

@@ -62,7 +62,11 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
 
     /// GStreamer's own text form of this structure.
     public var description: String {
-        guard let native = try? makeNative() else { return name }
+        // A field read back as `.other` has no GValue to go back to GStreamer as: the fields are
+        // then written as Swift sees them, so the text still shows every one.
+        guard let native = try? makeNative() else {
+            return ([name] + fields.map { "\($0.name)=\($0.value)" }).joined(separator: ", ")
+        }
         defer { gst_structure_free(native) }
         guard let text = gst_structure_to_string(native) else { return name }
         defer { g_free(text) }

@@ -113,6 +113,7 @@ public final class WebRTCBin: Element, @unchecked Sendable {
     public var connectionState: String { enumNick("connection-state") }
 
     private func enumNick(_ property: String) -> String {
+        // webrtcbin has had these readable properties since 1.16: `get` cannot throw for them.
         (try? get(property))?.stringValue ?? "unknown"
     }
 
@@ -120,6 +121,7 @@ public final class WebRTCBin: Element, @unchecked Sendable {
     public var remoteDescription: SessionDescription? { description("current-remote-description") ?? description("pending-remote-description") }
 
     private func description(_ property: String) -> SessionDescription? {
+        // Both description properties are webrtcbin's own (1.16 and later): `paramSpec` finds them.
         guard let spec = try? paramSpec(property) else { return nil }
         return withGValue(of: spec.pointee.value_type) { gvalue in
             g_object_get_property(gobject, property, gvalue)

@@ -1,18 +1,24 @@
 import Foundation
 import GStreamer
 import Synchronization
+import GLibCore
 
 /// What `ConnectParameters.tracing` turns on: GStreamer's latency tracer, with its records
 /// written as NDJSON, and Graphviz dumps of the live pipeline at every state change.
 ///
 /// Files go to `directory` (default `$ECV_TRACE_DIR` or the temporary directory's `ecvkit-trace`):
-/// `<name>-latency.ndjson` and `<name>-<n>-<state>.dot`.
+/// `<name>-latency.ndjson` and `<name>-<n>-<state>.dot`. A write that fails does not disturb the
+/// pipeline; it is listed in `problems` (and the latency log stops at its first failure).
 public final class GraphTracing: Sendable {
     public let directory: URL
     private let name: String
     private let latency: LatencyTracer.Observation
     private let states: BusObservation
     private let file: FileHandleBox
+    private let failures: Locked<[String]>
+
+    /// The trace writes that failed, in order.
+    public var problems: [String] { failures.value }
 
     public init(pipeline: Pipeline, name: String, directory: URL? = nil) throws(MediaRuntimeError) {
         let directory = directory ?? Self.defaultDirectory
@@ -29,11 +35,18 @@ public final class GraphTracing: Sendable {
             throw .gstreamer(error)
         }
         let logURL = directory.appendingPathComponent("\(name)-latency.ndjson")
-        guard FileManager.default.createFile(atPath: logURL.path, contents: nil),
-              let handle = try? FileHandle(forWritingTo: logURL) else {
-            throw .unavailable(control: "tracing", reason: "cannot write \(logURL.path)")
+        guard FileManager.default.createFile(atPath: logURL.path, contents: nil) else {
+            throw .unavailable(control: "tracing", reason: "cannot create \(logURL.path)")
         }
-        let file = FileHandleBox(handle)
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forWritingTo: logURL)
+        } catch {
+            throw .unavailable(control: "tracing", reason: "cannot write \(logURL.path): \(error.localizedDescription)")
+        }
+        let failures = Locked<[String]>([])
+        self.failures = failures
+        let file = FileHandleBox(handle, path: logURL.path, failures: failures)
         self.file = file
         latency = LatencyTracer.observe { record in
             let line = "{\"kind\":\"\(record.kind)\",\"element\":\"\(record.element)\",\"sink\":\"\(record.sinkElement ?? "")\","
@@ -45,7 +58,11 @@ public final class GraphTracing: Sendable {
             guard case .stateChanged(_, _, let new, _, true) = message, let pipeline else { return }
             let index = dumps.withLock { $0 += 1; return $0 }
             let url = directory.appendingPathComponent("\(name)-\(index)-\(new).dot")
-            try? pipeline.dotDescription.write(to: url, atomically: true, encoding: .utf8)
+            do {
+                try pipeline.dotDescription.write(to: url, atomically: true, encoding: .utf8)
+            } catch {
+                failures.withLock { $0.append("cannot write \(url.path): \(error.localizedDescription)") }
+            }
         }
     }
 
@@ -63,19 +80,38 @@ public final class GraphTracing: Sendable {
     }
 }
 
-/// A file handle written from streaming threads, serialised by a lock.
+/// A file handle written from streaming threads, serialised by a lock. The first write that
+/// fails goes to `failures` and closes the file: later lines would leave a hole in it.
 final class FileHandleBox: Sendable {
     // @unchecked Sendable: FileHandle is only touched inside `lock`.
     private struct Handle: @unchecked Sendable { let handle: FileHandle }
     private let lock: Mutex<Handle?>
-    init(_ handle: FileHandle) { lock = Mutex(Handle(handle: handle)) }
-    func write(_ text: String) {
-        lock.withLock { $0?.handle.write(Data(text.utf8)) }
+    private let path: String
+    private let failures: Locked<[String]>
+
+    init(_ handle: FileHandle, path: String, failures: Locked<[String]>) {
+        lock = Mutex(Handle(handle: handle))
+        self.path = path
+        self.failures = failures
     }
-    func close() {
+
+    func write(_ text: String) {
         lock.withLock { box in
-            try? box?.handle.close()
-            box = nil
+            guard let handle = box?.handle else { return }
+            do {
+                try handle.write(contentsOf: Data(text.utf8))
+            } catch {
+                failures.withLock { $0.append("cannot write \(path), the latency log stops: \(error.localizedDescription)") }
+                Self.close(&box)
+            }
         }
+    }
+
+    func close() { lock.withLock { Self.close(&$0) } }
+
+    private static func close(_ box: inout Handle?) {
+        // Each line went to the kernel as it was written: a close that fails loses nothing of it.
+        try? box?.handle.close()
+        box = nil
     }
 }

@@ -15,6 +15,7 @@ public enum HeadlessAudio {
         if let runtime = environment["XDG_RUNTIME_DIR"] { sockets.append(runtime + "/pulse/native") }
         sockets.append("/run/user/\(getuid())/pulse/native")
         if sockets.contains(where: { FileManager.default.fileExists(atPath: $0) }) { return true }
+        // No readable /dev/snd (a container, a server without sound) means no ALSA device.
         let devices = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/snd")) ?? []
         return devices.contains { $0.hasPrefix("pcmC") && $0.hasSuffix("p") }
     }()

@@ -46,14 +46,20 @@ public final class MaterializedGraph: Sendable {
         dynamicLinks = connections
     }
 
-    /// Links the first pad of `kind` that `source` adds later (decodebin's sometimes pads).
+    /// Links the first pad of `kind` that `source` adds later (decodebin's sometimes pads). A link
+    /// that fails there would leave that media silently absent: it is posted as an ERROR from
+    /// `source` on the pipeline's bus instead, where the pipeline's owner sees it.
     private static func linkWhenPadAppears(source: Element, kind: MediaKind, sink: Element, sinkPad: String?,
                                            filter: Caps?) throws(GStreamerError) -> SignalConnection {
         try source.connect("pad-added") { arguments in
             guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
             let media = pad.currentCaps?.mediaType ?? pad.allowedCaps?.mediaType ?? ""
             guard media.hasPrefix(kind.rawValue), !(sink.staticPad(sinkPad ?? "sink")?.isLinked ?? false) else { return }
-            try? source.link(pad: pad.name, to: sink, pad: sinkPad, filter: filter)
+            do throws(GStreamerError) {
+                try source.link(pad: pad.name, to: sink, pad: sinkPad, filter: filter)
+            } catch {
+                source.postError(error)
+            }
         }
     }
 

@@ -58,6 +58,7 @@ public final class ReceiveMedia: Sendable {
             default: false
             }
         }
+        // The receive compiler makes both roles appsinks, which `AppSink` never refuses.
         return node.flatMap { elements.elements[$0.id] }.flatMap { try? AppSink($0) }
     }
 

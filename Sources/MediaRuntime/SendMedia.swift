@@ -36,6 +36,7 @@ public final class SendMedia: Sendable {
 
     /// The appsink named `name` (a local preview), if the graph has one.
     public func appSink(named name: String) -> AppSink? {
+        // `AppSink` refuses an element that is no appsink: the graph then has no appsink of that name.
         elements.elements[name].flatMap { try? AppSink($0) }
     }
 

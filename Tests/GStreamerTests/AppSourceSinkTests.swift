@@ -26,6 +26,7 @@ import GStreamer
         }
         try await pipeline.play()
         try await feeder.value
+        try await pipeline.waitForEndOfStream() // bounded; the samples stream has ended by then
         var timestamps: [UInt64] = []
         for await sample in received {
             let frame = try #require(sample.videoFrame())
@@ -73,6 +74,7 @@ import GStreamer
         let sink = try AppSink(#require(pipeline.element(named: "sink")))
         let received = sink.samples(bufferingNewest: 10)
         try await pipeline.play()
+        try await pipeline.waitForEndOfStream() // bounded; the samples stream has ended by then
         var samples: [Sample] = []
         for await sample in received { samples.append(sample) }
         pipeline.stop()

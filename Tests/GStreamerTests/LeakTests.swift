@@ -15,6 +15,7 @@ import GStreamer
             let samples = sink.samples(bufferingNewest: 64)
             let probe = try #require(sink.staticPad("sink")).addBufferProbe { _, _ in .pass }
             try await pipeline.play()
+            try await pipeline.waitForEndOfStream() // bounded; the samples stream has ended by then
             var received = 0
             for await sample in samples where sample.size > 0 { received += 1 }
             pipeline.stop()

@@ -13,6 +13,7 @@ import GLibCore
         #expect(MainLoop.shared.sync { MainLoop.shared.sync { 41 } + 1 } == 42)
     }
 
+    /// Checked once a timer due after both the cancelled one and a fourth tick has fired.
     @Test func cancelledTimerNeverFires() async throws {
         let fired = Counter()
         let timer = MainLoop.shared.schedule(after: .milliseconds(100)) { fired.increment() }
@@ -22,9 +23,12 @@ import GLibCore
             repeating.increment()
             return repeating.count < 3
         }
-        try await Task.sleep(for: .milliseconds(300))
+        let later = Counter()
+        let witness = MainLoop.shared.schedule(after: .milliseconds(200)) { later.increment() }
+        try await waitUntil("the later timer fires") { later.count == 1 }
         #expect(fired.count == 0)
         #expect(repeating.count == 3)
         ticker.cancel()
+        witness.cancel()
     }
 }

@@ -71,6 +71,7 @@ import GLibCore
         let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=5 ! fakesink")
         let messages = pipeline.messages()
         try await pipeline.play()
+        try await pipeline.waitForEndOfStream() // bounded; the stream below then holds the EOS
         var sawPlaying = false
         var sawEndOfStream = false
         for await message in messages {
@@ -106,7 +107,8 @@ import GLibCore
     @Test func elementFactoryReportsPresenceRankAndClass() throws {
         let vp8 = try #require(ElementFactory.find("vp8enc"))
         #expect(vp8.klass.contains("Encoder"))
-        #expect(vp8.rank >= 0)
+        #expect(vp8.rank == 256, "vp8enc is a primary element")
+        #expect(ElementFactory.find("fakesink")?.rank == 0, "fakesink has no rank")
         #expect(ElementFactory.find("nosuchencoder") == nil)
         let encoders = ElementFactory.all(klassContaining: ["Encoder", "Video"])
         #expect(encoders.contains { $0.name == "x264enc" })

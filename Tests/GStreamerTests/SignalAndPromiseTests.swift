@@ -5,19 +5,25 @@ import Synchronization
 @Suite struct SignalAndPromiseTests {
     init() { _ = TestRuntime.ready }
 
+    /// A second identity behind the tap counts the buffers that went through it: the handler's
+    /// silence is checked once twenty more have, not after some time.
     @Test func handlerStopsFiringAfterItsTokenGoes() async throws {
-        let pipeline = try Pipeline(launch: "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=100/1 ! identity name=tap signal-handoffs=true ! fakesink")
+        let pipeline = try Pipeline(launch: "videotestsrc is-live=true ! video/x-raw,width=64,height=48,framerate=100/1 ! "
+                                    + "identity name=tap signal-handoffs=true ! identity name=behind signal-handoffs=true ! fakesink")
         let tap = try #require(pipeline.element(named: "tap"))
-        let counter = Counter()
+        let behind = try #require(pipeline.element(named: "behind"))
+        let counter = Counter(), passed = Counter()
         var token: SignalConnection? = try tap.connect("handoff") { _ in counter.increment() }
+        let witness = try behind.connect("handoff") { _ in passed.increment() }
         try await pipeline.play()
-        while counter.count < 5 { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil("five handoffs") { counter.count >= 5 }
         #expect(token?.isConnected == true)
         token = nil
-        let frozen = counter.count
-        try await Task.sleep(for: .milliseconds(200))
+        let frozen = counter.count, passedBefore = passed.count
+        try await waitUntil("twenty more buffers through the tap") { passed.count >= passedBefore + 20 }
         pipeline.stop()
         #expect(counter.count <= frozen + 1) // at most one emission already in flight
+        witness.cancel()
         _ = token
     }
 

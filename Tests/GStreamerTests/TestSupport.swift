@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import GStreamer
 import GLibCore
+import Synchronization
 
 /// Initialises GStreamer for tests with the leaks tracer on, exactly once per process.
 enum TestRuntime {
@@ -28,6 +29,22 @@ func leakedObjects(repetitions: Int = 3, _ scenario: () async throws -> Void) as
         if survivors.isEmpty { break }
     }
     return survivors
+}
+
+/// Waits until `condition` holds, checking every 10 ms; throws instead of hanging when it still
+/// does not after `timeout`.
+func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while !condition() {
+        guard ContinuousClock.now < deadline else { throw NotInTime(what: what, timeout: timeout) }
+        try await Task.sleep(for: .milliseconds(10))
+    }
+}
+
+struct NotInTime: Error, CustomStringConvertible {
+    let what: String
+    let timeout: Duration
+    var description: String { "not within \(timeout): \(what)" }
 }
 
 /// Lets pending main-loop work run.
@@ -59,5 +76,3 @@ final class Counter: Sendable {
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
 }
-
-import Synchronization

@@ -55,6 +55,36 @@ import MediaPipeline
         #expect(info.videoTracks.count == 1 && info.audioTracks.count == 1)
     }
 
+    /// A chapters sidecar that can no longer be replaced is reported: by each mark that could not
+    /// save it, once in `problems` and the events, and in the summary; the marks themselves stand.
+    @Test func aChaptersSidecarThatCannotBeWrittenIsReported() async throws {
+        let call = try await FakeCall()
+        defer { call.stop() }
+        let recorder = try CallRecorder(url: temporaryFile("unwritable.mkv"), tracks: [RecordedTrack(.localVideo, codec: .vp8)])
+        let events = recorder.events()
+        try await recorder.start()
+        try recorder.attach(.localVideo, to: call.videoTee)
+        try await waitForTracks(recorder, count: 1)
+        let sidecar = try #require(recorder.chaptersURL)
+        try FileManager.default.removeItem(at: sidecar)
+        try FileManager.default.createDirectory(at: sidecar, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: sidecar) }
+        for label in ["first", "second"] {
+            #expect {
+                try recorder.mark(label)
+            } throws: { error in
+                if case RecordingError.cannotWrite(sidecar.path, _) = error { true } else { false }
+            }
+        }
+        #expect(recorder.problems.count == 1, "\(recorder.problems)")
+        #expect(recorder.chapters.map(\.label) == ["first", "second"])
+        let summary = try await recorder.stop()
+        #expect(summary.problems == recorder.problems)
+        var failures: [String] = []
+        for await event in events { if case .failed(let text) = event { failures.append(text) } }
+        #expect(failures == summary.problems)
+    }
+
     @Test func statsLinesCarryMediaTimeAndFrameRate() async throws {
         let call = try await FakeCall()
         defer { call.stop() }

@@ -17,27 +17,33 @@ public struct RecordingSummary: Sendable {
     public var chapters: [RecordingChapter]
     public var chaptersURL: URL?
     public var statsURL: URL?
+    /// What went wrong without spoiling the file (`CallRecorder.problems`).
+    public var problems: [String]
 }
 
 extension CallRecorder {
     // MARK: Markers
 
     /// A point on the timeline ("transfer requested"), in the file and the chapters sidecar.
+    /// A sidecar that cannot be rewritten throws `cannotWrite` (and is one of `problems`); the
+    /// mark is in `chapters` and, in Matroska, in the file's markers track all the same.
     public func mark(_ label: String) throws(RecordingError) {
         let (markers, time) = try markersNow()
-        markers.mark(label, at: time)
+        try reportingWrites { () throws(RecordingError) in try markers.mark(label, at: time) }
     }
 
     /// Opens a period such as "hold" or "mute"; opening one that is already open does nothing.
+    /// Throws for the chapters sidecar as `mark` does.
     public func beginPeriod(_ label: String) throws(RecordingError) {
         let (markers, time) = try markersNow()
-        markers.begin(label, at: time)
+        try reportingWrites { () throws(RecordingError) in try markers.begin(label, at: time) }
     }
 
     /// Closes the open period `label`; closing one that is not open does nothing.
+    /// Throws for the chapters sidecar as `mark` does.
     public func endPeriod(_ label: String) throws(RecordingError) {
         let (markers, time) = try markersNow()
-        markers.end(label, at: time)
+        try reportingWrites { () throws(RecordingError) in try markers.end(label, at: time) }
     }
 
     /// Marks and periods so far, on the media timeline.
@@ -54,6 +60,8 @@ extension CallRecorder {
 
     /// Appends one line to the stats sidecar, adding the media time and the frame rate the
     /// recorder counted through this direction's video depayloader since the previous line.
+    /// Returns nil without a sidecar; a line that did not reach it throws `cannotWrite` (and is
+    /// one of `problems`).
     @discardableResult
     public func record(stats sample: DirectionStats) throws(RecordingError) -> StatsLine? {
         let (sidecar, time, track) = try state.withLock { state throws(RecordingError) in
@@ -61,7 +69,10 @@ extension CallRecorder {
             let role: TrackRole = sample.direction == .sent ? .localVideo : .remoteVideo
             return (state.stats, (ContinuousClock.now - state.origin!).nanoseconds, state.recorderTracks[role])
         }
-        return sidecar?.append(sample, at: time, frames: track?.depayloadedFrames)
+        guard let sidecar else { return nil }
+        return try reportingWrites { () throws(RecordingError) in
+            try sidecar.append(sample, at: time, frames: track?.depayloadedFrames)
+        }
     }
 
     // MARK: Stop
@@ -91,7 +102,11 @@ extension CallRecorder {
         let (pipeline, tracks, markers, stats, sink) = state.withLock { state in
             (state.pipeline, Array(state.recorderTracks.values), state.markers, state.stats, state.sink)
         }
-        markers?.closeAll(at: end.nanoseconds)
+        do throws(RecordingError) {
+            try markers?.closeAll(at: end.nanoseconds)
+        } catch {
+            noteProblem(error.description)
+        }
         var failure: String?
         if let pipeline {
             for track in tracks { track.source.endOfStream() }
@@ -106,7 +121,13 @@ extension CallRecorder {
                 failure = "the file was not finalised: \(error)"
             }
             pipeline.stop()
-            if failure == nil, format != .mp4 { MatroskaTagRepair.unquoteTitles(tracks.map(\.name), inFileAt: file.path) }
+            if failure == nil, format != .mp4 {
+                do throws(RecordingError) {
+                    try MatroskaTagRepair.unquoteTitles(tracks.map(\.name), inFileAt: file.path)
+                } catch {
+                    noteProblem(error.description)
+                }
+            }
         }
         for track in tracks { track.finish() }
         stats?.close()
@@ -117,7 +138,8 @@ extension CallRecorder {
             failure = failure ?? state.failure
             let summary = RecordingSummary(
                 url: url, format: format, duration: end, fileStart: fileStart, tracks: Set(tracks.filter(\.hasStarted).map(\.spec.role)),
-                droppedTracks: state.dropped, chapters: markers?.list ?? [], chaptersURL: chaptersURL, statsURL: statsURL)
+                droppedTracks: state.dropped, chapters: markers?.list ?? [], chaptersURL: chaptersURL, statsURL: statsURL,
+                problems: state.problems)
             state.pipeline = nil
             state.muxer = nil
             state.sink = nil

@@ -44,6 +44,7 @@ public final class CallRecorder: Sendable {
         var origin: ContinuousClock.Instant?
         var dropped: [TrackRole: String] = [:]
         var failure: String?
+        var problems: [String] = []
         var busObservation: BusObservation?
         var startTimeout: MainLoop.Timer?
         var heartbeat: MainLoop.Timer?
@@ -218,8 +219,35 @@ public final class CallRecorder: Sendable {
     /// A track's stream changed format: an event, and a marker so a reviewer sees where.
     private func noteFormatChange(of role: TrackRole, to format: String) {
         broadcaster.yield(.formatChanged(role, format: format))
-        // Throws only once the recording is stopping, when a marker has nowhere to go.
+        // Throws once the recording is stopping, when a marker has nowhere to go, or for a chapters
+        // sidecar that cannot be written, which `mark` has already put in `problems`.
         try? mark("\(labels.trackName(role)): \(format)")
+    }
+
+    /// What went wrong without stopping the recording, in order: a sidecar that could not be
+    /// written, titles left quoted in the file. Each also came as a `.failed` event.
+    public var problems: [String] { state.withLock { $0.problems } }
+
+    /// Adds `problem` to `problems` and reports it as an event, once: a sidecar on a full disk
+    /// fails the same way every second.
+    func noteProblem(_ problem: String) {
+        let isNew = state.withLock { state -> Bool in
+            guard !state.problems.contains(problem) else { return false }
+            state.problems.append(problem)
+            return true
+        }
+        if isNew { broadcaster.yield(.failed(problem)) }
+    }
+
+    /// Runs a sidecar write, noting a `cannotWrite` it throws as a problem before passing it on.
+    @discardableResult
+    func reportingWrites<R>(_ write: () throws(RecordingError) -> R) throws(RecordingError) -> R {
+        do {
+            return try write()
+        } catch {
+            if case .cannotWrite = error { noteProblem(error.description) }
+            throw error
+        }
     }
 
     private func configure(muxer: Element) throws(GStreamerError) {
@@ -249,7 +277,8 @@ public enum RecordingEvent: Sendable, Equatable {
     /// picture size). The file's header keeps the first format and the stream carries the new one,
     /// which players follow.
     case formatChanged(TrackRole, format: String)
-    /// The recording pipeline reported an error; the call is not affected.
+    /// The recording pipeline reported an error (`stop()` then throws it), or a sidecar or the
+    /// file's titles could not be written (`CallRecorder.problems`); the call is not affected.
     case failed(String)
     case stopped
 }

@@ -181,7 +181,7 @@ public final class CompositeRecorder: Sendable {
         file.release()
         if let failure = failure ?? recordedFailure { throw .pipeline(failure) }
         return RecordingSummary(url: url, format: format, duration: end, fileStart: .zero, tracks: Set(tracks.map(\.role)),
-                                droppedTracks: [:], chapters: [], chaptersURL: nil, statsURL: nil)
+                                droppedTracks: [:], chapters: [], chaptersURL: nil, statsURL: nil, problems: [])
     }
 }
 

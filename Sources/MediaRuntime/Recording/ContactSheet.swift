@@ -22,6 +22,9 @@ public enum ContactSheet {
         /// Row times, seconds.
         public var times: [Double]
         public var interval: Double
+        /// Cells whose frames were found but did not decode (a torn group of pictures); the sheet
+        /// marks them "cannot decode", apart from the cells without video.
+        public var undecodedCells = 0
         public var width: Int { labelColumn + columns.count * (cellWidth + spacing) + spacing }
         public var height: Int { header + times.count * (cellHeight + spacing) + spacing }
     }
@@ -49,7 +52,7 @@ public enum ContactSheet {
     @discardableResult
     public static func write(_ inspection: RecordingInspection, to url: URL, every interval: Double? = nil,
                              timeout: Duration = .seconds(60)) async throws(RecordingError) -> Layout {
-        let layout = try layout(inspection, every: interval)
+        var layout = try layout(inspection, every: interval)
         guard !layout.columns.isEmpty else { throw .invalidTracks("\(inspection.url.lastPathComponent) has no video track for a contact sheet") }
         let pads = Dictionary(uniqueKeysWithValues: zip(inspection.info.tracks, inspection.report.tracks)
             .filter { $0.1.kind == "video" }.map { ($0.0.pad, $0.1.name) })
@@ -58,21 +61,29 @@ public enum ContactSheet {
             pad, sample in collector.observe(pad, sample)
         }
         var pictures: [String: [Int: (png: [UInt8], time: Double)]] = [:]
+        var undecoded: [String: Set<Int>] = [:]
         for (pad, cells) in collector.cells {
             guard let name = pads[pad] else { continue }
             for (row, cell) in cells {
-                guard let caps = try? Caps(cell.caps),
-                      let png = try? await PictureEncoder.png(decoding: cell.frames, caps: caps, scaledTo: (cellWidth, cellHeight),
-                                                              timeout: timeout) else { continue }
-                pictures[name, default: [:]][row] = (png, Double(cell.pts) / 1e9)
+                do throws(RecordingError) {
+                    let caps: Caps
+                    do throws(GStreamerError) { caps = try Caps(cell.caps) } catch { throw .gstreamer(error) }
+                    let png = try await PictureEncoder.png(decoding: cell.frames, caps: caps, scaledTo: (cellWidth, cellHeight),
+                                                           timeout: timeout)
+                    pictures[name, default: [:]][row] = (png, Double(cell.pts) / 1e9)
+                } catch {
+                    undecoded[name, default: []].insert(row)
+                }
             }
         }
-        let svg = sheetSVG(layout, pictures: pictures, title: inspection.url.lastPathComponent)
+        layout.undecodedCells = undecoded.values.reduce(0) { $0 + $1.count }
+        let svg = sheetSVG(layout, pictures: pictures, undecoded: undecoded, title: inspection.url.lastPathComponent)
         try SVGRasterizer.write(try await SVGRasterizer.png(svg, timeout: timeout), to: url)
         return layout
     }
 
-    static func sheetSVG(_ layout: Layout, pictures: [String: [Int: (png: [UInt8], time: Double)]], title: String) -> String {
+    static func sheetSVG(_ layout: Layout, pictures: [String: [Int: (png: [UInt8], time: Double)]], undecoded: [String: Set<Int>],
+                         title: String) -> String {
         var out: [String] = []
         out.append(##"<rect width="\##(layout.width)" height="\##(layout.height)" fill="#1b1b1b"/>"##)
         out.append(##"<text x="\##(spacing)" y="22" font-size="14" font-weight="bold" fill="#ffffff">\##(xmlEscaped(title)) — "##
@@ -88,7 +99,8 @@ public enum ContactSheet {
                 let left = labelColumn + column * (cellWidth + spacing)
                 guard let picture = pictures[name]?[row] else {
                     out.append(##"<rect x="\##(left)" y="\##(top)" width="\##(cellWidth)" height="\##(cellHeight)" fill="#333333"/>"##)
-                    out.append(##"<text x="\##(left + 12)" y="\##(top + cellHeight / 2)" font-size="12" fill="#aaaaaa">no video</text>"##)
+                    let note = undecoded[name]?.contains(row) == true ? "cannot decode" : "no video"
+                    out.append(##"<text x="\##(left + 12)" y="\##(top + cellHeight / 2)" font-size="12" fill="#aaaaaa">\##(note)</text>"##)
                     continue
                 }
                 out.append(##"<image x="\##(left)" y="\##(top)" width="\##(cellWidth)" height="\##(cellHeight)" "##

@@ -11,31 +11,40 @@ enum MatroskaTagRepair {
     /// How far from the end of the file the muxer's Tags element can be.
     static let searchWindow = 256 * 1024
 
-    /// Rewrites the quoted forms of `titles` near the end of the file; returns how many.
+    /// Rewrites the quoted forms of `titles` near the end of the file; returns how many. A file
+    /// that cannot be opened, read or written back throws `cannotWrite` (its titles stay quoted).
     @discardableResult
-    static func unquoteTitles(_ titles: [String], inFileAt path: String) -> Int {
+    static func unquoteTitles(_ titles: [String], inFileAt path: String) throws(RecordingError) -> Int {
         let replacements = titles.compactMap { title -> (quoted: [UInt8], plain: [UInt8])? in
             let quoted = Array(serialized(title).utf8)
             let plain = Array(title.utf8)
             return quoted == plain ? nil : (quoted, plain + [UInt8](repeating: 0, count: quoted.count - plain.count))
         }
-        guard !replacements.isEmpty, let handle = FileHandle(forUpdatingAtPath: path) else { return 0 }
-        defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd(), size > 0 else { return 0 }
-        let start = size > UInt64(searchWindow) ? size - UInt64(searchWindow) : 0
-        guard (try? handle.seek(toOffset: start)) != nil, let data = try? handle.readToEnd() else { return 0 }
-        var bytes = [UInt8](data)
-        var count = 0
-        for replacement in replacements {
-            var index = 0
-            while let found = firstRange(of: replacement.quoted, in: bytes, from: index) {
-                bytes.replaceSubrange(found, with: replacement.plain)
-                index = found.upperBound
-                count += 1
+        guard !replacements.isEmpty else { return 0 }
+        do {
+            let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+            // FileHandle writes straight through write(2): by the close, every byte is the kernel's.
+            defer { try? handle.close() }
+            let size = try handle.seekToEnd()
+            let start = size > UInt64(searchWindow) ? size - UInt64(searchWindow) : 0
+            try handle.seek(toOffset: start)
+            var bytes = [UInt8](try handle.readToEnd() ?? Data())
+            var count = 0
+            for replacement in replacements {
+                var index = 0
+                while let found = firstRange(of: replacement.quoted, in: bytes, from: index) {
+                    bytes.replaceSubrange(found, with: replacement.plain)
+                    index = found.upperBound
+                    count += 1
+                }
             }
+            guard count > 0 else { return 0 }
+            try handle.seek(toOffset: start)
+            try handle.write(contentsOf: Data(bytes))
+            return count
+        } catch {
+            throw .cannotWrite(path: path, reason: "the track titles stay quoted: \(error.localizedDescription)")
         }
-        guard count > 0, (try? handle.seek(toOffset: start)) != nil, (try? handle.write(contentsOf: Data(bytes))) != nil else { return 0 }
-        return count
     }
 
     /// What `gst_value_serialize` makes of a string: unchanged when every byte is one of

@@ -58,19 +58,27 @@ final class RecordingFile: Sendable {
 /// Appends lines to a file with one `write(2)` each, so a killed process leaves whole lines.
 final class LineWriter: Sendable {
     private let descriptor: Mutex<Int32>
+    private let path: String
 
     init(url: URL) throws(RecordingError) {
+        path = url.path
         let fd = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotWrite(path: url.path, reason: String(cString: strerror(errno))) }
         descriptor = Mutex(fd)
     }
 
-    func append(_ line: String) {
+    /// Throws `cannotWrite` when the line did not go out whole (a full disk), `alreadyStopped`
+    /// once the writer is closed.
+    func append(_ line: String) throws(RecordingError) {
         let bytes = Array((line + "\n").utf8)
-        descriptor.withLock { fd in
-            guard fd >= 0 else { return }
-            bytes.withUnsafeBytes { _ = write(fd, $0.baseAddress, $0.count) }
+        let failure = descriptor.withLock { fd -> RecordingError? in
+            guard fd >= 0 else { return .alreadyStopped }
+            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            guard written != bytes.count else { return nil }
+            let reason = written < 0 ? String(cString: strerror(errno)) : "\(written) of \(bytes.count) bytes of a line written"
+            return .cannotWrite(path: path, reason: reason)
         }
+        if let failure { throw failure }
     }
 
     func close() {
@@ -85,6 +93,10 @@ final class LineWriter: Sendable {
 
 /// Replaces a small file's contents atomically (write a temporary, rename over), so readers and
 /// a crash only ever see a complete document.
-func writeAtomically(_ data: Data, to url: URL) {
-    try? data.write(to: url, options: .atomic)
+func writeAtomically(_ data: Data, to url: URL) throws(RecordingError) {
+    do {
+        try data.write(to: url, options: .atomic)
+    } catch {
+        throw .cannotWrite(path: url.path, reason: error.localizedDescription)
+    }
 }

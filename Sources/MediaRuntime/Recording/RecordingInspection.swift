@@ -51,15 +51,23 @@ public struct RecordingInspection: Sendable {
     /// How long one demuxing pass may take: a minute, and a second more per 5 MB (a long call's
     /// file reads in a fraction of that; a pass that runs out reports what it read).
     static func readTimeout(_ url: URL) -> Duration {
+        // Only sizes the timeout: an unreadable file fails in the demuxing pass, with its reason.
         let bytes = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0
         return .seconds(60 + bytes / 5_000_000)
     }
 
-    /// The report as pretty-printed JSON.
+    /// The report as pretty-printed JSON; a report that does not encode (a number JSON cannot
+    /// hold) gives a document with only `error`, saying why.
     public var json: String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return (try? encoder.encode(report)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        do {
+            return String(decoding: try encoder.encode(report), as: UTF8.self)
+        } catch {
+            let failure = ["error": "the report of \(url.lastPathComponent) cannot be written as JSON: \(error)"]
+            // A dictionary of strings always encodes.
+            return String(decoding: (try? encoder.encode(failure)) ?? Data("{}".utf8), as: UTF8.self)
+        }
     }
 
     /// The report for people, one fact per line.
@@ -113,7 +121,7 @@ public struct RecordingInspection: Sendable {
             lines.append(String(format: "  %@  %.2f–%.2f s  %.2f s  %@", Self.padded(gap.track, width), gap.start, gap.end, gap.duration,
                                 gap.reason.rawValue))
         }
-        if let problem = report.readProblem { lines.append("read stopped early: \(problem)") }
+        if let problem = report.readProblem { lines.append("read problem: \(problem)") }
         lines.append("container: " + (report.integrity.isFinalised ? "finalised" : "missing " + report.integrity.missing.joined(separator: ", ")))
         lines.append("verdict: \(report.verdict.text)")
         return lines.joined(separator: "\n")

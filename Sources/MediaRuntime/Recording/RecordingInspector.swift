@@ -47,7 +47,8 @@ public struct RecordedFileInfo: Sendable {
     }
 
     public var tracks: [Track]
-    /// Why reading stopped before the end of the file, when it did (the tracks hold what was read).
+    /// Why reading stopped before the end of the file, or left a track unread, when it did (the
+    /// tracks hold what was read).
     public var readProblem: String?
     public var videoTracks: [Track] { tracks.filter(\.isVideo) }
     public var audioTracks: [Track] { tracks.filter(\.isAudio) }
@@ -63,8 +64,8 @@ public enum RecordingInspector {
     /// Demuxes `url` (Matroska, WebM or MP4, by extension) as fast as possible and counts frames.
     /// Frames further apart than `gapThreshold` seconds are listed as gaps. `observe` sees every
     /// sample with its pad's name (on the streaming thread), for callers that pick frames. A file
-    /// that stops reading part-way (cut short) gives what was read with `readProblem` set; one
-    /// where nothing could be read throws.
+    /// that stops reading part-way (cut short), or with a track that could not be read, gives what
+    /// was read with `readProblem` set; one where nothing could be read throws.
     public static func inspect(_ url: URL, gapThreshold: Double = 0.2, timeout: Duration = .seconds(60),
                                observe: (@Sendable (String, Sample) -> Void)? = nil) async throws(RecordingError) -> RecordedFileInfo {
         guard FileManager.default.isReadableFile(atPath: url.path) else { throw .pipeline("cannot read \(url.path): no such readable file") }
@@ -73,6 +74,8 @@ public enum RecordingInspector {
         let pipeline = Pipeline(name: "inspect")
         let counters = Locked<[String: RecordedFileInfo.Track]>([:])
         let sinks = Locked<[AppSink]>([])
+        // Tracks the demuxer announced that could not be read (no sink for them), with why.
+        let unread = Locked<[String]>([])
         let connection: SignalConnection
         do throws(GStreamerError) {
             let source = try Element(factory: "filesrc")
@@ -84,12 +87,21 @@ public enum RecordingInspector {
             connection = try demux.connect("pad-added") { arguments in
                 guard case .object(let pad as Pad) = arguments[1] else { return }
                 let name = pad.name
-                // No preroll: one streaming thread feeds every sink, and a track that starts late
-                // must not leave the others blocked waiting for it.
-                guard let sink = try? AppSink(sync: false, maxBuffers: 0, drop: false), let input = sink.staticPad("sink"),
-                      (try? sink.set("async", false)) != nil else { return }
+                // Counted before its sink exists: a track that cannot be read still shows, without frames.
                 counters.withLock {
                     $0[name] = .init(pad: name, order: $0.count, caps: pad.currentCaps?.description ?? "", frames: 0, keyFrames: 0, texts: [])
+                }
+                let sink: AppSink, input: Pad
+                do throws(GStreamerError) {
+                    sink = try AppSink(sync: false, maxBuffers: 0, drop: false)
+                    // No preroll: one streaming thread feeds every sink, and a track that starts late
+                    // must not leave the others blocked waiting for it.
+                    try sink.set("async", false)
+                    guard let sinkPad = sink.staticPad("sink") else { throw .padNotFound(element: "appsink", pad: "sink") }
+                    input = sinkPad
+                } catch {
+                    unread.withLock { $0.append("track \(name) not read: \(error)") }
+                    return
                 }
                 sink.setSampleHandler { sample in
                     observe?(name, sample)
@@ -122,6 +134,7 @@ public enum RecordingInspector {
                     sinks.withLock { $0.append(sink) }
                 } catch {
                     pipeline.remove(sink)
+                    unread.withLock { $0.append("track \(name) not read: \(error)") }
                 }
             }
         } catch {
@@ -138,6 +151,8 @@ public enum RecordingInspector {
         } catch {
             problem = "\(error)"
         }
+        let unreadTracks = unread.value
+        if !unreadTracks.isEmpty { problem = (unreadTracks + [problem].compactMap { $0 }).joined(separator: "; ") }
         // Tags are sticky on the sinks' pads until the pipeline stops.
         let titles = Dictionary(sinks.value.compactMap { sink -> (String, String)? in
             guard let pad = sink.staticPad("sink"), let peer = pad.peer, let title = pad.streamTag("title") else { return nil }

@@ -20,6 +20,9 @@ public struct RecordingChapter: Sendable, Hashable, Codable {
 /// header, before any mark exists, and re-writes them only when finalising; a timed text track is
 /// the in-file form that survives a crash, and the sidecar gives tools the periods as ranges.
 ///
+/// A sidecar that cannot be written is created at the start (`init` throws) or reported by the
+/// change that could not be saved (`cannotWrite`); the change itself stays in `list` and the track.
+///
 /// A sparse track stalls `matroskamux` (GstCollectPads waits for it once the other tracks pass
 /// its position, and nothing here can send GAP events), so the track also gets an empty text
 /// `heartbeat` every half second.
@@ -38,7 +41,7 @@ final class RecordingMarkers: Sendable {
     /// Adds the markers track to `pipeline` when `muxer` is given (Matroska), else keeps the sidecar only.
     init(pipeline: Pipeline, muxer: Element?, prefix: String, sidecar: URL?) throws(RecordingError) {
         self.sidecar = sidecar
-        Self.persist([], to: sidecar)
+        try Self.persist([], to: sidecar)
         guard let muxer else {
             source = nil
             elements = []
@@ -78,64 +81,84 @@ final class RecordingMarkers: Sendable {
             guard time >= 0, text.isEmpty ? time > last : true else { return }
             let stamp = max(time, last)
             last = stamp
+            // appsrc refuses a buffer only while flushing or after end-of-stream: the recording is stopping.
             try? source.push(Array(text.utf8), pts: UInt64(stamp), duration: duration)
         }
     }
 
     var hasTrack: Bool { source != nil }
 
-    func mark(_ label: String, at time: Int64) {
-        update { $0.append(RecordingChapter(kind: .mark, label: label, start: Self.seconds(time), end: nil)) }
+    func mark(_ label: String, at time: Int64) throws(RecordingError) {
+        let (_, unsaved) = update { $0.append(RecordingChapter(kind: .mark, label: label, start: Self.seconds(time), end: nil)) }
         write(label, at: time)
+        if let unsaved { throw unsaved }
     }
 
     /// Opens a period; a period of that name that is already open stays as it is.
     @discardableResult
-    func begin(_ label: String, at time: Int64) -> Bool {
-        let opened = update { chapters -> Bool in
+    func begin(_ label: String, at time: Int64) throws(RecordingError) -> Bool {
+        let (opened, unsaved) = update { chapters -> Bool in
             guard !chapters.contains(where: { $0.kind == .period && $0.label == label && $0.end == nil }) else { return false }
             chapters.append(RecordingChapter(kind: .period, label: label, start: Self.seconds(time), end: nil))
             return true
         }
         if opened { write("begin \(label)", at: time) }
+        if let unsaved { throw unsaved }
         return opened
     }
 
     /// Closes the open period of that name; without one, nothing happens.
     @discardableResult
-    func end(_ label: String, at time: Int64) -> Bool {
-        let closed = update { chapters -> Bool in
+    func end(_ label: String, at time: Int64) throws(RecordingError) -> Bool {
+        let (closed, unsaved) = update { chapters -> Bool in
             guard let index = chapters.lastIndex(where: { $0.kind == .period && $0.label == label && $0.end == nil }) else { return false }
             chapters[index].end = Self.seconds(time)
             return true
         }
         if closed { write("end \(label)", at: time) }
+        if let unsaved { throw unsaved }
         return closed
     }
 
-    /// Closes every open period at `time` (the end of the recording).
-    func closeAll(at time: Int64) {
+    /// Closes every open period at `time` (the end of the recording); throws the first sidecar
+    /// write that failed, after closing them all.
+    func closeAll(at time: Int64) throws(RecordingError) {
         let open = chapters.withLock { $0.filter { $0.kind == .period && $0.end == nil }.map(\.label) }
-        for label in open { end(label, at: time) }
+        var unsaved: RecordingError?
+        for label in open {
+            do throws(RecordingError) { try end(label, at: time) } catch { unsaved = unsaved ?? error }
+        }
+        if let unsaved { throw unsaved }
     }
 
     func endOfStream() { source?.endOfStream() }
 
-    private func update<R>(_ body: (inout [RecordingChapter]) -> R) -> R {
+    /// Applies `body` and rewrites the sidecar; the change stands even when the sidecar could not
+    /// be written, which comes back as `unsaved`.
+    private func update<R>(_ body: (inout [RecordingChapter]) -> R) -> (R, unsaved: RecordingError?) {
         // Persisting under the lock keeps the sidecar's writes in the order of the changes.
         chapters.withLock { chapters in
             let result = body(&chapters)
-            Self.persist(chapters, to: sidecar)
-            return result
+            do throws(RecordingError) {
+                try Self.persist(chapters, to: sidecar)
+                return (result, nil)
+            } catch {
+                return (result, error)
+            }
         }
     }
 
-    private static func persist(_ snapshot: [RecordingChapter], to sidecar: URL?) {
+    private static func persist(_ snapshot: [RecordingChapter], to sidecar: URL?) throws(RecordingError) {
         guard let sidecar else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        guard let data = try? encoder.encode(ChaptersDocument(chapters: snapshot)) else { return }
-        writeAtomically(data, to: sidecar)
+        let data: Data
+        do {
+            data = try encoder.encode(ChaptersDocument(chapters: snapshot))
+        } catch {
+            throw .cannotWrite(path: sidecar.path, reason: "the chapters do not encode: \(error)")
+        }
+        try writeAtomically(data, to: sidecar)
     }
 
     static func seconds(_ nanoseconds: Int64) -> Double { (Double(nanoseconds) / 1e9 * 1000).rounded() / 1000 }

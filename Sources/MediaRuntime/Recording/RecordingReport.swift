@@ -97,7 +97,7 @@ public struct RecordingReport: Sendable, Codable {
     /// Frames further apart than this (seconds) make a gap.
     public var gapThreshold: Double
     public var integrity: ContainerIntegrity
-    /// Why the demuxer stopped before the end, when it did.
+    /// Why the demuxer stopped before the end, or left a track unread, when it did.
     public var readProblem: String?
     public var verdict: Verdict
 
@@ -116,6 +116,7 @@ extension RecordingReport {
          chapters: [RecordingChapter], chaptersFrom: String, sidecarProblems: [String], gapThreshold: Double) {
         self.gapThreshold = gapThreshold
         file = url.path
+        // The inspection has just scanned and demuxed this file: only one removed since reads as 0 bytes.
         fileBytes = ((try? FileManager.default.attributesOfItem(atPath: url.path))?[.size] as? Int) ?? 0
         tracks = Self.inferringVideoNames(info.tracks.map(Self.trackReport))
         duration = info.tracks.filter { !$0.isText }.compactMap(\.lastTime).max() ?? 0

@@ -21,6 +21,7 @@ enum RecordingSidecars {
         case .absent: return .absent
         case .unreadable(let reason): return .unreadable(reason)
         case .read(let data):
+            // Reported below as unreadable; JSONDecoder's coding path would tell a reviewer no more.
             guard let document = try? JSONDecoder().decode(ChaptersDocument.self, from: data) else {
                 return .unreadable("not a chapters document")
             }
@@ -40,6 +41,7 @@ enum RecordingSidecars {
             let decoder = JSONDecoder()
             var lines: [StatsLine] = [], unreadable = 0
             for line in data.split(separator: UInt8(ascii: "\n")) where !line.isEmpty {
+                // A line that does not decode is counted in `unreadable`, which the report shows.
                 guard line.count <= maxStatsLineBytes, let stats = try? decoder.decode(StatsLine.self, from: Data(line)),
                       stats.time.isFinite, stats.time >= 0 else {
                     unreadable += 1
@@ -52,12 +54,21 @@ enum RecordingSidecars {
     }
 
     private static func contents(of url: URL, limit: Int) -> Read<Data> {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return .absent }
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        } catch {
+            // Only a sidecar that is not there is absent; one that is there but cannot be looked at is unreadable.
+            return FileManager.default.fileExists(atPath: url.path) ? .unreadable(error.localizedDescription) : .absent
+        }
         guard attributes[.type] as? FileAttributeType == .typeRegular else { return .unreadable("not a regular file") }
         let size = (attributes[.size] as? Int) ?? 0
         guard size <= limit else { return .unreadable("\(size) bytes, over the \(limit)-byte limit") }
-        guard let data = try? Data(contentsOf: url) else { return .unreadable("cannot be read") }
-        return .read(data)
+        do {
+            return .read(try Data(contentsOf: url))
+        } catch {
+            return .unreadable("cannot be read: \(error.localizedDescription)")
+        }
     }
 
     /// Chapters rebuilt from the markers track's texts: "begin X" / "end X" delimit periods,

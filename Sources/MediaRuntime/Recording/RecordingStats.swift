@@ -54,14 +54,18 @@ public struct StatsLine: Sendable, Hashable, Codable {
 /// Writes stats lines as they come, one `write(2)` per line so a crash leaves whole lines.
 final class StatsSidecar: Sendable {
     private let writer: LineWriter
+    private let url: URL
     private let lastFrames = Mutex<[DirectionStats.Direction: FrameProgress]>([:])
 
     init(url: URL) throws(RecordingError) {
+        self.url = url
         writer = try LineWriter(url: url)
     }
 
     /// Appends `sample` at media time `time` (ns); `frames` is the direction's video progress.
-    func append(_ sample: DirectionStats, at time: Int64, frames: FrameProgress?) -> StatsLine {
+    /// Throws `cannotWrite` for a line that did not reach the file: one that does not encode (a
+    /// number that is not finite) or a write that failed.
+    func append(_ sample: DirectionStats, at time: Int64, frames: FrameProgress?) throws(RecordingError) -> StatsLine {
         let fps: Double? = frames.flatMap { frames in
             lastFrames.withLock { last in
                 defer { last[sample.direction] = frames }
@@ -75,9 +79,14 @@ final class StatsSidecar: Sendable {
                              packetsLost: sample.packetsLost, roundTripTime: sample.roundTripTime, jitter: sample.jitter)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        if let data = try? encoder.encode(line), let text = String(data: data, encoding: .utf8) {
-            writer.append(text)
+        let data: Data
+        do {
+            data = try encoder.encode(line)
+        } catch {
+            throw .cannotWrite(path: url.path, reason: "a stats line does not encode: \(error)")
         }
+        // JSONEncoder only ever produces UTF-8.
+        try writer.append(String(decoding: data, as: UTF8.self))
         return line
     }
 

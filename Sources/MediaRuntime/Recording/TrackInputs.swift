@@ -34,6 +34,7 @@ final class RTPInput: Sendable {
         }
         guard accepted.ok else { return }
         if let newCaps = accepted.newCaps {
+            // Throws only for a property appsrc lacks; format, is-live and block are all its own.
             try? source.configure(caps: Self.withOpusRate(newCaps), isLive: isLive, maxBytes: 0, block: false)
         }
         sample.withUnsafeBytes { bytes in
@@ -50,6 +51,7 @@ final class RTPInput: Sendable {
     static func withOpusRate(_ caps: Caps) -> Caps {
         guard let structure = caps.structures.first, structure.string("encoding-name")?.uppercased() == "OPUS",
               structure.string("sprop-maxcapturerate") == nil,
+              // GStreamer's own text plus one string field parses; if it ever did not, the caps as they came still record.
               let completed = try? Caps(caps.description + ", sprop-maxcapturerate=(string)48000") else { return caps }
         return completed
     }
