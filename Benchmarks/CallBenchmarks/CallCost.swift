@@ -4,8 +4,8 @@ import ECVAgent
 import ECVProtocol
 import ECVService
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// The cost of concurrent agent calls: N bots in a child process (so its CPU and memory are its
 /// own) take N calls placed from this process, either recording them (passthrough, no decoding) or

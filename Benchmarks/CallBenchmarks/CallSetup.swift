@@ -4,8 +4,8 @@ import ECVAgent
 import ECVProtocol
 import ECVService
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// Call setup time through the whole stack: caller SDK, reference service (queue socket, rooms,
 /// collider) and an agent bot, all real, on loopback.

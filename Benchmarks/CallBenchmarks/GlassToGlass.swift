@@ -1,10 +1,10 @@
 import BenchmarkSupport
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import Synchronization
 import WebRTC
-import GLibCore
 
 /// Send and receive times of stamped frames, recorded from the sender thread and the renderer's
 /// streaming thread.

@@ -1,9 +1,9 @@
 import BenchmarkSupport
 import Foundation
+import GLibCore
 import GStreamer
 import MediaRuntime
 import Synchronization
-import GLibCore
 
 /// Per-frame timestamps taken by pad probes on the streaming threads, matched by PTS.
 ///

@@ -1,7 +1,7 @@
 import BenchmarkSupport
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// Raw I420 frames in a file: the one input both our pipeline and aiortc encode.
 struct RawFrames: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import Glibc
 import GLibCore
+import Glibc
 
 /// Runs a program to completion and reports its exit status, wall time and the CPU time the
 /// kernel charged to it (wait4's rusage), so a child can be compared with work done in-process.

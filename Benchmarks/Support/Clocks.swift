@@ -1,5 +1,5 @@
-import Glibc
 import GLibCore
+import Glibc
 
 // The benchmarks read the kernel's clocks directly: they need CLOCK_MONOTONIC timestamps that are
 // comparable across threads and getrusage CPU times. Glibc is the platform C library, not one of

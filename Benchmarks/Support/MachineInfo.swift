@@ -1,6 +1,6 @@
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// What the figures were measured on.
 public struct MachineInfo: Codable, Sendable {

@@ -1,7 +1,7 @@
 import Foundation
+import GLibCore
 import GStreamer
 import Synchronization
-import GLibCore
 
 /// The SDK's entry point: create calls, find them by rtcId, and listen to their events.
 ///

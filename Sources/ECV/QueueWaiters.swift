@@ -1,8 +1,8 @@
 import ECVProtocol
 import Foundation
+import GLibCore
 import GStreamer
 import Soup
-import GLibCore
 
 /// What a queue wait reports to its call.
 enum QueueUpdate: Sendable {
@@ -49,6 +49,7 @@ final class PollingWaiter: QueueWaiter {
                         return
                     }
                 }
+                // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: interval)
             }
         }
@@ -83,6 +84,7 @@ final class QueueSocketWaiter: QueueWaiter {
             for await event in connection.events {
                 switch event {
                 case .text(let text):
+                    // An undecodable message is logged and skipped: the socket's next message may be fine.
                     guard let message = try? ECVJSON.decode(QueueSocketMessage.self, from: text) else {
                         Logger.warn("queue socket: ignoring an undecodable message: \(text.prefix(200))")
                         continue
@@ -104,6 +106,7 @@ final class QueueSocketWaiter: QueueWaiter {
 
     func stop() {
         stopped.withLock { $0 = true }
+        // Closing a socket the service may already have closed: either way it is closed.
         try? socket.value?.close(code: 1000, reason: "call over")
         reader.value?.cancel()
     }

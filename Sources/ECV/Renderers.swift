@@ -1,6 +1,6 @@
+import GLibCore
 import GStreamer
 import Synchronization
-import GLibCore
 
 /// Receives video frames: the headless counterpart of the iOS SDK's `RTCVideoRenderer`.
 ///

@@ -1,9 +1,9 @@
 import ECVProtocol
 import Foundation
+import GLibCore
 import GStreamer
 import Soup
 import WebRTC
-import GLibCore
 
 /// Why joining a room or signaling through it failed.
 package enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
@@ -138,6 +138,7 @@ package final class RoomSignaling: Sendable {
             for await event in connection.events {
                 switch event {
                 case .text(let text):
+                    // nil (undecodable) is reported as a failure below.
                     switch try? ECVJSON.decode(ColliderDelivery.self, from: text) {
                     case .message(let message)?: broadcaster.yield(.message(message))
                     case .failure(let reason)?: broadcaster.yield(.failure(reason))
@@ -193,7 +194,10 @@ package final class RoomSignaling: Sendable {
     package func leave() async {
         guard let parameters = joined.value else { return }
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.leavePath(room: room, client: parameters.clientId))
-        _ = try? await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
+        do { _ = try await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders)) } catch {
+            // The room forgets a participant whose socket closed anyway; the leave only makes it sooner.
+            Logger.debug("signaling: leaving room \(room) failed: \(error)")
+        }
     }
 
     /// Ends this participant's part in the call: tells the other side (`bye`) when asked, closes
@@ -207,6 +211,7 @@ package final class RoomSignaling: Sendable {
 
     /// Closes the socket; the event stream ends.
     package func close() {
+        // Closing a socket the collider may already have closed: either way it is closed.
         try? socket.value?.close(code: 1000, reason: "leaving")
         reader.value?.cancel()
         broadcaster.finish()

@@ -72,6 +72,7 @@ final class ServiceClient: Sendable {
         let response: HTTPResponse
         do { response = try await http.send(request) } catch { throw .transport(error) }
         guard response.isSuccess else {
+            // An error body that is not the service's JSON still leaves the status to report.
             throw .status(response.status, try? ECVJSON.decode(ServiceErrorResponse.self, from: response.data))
         }
         do {
@@ -87,6 +88,7 @@ final class ServiceClient: Sendable {
 /// strings, `Int` or `Double` numbers, `Bool`, arrays and nested objects; `null` is dropped.
 enum JSONObject {
     static func sendable(from data: Data) -> [String: any Sendable] {
+        // The raw fields are extras for apps (objData): a body that is not an object has none.
         guard case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: data) else { return [:] }
         return object.compactMapValues(\.sendable)
     }
@@ -96,12 +98,14 @@ enum JSONObject {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
+            // Each form is tried in turn (a mismatch is no error yet); the object form's failure is the error.
+            func attempt<T: Decodable>(_ type: T.Type) -> T? { try? container.decode(type) }
             if container.decodeNil() { self = .null }
-            else if let value = try? container.decode(Bool.self) { self = .bool(value) }
-            else if let value = try? container.decode(Int.self) { self = .int(value) }
-            else if let value = try? container.decode(Double.self) { self = .double(value) }
-            else if let value = try? container.decode(String.self) { self = .string(value) }
-            else if let value = try? container.decode([JSONValue].self) { self = .array(value) }
+            else if let value = attempt(Bool.self) { self = .bool(value) }
+            else if let value = attempt(Int.self) { self = .int(value) }
+            else if let value = attempt(Double.self) { self = .double(value) }
+            else if let value = attempt(String.self) { self = .string(value) }
+            else if let value = attempt([JSONValue].self) { self = .array(value) }
             else { self = .object(try container.decode([String: JSONValue].self)) }
         }
 

@@ -1,9 +1,9 @@
 import ECVProtocol
 import Foundation
+import GLibCore
 import GStreamer
 import Soup
 import Synchronization
-import GLibCore
 
 /// One call: dial, wait in the queue, connect media, hang up. Events describe every step.
 ///
@@ -168,8 +168,11 @@ public final class VideoCall: Sendable {
             if abandoned {
                 // A hangup that raced the dial went out without the token the answer just brought.
                 if response.callerToken != nil {
-                    try? await sdk.service.hangup(rtcId: response.rtcId, reason: CallEndReason.localHangup,
-                                                  callerToken: response.callerToken)
+                    do {
+                        try await sdk.service.hangup(rtcId: response.rtcId, reason: CallEndReason.localHangup, callerToken: response.callerToken)
+                    } catch {
+                        fail(.HANGUP_FAILED, "the service refused the hangup of \(response.rtcId): \(error)", endingCall: false)
+                    }
                 }
                 return
             }
@@ -361,6 +364,7 @@ public final class VideoCall: Sendable {
         case nil: .zero
         }
         Task { [weak self] in
+            // Cancelled: the wait ends early and the loop or the guard after it decides.
             try? await Task.sleep(for: grace)
             self?.end(CallEndReason.remoteHangup)
         }
@@ -408,7 +412,11 @@ public final class VideoCall: Sendable {
         Task {
             taken.waiter?.stop()
             await taken.connection?.close(sendBye: detail != CallEndReason.remoteHangup)
-            if notify && taken.dialed { try? await sdk.service.hangup(rtcId: rtcId, reason: detail, callerToken: callerToken) }
+            if notify && taken.dialed {
+                do { try await sdk.service.hangup(rtcId: rtcId, reason: detail, callerToken: callerToken) } catch {
+                    fail(.HANGUP_FAILED, "the service was not told that \(rtcId) ended (\(detail)): \(error)", endingCall: false)
+                }
+            }
             state.withLock { $0.connection = nil }
             emit(.CallEnded, detail: detail)
             sdk.forget(self)

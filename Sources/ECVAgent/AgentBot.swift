@@ -1,9 +1,9 @@
 import ECV
 import ECVProtocol
 import Foundation
+import GLibCore
 import GStreamer
 import Soup
-import GLibCore
 
 /// A headless agent: logs in, works queues, is offered calls by the service, and handles them.
 ///
@@ -56,7 +56,8 @@ public final class AgentBot: Sendable {
             request.headers["Content-Type"] = "application/json"
             let response = try await http.send(request)
             guard response.isSuccess else {
-                let error = try? ECVJSON.decode(ServiceErrorResponse.self, from: response.data)
+                // An error body that is not the service's JSON still leaves the status to report.
+            let error = try? ECVJSON.decode(ServiceErrorResponse.self, from: response.data)
                 throw AgentBotError.login("HTTP \(response.status) \(error?.message ?? "")")
             }
             login = try ECVJSON.decode(AgentLoginResponse.self, from: response.data)
@@ -128,8 +129,12 @@ public final class AgentBot: Sendable {
         if let token {
             var request = HTTPRequest(method: "POST", url: ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentLogout))
             request.headers["Authorization"] = "Bearer \(token)"
-            _ = try? await http.send(request)
+            do { _ = try await http.send(request) } catch {
+                // The service logs out an agent whose socket closed anyway; this only makes it sooner.
+                eventError("logout request failed: \(error)")
+            }
         }
+        // Closing a socket the service may already have closed: either way it is closed.
         try? socket?.close(code: 1000, reason: "logout")
         state.withLock { $0.reader?.cancel() }
         broadcaster.finish()
@@ -162,6 +167,7 @@ public final class AgentBot: Sendable {
     // MARK: Socket events
 
     private func received(_ text: String) {
+        // An undecodable event is logged and skipped: the socket's next message may be fine.
         guard let event = try? ECVJSON.decode(AgentEvent.self, from: text) else {
             broadcaster.yield(.error("undecodable agent event: \(text.prefix(200))"))
             return
@@ -174,7 +180,12 @@ public final class AgentBot: Sendable {
             broadcaster.yield(.offered(offer))
             if configuration.autoAccept {
                 Task {
-                    if configuration.acceptPolicy(offer) { _ = try? await accept(offer) } else { try? await reject(offer) }
+                    do {
+                        if configuration.acceptPolicy(offer) { _ = try await accept(offer) } else { try await reject(offer) }
+                    } catch {
+                        eventError("cannot answer the offer of \(offer.rtcId): \(error)")
+                        broadcaster.yield(.error("offer \(offer.rtcId): \(error)"))
+                    }
                 }
             }
         case .offerWithdrawn(let rtcId, let reason):

@@ -1,11 +1,11 @@
 import ECV
 import ECVProtocol
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
 import WebRTC
-import GLibCore
 
 /// One call an agent bot accepted: the room, the peer connection, the text channel and the
 /// agent's commands (hold, flash, photo, status, transfer, hangup).

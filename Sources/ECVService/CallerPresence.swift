@@ -1,6 +1,6 @@
 import ECVProtocol
-import Synchronization
 import GLibCore
+import Synchronization
 
 /// Whether each dialed call's caller is still there (docs/protocol.md §1.7, "A vanished caller").
 ///

@@ -1,5 +1,5 @@
-import Synchronization
 import GLibCore
+import Synchronization
 
 /// Runs the ACD's timed transitions (offer timeouts, wrap-up ends, queue entry, forgetting ended
 /// calls) with one main-loop timer armed for the engine's `nextDeadline`: no polling. Every

@@ -1,5 +1,5 @@
-internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamer
 internal import CGStreamerShims
 
 /// A GObject seen from Swift: one strong reference, released when the wrapper goes.

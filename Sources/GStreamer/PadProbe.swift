@@ -1,8 +1,8 @@
-internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamer
 internal import CGStreamerShims
-import Synchronization
 import GLibCore
+import Synchronization
 
 /// What a buffer probe sees of a buffer: timing and size, without touching the data.
 public struct BufferInfo: Sendable {

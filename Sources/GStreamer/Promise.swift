@@ -1,5 +1,5 @@
-internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamer
 internal import CGStreamerShims
 import GLibCore
 

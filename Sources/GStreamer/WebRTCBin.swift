@@ -1,5 +1,5 @@
-internal import CGStreamer
 internal import CGLibShims
+internal import CGStreamer
 internal import CGStreamerShims
 
 /// A `webrtcbin` element with its action signals as typed Swift calls.

@@ -1,6 +1,6 @@
+import GLibCore
 import GStreamer
 import MediaPipeline
-import GLibCore
 
 /// Loops file sources without gaps: a flushing segment seek to start, then on every
 /// SEGMENT_DONE from inside the file's decoder a non-flushing segment seek back to 0, so the

@@ -1,7 +1,7 @@
 import Foundation
+import GLibCore
 import GStreamer
 import Synchronization
-import GLibCore
 
 /// What `ConnectParameters.tracing` turns on: GStreamer's latency tracer, with its records
 /// written as NDJSON, and Graphviz dumps of the live pipeline at every state change.

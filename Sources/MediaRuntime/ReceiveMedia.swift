@@ -1,6 +1,6 @@
+import GLibCore
 import GStreamer
 import MediaPipeline
-import GLibCore
 
 /// A compiled receive fragment running inside a pipeline: one incoming RTP stream decoded to a
 /// renderer, played, discarded or kept encoded for a recorder.

@@ -1,7 +1,7 @@
 internal import CSoup
 import Foundation
-import Synchronization
 internal import GLibCore
+import Synchronization
 
 /// Where a plain-HTTP server's connections wait until their request headers are complete, on a
 /// thread of their own with edge-triggered epoll, before libsoup ever sees them.

@@ -1,7 +1,7 @@
-internal import CSoup
 internal import CGLibShims
-import Synchronization
+internal import CSoup
 internal import GLibCore
+import Synchronization
 
 // libsoup objects are not thread-safe: every SoupSession, SoupServer, SoupMessage and
 // SoupWebsocketConnection this binding creates is created, used and released on the GLib

@@ -1,5 +1,5 @@
-import Synchronization
 internal import GLibCore
+import Synchronization
 
 /// An HTTP/1.1 and WebSocket server over libsoup 3 on the library's GLib main loop.
 ///

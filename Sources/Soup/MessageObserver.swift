@@ -1,5 +1,5 @@
-internal import CSoup
 internal import CGLibShims
+internal import CSoup
 import Foundation
 
 /// How a client decides whether to trust a server certificate.

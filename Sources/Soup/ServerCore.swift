@@ -1,7 +1,7 @@
 internal import CSoup
 import Foundation
-import Synchronization
 internal import GLibCore
+import Synchronization
 
 /// The main-loop side of `HTTPServer`: the `SoupServer`, its handlers, paused requests and
 /// accepted WebSockets.

@@ -1,5 +1,5 @@
-internal import CSoup
 internal import CGLibShims
+internal import CSoup
 internal import CSoupShims
 import Foundation
 

@@ -1,6 +1,6 @@
 internal import CSoup
-import Synchronization
 internal import GLibCore
+import Synchronization
 
 /// The main-loop side of a WebSocket: owns the `SoupWebsocketConnection` and its signal handlers,
 /// feeds `events`, and mirrors the state so senders on other threads can fail fast.

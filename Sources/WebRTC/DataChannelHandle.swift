@@ -1,7 +1,7 @@
+import GLibCore
 import GStreamer
 import MediaPipeline
 import Synchronization
-import GLibCore
 
 /// What a data channel reports.
 public enum DataChannelEvent: Sendable, Equatable {

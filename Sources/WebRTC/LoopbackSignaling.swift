@@ -1,5 +1,5 @@
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// Signaling between two peers in one process, in order, for tests and embedded use.
 ///

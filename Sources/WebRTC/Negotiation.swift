@@ -28,16 +28,18 @@ extension PeerConnection {
     /// webrtcbin 1.22 signals negotiation-needed several times while pads get linked and caps arrive.
     func negotiate() async {
         guard let session else { return }
-        guard !negotiation.inProgress, signalingState == "stable" else {
+        // webrtcbin's own state: the observed one lags behind notifications still in the inbox.
+        guard !negotiation.inProgress, session.webrtc.signalingState == "stable" else {
             negotiation.pending = true
             return
         }
         // An offer made before every send pad has caps leaves media out of the SDP.
         let deadline = ContinuousClock.now + .seconds(3)
         while !session.sendPadsHaveCaps, ContinuousClock.now < deadline {
+            // Cancelled: the wait ends early and the loop or the guard after it decides.
             try? await Task.sleep(for: .milliseconds(20))
         }
-        guard session === self.session, !negotiation.inProgress, signalingState == "stable" else { return }
+        guard session === self.session, !negotiation.inProgress, session.webrtc.signalingState == "stable" else { return }
         negotiation.offeredSignature = session.localSignature(channels: channels)
         negotiation.inProgress = true
         emit(.stateChanged(peerState == .new ? .connecting : peerState))
@@ -46,6 +48,7 @@ extension PeerConnection {
             // missing one of our kinds is dropped and made again a moment later.
             var offer = try await session.webrtc.createOffer()
             for _ in 0..<40 where !SDPInspection.includes(kinds: session.sentKinds, offer.sdp) {
+                // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: .milliseconds(50))
                 offer = try await session.webrtc.createOffer()
             }
@@ -161,6 +164,7 @@ extension PeerConnection {
         }
         let deadline = ContinuousClock.now + .seconds(2)
         while awaited.contains(where: { media.payloadType($0.key) != $0.value }), ContinuousClock.now < deadline {
+            // Cancelled: the wait ends early and the loop or the guard after it decides.
             try? await Task.sleep(for: .milliseconds(10))
         }
         for (kind, payloadType) in awaited where media.payloadType(kind) != payloadType {
@@ -191,8 +195,8 @@ extension PeerConnection {
 
     private func receiveAnswer(_ sdp: String) async {
         emit(.receivedAnswer(sdp))
-        guard let session, signalingState == "have-local-offer" || negotiation.inProgress else {
-            emit(.error("unexpected answer in signaling state \(signalingState); ignored"))
+        guard let session, session.webrtc.signalingState == "have-local-offer" || negotiation.inProgress else {
+            emit(.error("unexpected answer in signaling state \(session?.webrtc.signalingState ?? "closed"); ignored"))
             return
         }
         do throws(GStreamerError) {

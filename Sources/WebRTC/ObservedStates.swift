@@ -13,11 +13,11 @@ struct ObservedStates {
     var lastActivity = ContinuousClock.now
     var lastBytesReceived: UInt64 = 0
 
-    /// Reads the states from webrtcbin; returns an event for each that changed.
-    mutating func read(from webrtc: WebRTCBin) -> [PeerEvent] {
+    /// Takes the states webrtcbin had when it notified; returns an event for each that changed.
+    mutating func take(_ snapshot: WebRTCStates) -> [PeerEvent] {
         var events: [PeerEvent] = []
-        let newSignaling = webrtc.signalingState, newIce = webrtc.iceConnectionState
-        let newGathering = webrtc.iceGatheringState, newConnection = webrtc.connectionState
+        let newSignaling = snapshot.signaling, newIce = snapshot.ice
+        let newGathering = snapshot.gathering, newConnection = snapshot.connection
         if newSignaling != signaling { signaling = newSignaling; events.append(.signalingStateChanged(newSignaling)) }
         if newGathering != gathering { gathering = newGathering; events.append(.iceGatheringStateChanged(newGathering)) }
         if newIce != ice { ice = newIce; events.append(.iceConnectionStateChanged(newIce)) }
@@ -47,5 +47,22 @@ struct ObservedStates {
         guard next != unified else { return nil }
         unified = next
         return next
+    }
+}
+
+/// webrtcbin's four states, read in its notify handler: the peer handles notifications in order,
+/// some time later, and must see each as it was, not as the states are by then (a gathering
+/// "complete" read early would overtake the candidates webrtcbin reported before it).
+struct WebRTCStates: Sendable {
+    var signaling: String
+    var ice: String
+    var gathering: String
+    var connection: String
+
+    init(_ webrtc: WebRTCBin) {
+        signaling = webrtc.signalingState
+        ice = webrtc.iceConnectionState
+        gathering = webrtc.iceGatheringState
+        connection = webrtc.connectionState
     }
 }

@@ -1,9 +1,9 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
 import Synchronization
-import GLibCore
 
 /// A WebRTC peer connection over `webrtcbin`: real ICE (libnice), DTLS-SRTP and SCTP.
 ///
@@ -222,8 +222,8 @@ public actor PeerConnection {
             await negotiate()
         case .localCandidate(let mline, let candidate):
             sendSignaling(.candidate(mlineIndex: mline, mid: negotiation.localMids[mline], candidate: candidate))
-        case .statesChanged:
-            updateStates()
+        case .statesChanged(let snapshot):
+            updateStates(snapshot)
         case .remoteStream(let stream):
             noteActivity()
             broadcaster.yield(.remoteStream(stream))
@@ -241,9 +241,8 @@ public actor PeerConnection {
 
     // MARK: States
 
-    private func updateStates() {
-        guard let webrtc = session?.webrtc else { return }
-        let changes = states.read(from: webrtc)
+    private func updateStates(_ snapshot: WebRTCStates) {
+        let changes = states.take(snapshot)
         for change in changes { broadcaster.yield(change) }
         publishUnifiedState()
     }
@@ -263,6 +262,7 @@ public actor PeerConnection {
         let number = session?.number
         Task { [weak self] in
             for delay in Self.startKeyFrameDelays {
+                // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: delay)
                 guard let self, await self.session?.number == number, await !self.isClosed else { return }
                 media.requestVideoKeyFrame()
@@ -278,6 +278,7 @@ public actor PeerConnection {
         let disconnectedAfter = configuration.disconnectedAfter, failedAfter = configuration.failedAfter
         watchdog = Task { [weak self] in
             while !Task.isCancelled {
+                // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: .milliseconds(500))
                 guard let self else { return }
                 await self.checkLiveness(disconnectedAfter: disconnectedAfter, failedAfter: failedAfter)
@@ -289,6 +290,7 @@ public actor PeerConnection {
     /// silence while connected reports disconnected, then failed.
     private func checkLiveness(disconnectedAfter: Duration, failedAfter: Duration) async {
         guard states.connection == "connected", let session else { return }
+        // No stats (the session is being replaced or closed): the next tick looks again.
         guard let raw = try? await session.webrtc.stats() else { return }
         let received = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
             + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }

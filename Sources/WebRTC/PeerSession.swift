@@ -1,8 +1,9 @@
+import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
 import Synchronization
-import GLibCore
 
 /// One `webrtcbin` incarnation inside the peer's pipeline.
 ///
@@ -14,7 +15,7 @@ final class PeerSession: Sendable {
     enum Input: Sendable {
         case negotiationNeeded
         case localCandidate(mlineIndex: Int, candidate: String)
-        case statesChanged
+        case statesChanged(WebRTCStates)
         case remoteStream(RemoteStream)
         case remoteDataChannel(DataChannelHandle)
         case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
@@ -79,7 +80,10 @@ final class PeerSession: Sendable {
                 deliver(number, .localCandidate(mlineIndex: mline, candidate: candidate))
             })
             for property in ["signaling-state", "ice-connection-state", "ice-gathering-state", "connection-state"] {
-                handlers.append(try webrtc.connect("notify::\(property)") { _ in deliver(number, .statesChanged) })
+                handlers.append(try webrtc.connect("notify::\(property)") { [weak webrtc] _ in
+                    guard let webrtc else { return }
+                    deliver(number, .statesChanged(WebRTCStates(webrtc)))
+                })
             }
             let rtcpMinInterval = UInt64(max(0, configuration.rtcpMinInterval.nanoseconds))
             let pem = certificate?.pem
@@ -313,5 +317,3 @@ final class PeerSession: Sendable {
         pipeline.setBusFlushing(false)
     }
 }
-
-import Foundation

@@ -2,8 +2,8 @@ import ECV
 import ECVAgent
 import ECVProtocol
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// `ecv agent`: a headless agent bot that answers calls, optionally records them and runs a script.
 enum AgentCommand {
@@ -59,7 +59,11 @@ enum AgentCommand {
         configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.sendsMedia = !receiveOnly
         try arguments.finish()
-        if let record { try? FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) }
+        if let record {
+            do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {
+                throw .failed("cannot create the recording directory \(record): \(error.localizedDescription)")
+            }
+        }
 
         Logger.setLevel(logLevel: .warn)
         Interrupts.install()

@@ -1,8 +1,8 @@
 import ECV
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
-import GLibCore
 
 /// `ecv call`: a headless caller: dial, wait in the queue, connect, optionally record, hang up.
 enum CallCommand {
@@ -154,6 +154,7 @@ enum CallCommand {
             let ticker = stats ? Task { [printer] in
                 var earlier: PeerStats?
                 while !Task.isCancelled && !call.isEnded {
+                    // Cancelled: the wait ends early and the loop or the guard after it decides.
                     try? await Task.sleep(for: .seconds(1))
                     guard connection.isConnected, let sample = await connection.stats() else { continue }
                     printer.statsLine(sample, since: earlier, call: call.rtcId)
@@ -163,7 +164,9 @@ enum CallCommand {
             // --duration counts connected time, so a short call still gets its stats lines.
             let timer = duration.map { seconds in
                 Task {
+                    // Cancelled: the wait ends early and the loop or the guard after it decides.
                     while !connection.isConnected && !call.isEnded { try? await Task.sleep(for: .milliseconds(50)) }
+                    // Cancelled: the wait ends early and the loop or the guard after it decides.
                     try? await Task.sleep(for: .seconds(seconds))
                     call.hangup()
                 }

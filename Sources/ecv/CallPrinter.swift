@@ -1,8 +1,8 @@
 import ECV
 import ECVProtocol
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// Prints a call's life for a person (queue position, states, a stats ticker) or as NDJSON.
 final class CallPrinter: Sendable {

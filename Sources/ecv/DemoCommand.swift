@@ -3,9 +3,9 @@ import ECVAgent
 import ECVProtocol
 import ECVService
 import Foundation
+import GLibCore
 import GStreamer
 import MediaRuntime
-import GLibCore
 
 /// `ecv demo`: a whole contact-center call on this machine, with no server to set up.
 ///
@@ -129,10 +129,12 @@ final class Demo: Sendable {
         note("recording leg \(number) to \(url.path)")
         if muteDuringCall {
             Task {
+                // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: .seconds(9.5))
                 guard !call.isEnded else { return }
                 note("caller mutes the microphone")
                 connection.setAudioEnabled(state: false)
+                // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: .seconds(2))
                 note("caller unmutes")
                 connection.setAudioEnabled(state: true)

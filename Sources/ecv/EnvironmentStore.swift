@@ -88,6 +88,7 @@ struct EnvironmentStore {
         } catch {
             throw .failed("cannot read \(url.path): \(Self.reason(error))")
         }
+        // Closing a file only read from: nothing is lost if it fails.
         defer { try? handle.close() }
         let data: Data
         do {

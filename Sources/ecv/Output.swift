@@ -37,6 +37,7 @@ enum StandardOutput {
 enum NDJSON {
     static func line(_ fields: [String: any Sendable]) -> String {
         guard JSONSerialization.isValidJSONObject(fields.mapValues { $0 as Any }),
+              // Checked as valid just above; a failure still prints the fallback line, never nothing.
               let data = try? JSONSerialization.data(withJSONObject: fields.mapValues { $0 as Any }, options: [.sortedKeys]) else {
             return "{\"error\":\"unencodable event\"}"
         }

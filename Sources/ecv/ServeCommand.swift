@@ -2,6 +2,7 @@ import ECVProtocol
 import ECVService
 import Foundation
 import GLibCore
+import GStreamer
 
 /// `ecv serve`: the reference ECV service, standalone, until Ctrl-C.
 enum ServeCommand {
@@ -45,7 +46,8 @@ enum ServeCommand {
         }
         configuration.agentSecrets = arguments.values("agent-secret")
         for file in arguments.values("agent-secret-file") {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+            // Unreadable: the else branch reports it.
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw .usage("--agent-secret-file: cannot read \(file)")
             }
             let secrets = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
@@ -169,5 +171,3 @@ enum Interrupts {
     // @unchecked Sendable: the source is only resumed/cancelled through its own thread-safe API.
     struct SignalSourceBox: @unchecked Sendable { let source: any DispatchSourceSignal }
 }
-
-import GStreamer

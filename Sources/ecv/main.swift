@@ -1,6 +1,6 @@
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// `ecv`: the ECVKit command line. Subcommands: demo, serve, agent, call, inspect, pipeline, doctor, env.
 let usage = """

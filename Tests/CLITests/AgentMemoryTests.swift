@@ -2,9 +2,9 @@ import ECV
 import ECVProtocol
 import ECVService
 import Foundation
+import GLibCore
 import GStreamer
 import Testing
-import GLibCore
 
 /// Resident memory of a process, from /proc/<pid>/status (VmRSS), in KiB.
 func residentKiB(of pid: Int32) -> Int? {

@@ -3,10 +3,10 @@ import ECVAgent
 import ECVProtocol
 import ECVService
 import Foundation
+import GLibCore
 import GStreamer
 import Soup
 import Testing
-import GLibCore
 
 /// A running `ecv` child whose output is collected as it comes.
 // @unchecked Sendable: `process` is configured and started in init and afterwards only read

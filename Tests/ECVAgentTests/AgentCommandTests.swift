@@ -1,12 +1,12 @@
-import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVProtocol
 import ECVService
+import ECVTestSupport
+import GLibCore
 import GStreamer
 import MediaPipeline
 import Testing
-import GLibCore
 
 /// Each agent command's events and side effects on the caller, measured on real media.
 @Suite(.serialized) struct AgentCommandTests {

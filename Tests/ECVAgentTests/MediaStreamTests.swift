@@ -2,10 +2,10 @@ import ECV
 import ECVAgent
 import ECVTestSupport
 import Foundation
+import GLibCore
 import GStreamer
 import MediaRuntime
 import Testing
-import GLibCore
 
 /// `WebRtcConnection.localStream` / `remoteStream` (the demo's CallScreen) and the
 /// picture-in-picture recording, against a bot whose picture has another shape than the caller's.

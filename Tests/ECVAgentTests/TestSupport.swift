@@ -1,10 +1,10 @@
 import ECV
 import ECVAgent
 import ECVTestSupport
+import GLibCore
 import GStreamer
 import MediaPipeline
 import Testing
-import GLibCore
 
 /// The last caller frame an agent call saw.
 final class CallerView: Sendable {

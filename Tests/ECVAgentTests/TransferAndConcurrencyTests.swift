@@ -1,11 +1,11 @@
-import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVProtocol
 import ECVService
+import ECVTestSupport
+import GLibCore
 import GStreamer
 import Testing
-import GLibCore
 
 @Suite(.serialized) struct TransferAndConcurrencyTests {
     /// Agent A transfers to Billing; the caller re-queues with the new rtcId without a DialEx and

@@ -1,8 +1,8 @@
 import ECVProtocol
-import GStreamer
 @testable import ECVService
-import Testing
 import GLibCore
+import GStreamer
+import Testing
 
 /// The ACD's derived index (ordered queues, free agents, free times, the deadline heap) against
 /// plain scans of the records: random workloads, checked after every operation.

@@ -1,10 +1,11 @@
-import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVProtocol
 import ECVService
-import Testing
+import ECVTestSupport
 import GLibCore
+import GStreamer
+import Testing
 
 @Suite(.serialized) struct CallFlowTests {
     /// v1.75: queue socket, a real call with media both ways, local hangup; the event sequence.
@@ -159,5 +160,3 @@ final class CountingRendererBox: Sendable {
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.value }
 }
-
-import GStreamer

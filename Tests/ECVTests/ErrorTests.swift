@@ -1,8 +1,8 @@
-import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVProtocol
 import ECVService
+import ECVTestSupport
 import Testing
 
 /// Every ErrorName that can be provoked, provoked: each arrives as an `Error` event with

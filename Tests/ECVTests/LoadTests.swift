@@ -1,10 +1,10 @@
-import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVService
+import ECVTestSupport
+import GLibCore
 import GStreamer
 import Testing
-import GLibCore
 
 @Suite(.serialized) struct LoadTests {
     private func oneCall(_ sdk: ECVSdk, _ log: EventLog) async throws {

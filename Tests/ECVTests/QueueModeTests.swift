@@ -1,6 +1,6 @@
-import ECVTestSupport
 import ECV
 import ECVService
+import ECVTestSupport
 import Testing
 
 /// The per-call override precedence of the queue-info guide, row by row: socket > queue info > legacy;

@@ -1,8 +1,8 @@
-import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVProtocol
 import ECVService
+import ECVTestSupport
 import Synchronization
 import Testing
 

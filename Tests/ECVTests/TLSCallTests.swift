@@ -1,8 +1,8 @@
-import ECVTestSupport
 import ECV
 import ECVAgent
 import ECVProtocol
 import ECVService
+import ECVTestSupport
 import Testing
 
 /// A whole call over HTTPS and WSS: the service with an openssl-made certificate, the SDK and the

@@ -1,5 +1,5 @@
-import Testing
 import GStreamer
+import Testing
 
 @Suite struct AppSourceSinkTests {
     init() { _ = TestRuntime.ready }

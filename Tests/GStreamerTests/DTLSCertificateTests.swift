@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import GStreamer
+import Testing
 
 @Suite("DTLS certificate") struct DTLSCertificateTests {
     /// The certificate, read back by OpenSSL's own command line, is ECDSA P-256 and self-signed,

@@ -1,6 +1,6 @@
-import Testing
-import Synchronization
 import GStreamer
+import Synchronization
+import Testing
 
 private let kept = Mutex<[Element]>([])
 

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import GStreamer
+import Testing
 
 @Suite struct LeakTests {
     init() { _ = TestRuntime.ready }

@@ -1,7 +1,7 @@
-import Testing
-import Synchronization
-import GStreamer
 import GLibCore
+import GStreamer
+import Synchronization
+import Testing
 
 @Suite struct MainLoopTests {
     init() { _ = TestRuntime.ready }

@@ -1,6 +1,6 @@
-import Testing
-import GStreamer
 import GLibCore
+import GStreamer
+import Testing
 
 @Suite struct PipelineTests {
     init() { _ = TestRuntime.ready }

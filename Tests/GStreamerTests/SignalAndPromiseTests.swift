@@ -1,6 +1,6 @@
-import Testing
-import Synchronization
 @testable import GStreamer
+import Synchronization
+import Testing
 
 @Suite struct SignalAndPromiseTests {
     init() { _ = TestRuntime.ready }

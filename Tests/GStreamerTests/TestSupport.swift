@@ -1,8 +1,8 @@
 import Foundation
-import Testing
-@testable import GStreamer
 import GLibCore
+@testable import GStreamer
 import Synchronization
+import Testing
 
 /// Initialises GStreamer for tests with the leaks tracer on, exactly once per process.
 enum TestRuntime {

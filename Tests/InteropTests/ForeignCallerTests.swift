@@ -3,11 +3,11 @@ import ECVAgent
 import ECVProtocol
 import ECVTestSupport
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
 import Testing
-import GLibCore
 
 extension InteropTests {
     /// The foreign peer is the caller's media end (the service's browser page, or aiortc); ECVKit's

@@ -1,7 +1,7 @@
 import Foundation
-import MediaTestSupport
-import GStreamer
 import GLibCore
+import GStreamer
+import MediaTestSupport
 
 /// Where the foreign peers and what they need live: the test venv `make test` creates
 /// (`.build/interop-venv`, from Tests/Interop/requirements.txt) and Debian's Chromium.

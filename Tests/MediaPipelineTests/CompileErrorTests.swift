@@ -1,5 +1,5 @@
-import Testing
 @testable import MediaPipeline
+import Testing
 
 @Suite("Unsupported asks throw clear errors")
 struct CompileErrorTests {

@@ -1,5 +1,5 @@
-import Testing
 @testable import MediaPipeline
+import Testing
 
 @Suite("ConnectParameters and DataChannelConfig")
 struct ConnectParametersTests {

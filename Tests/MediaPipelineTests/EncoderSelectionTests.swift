@@ -1,5 +1,5 @@
-import Testing
 @testable import MediaPipeline
+import Testing
 
 @Suite("Encoder selection")
 struct EncoderSelectionTests {

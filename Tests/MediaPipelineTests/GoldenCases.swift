@@ -1,5 +1,5 @@
-import Testing
 @testable import MediaPipeline
+import Testing
 
 /// One golden: a named send graph or receive fragment and the text it must render to.
 struct GoldenCase: Sendable, CustomTestStringConvertible {

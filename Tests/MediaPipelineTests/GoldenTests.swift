@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import MediaPipeline
+import Testing
 
 /// Compiled graphs must render byte for byte like `pipelines/golden/<name>.launch` (and the
 /// self-running variant like `<name>.testrun.launch`). Run with `ECV_UPDATE_GOLDENS=1` to rewrite

@@ -1,5 +1,5 @@
-import Testing
 @testable import MediaPipeline
+import Testing
 
 @Suite("Send graph shape")
 struct GraphShapeTests {

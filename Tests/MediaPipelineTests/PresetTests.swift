@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import MediaPipeline
+import Testing
 
 @Suite("Presets")
 struct PresetTests {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
+import Testing
 
 @Suite(.serialized) struct CallRecorderTests {
     @Test func recordsLocalTracksOfARunningPipeline() async throws {

@@ -1,10 +1,10 @@
-import MediaTestSupport
 import Foundation
-import Testing
+import GLibCore
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
-import GLibCore
+import MediaTestSupport
+import Testing
 
 /// The composite keeps running when a side has no video: the canvas stays black, the inset shows.
 @Suite(.serialized) struct CompositeRecorderTests {

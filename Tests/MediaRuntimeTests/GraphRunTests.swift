@@ -1,9 +1,9 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
 import Testing
-import GLibCore
 
 /// Compiled graphs run for real through the runtime (not just as text), and each encoder's bitrate
 /// lands in its own unit: proven by measuring what it produces.

@@ -1,9 +1,9 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
-import Testing
 @testable import MediaRuntime
-import GLibCore
+import Testing
 
 /// A sender that changes its picture size mid-call (a browser short of CPU or bandwidth; the
 /// H.264 parameter sets libwebrtc resends after a key-frame request) must not end the file: the

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
+import Testing
 
 /// Containers and codecs: what each format records, and the clear errors for what it cannot hold.
 @Suite(.serialized) struct RecordingFormatTests {

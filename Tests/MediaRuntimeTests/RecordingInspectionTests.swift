@@ -1,11 +1,11 @@
 import Foundation
 import FoundationXML
-import Testing
+import GLibCore
 import GStreamer
 import MediaPipeline
-import MediaTestSupport
 @testable import MediaRuntime
-import GLibCore
+import MediaTestSupport
+import Testing
 
 /// `RecordingInspection` on recordings these tests make: the report matches what the test did,
 /// and the timeline and contact sheet are well-formed pictures of it.

@@ -1,9 +1,9 @@
 import Foundation
-import Testing
+import GLibCore
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
-import GLibCore
+import Testing
 
 /// A recorder leaves nothing behind: not in the call's pipeline, not in the process.
 @Suite(.serialized) struct RecordingLeakTests {

@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
+import Testing
 
 /// Marks and periods land on the media timeline: in the file's markers track and the chapters sidecar.
 @Suite(.serialized) struct RecordingMarkerTests {

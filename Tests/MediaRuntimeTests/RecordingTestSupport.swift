@@ -1,8 +1,8 @@
 import Foundation
-import Testing
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
+import Testing
 
 enum TestRuntime {
     static let ready: Void = {

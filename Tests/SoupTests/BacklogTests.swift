@@ -1,9 +1,9 @@
 import Foundation
-import Glibc
+import GLibCore
 import GStreamer
+import Glibc
 import Soup
 import Testing
-import GLibCore
 
 extension SoupTests {
     /// Forty callers dialling in the same second reach the server while its main loop is busy

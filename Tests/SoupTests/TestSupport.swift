@@ -1,6 +1,6 @@
 import Foundation
-import MediaTestSupport
 import Glibc
+import MediaTestSupport
 import Soup
 import Testing
 

@@ -1,9 +1,9 @@
+import GLibCore
+import GStreamer
+import MediaPipeline
 import MediaTestSupport
 import Testing
-import MediaPipeline
-import GStreamer
 @testable import WebRTC
-import GLibCore
 
 @Suite(.serialized) struct DataChannelTests {
     private func collect(_ handle: DataChannelHandle, count: Int) -> Task<[String], Never> {

@@ -1,7 +1,7 @@
-import MediaTestSupport
-import Testing
 import GStreamer
 import MediaPipeline
+import MediaTestSupport
+import Testing
 @testable import WebRTC
 
 @Suite(.serialized) struct LifecycleTests {

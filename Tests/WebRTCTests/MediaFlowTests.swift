@@ -1,9 +1,9 @@
-import MediaTestSupport
-import Testing
+import GLibCore
 import GStreamer
 import MediaPipeline
+import MediaTestSupport
+import Testing
 @testable import WebRTC
-import GLibCore
 
 /// Media flows both ways through real webrtcbin peers on loopback, for every codec.
 @Suite(.serialized) struct MediaFlowTests {

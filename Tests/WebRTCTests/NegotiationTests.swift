@@ -1,9 +1,9 @@
-import MediaTestSupport
-import Testing
+import GLibCore
 import GStreamer
 import MediaPipeline
+import MediaTestSupport
+import Testing
 @testable import WebRTC
-import GLibCore
 
 @Suite(.serialized) struct NegotiationTests {
     /// The offerer's candidates reach the answerer before its offer does; they are queued and

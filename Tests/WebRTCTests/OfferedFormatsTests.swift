@@ -1,5 +1,5 @@
-import Testing
 import MediaPipeline
+import Testing
 @testable import WebRTC
 
 /// Choosing the remote offer's formats for what we send, on offers shaped like the ones the

@@ -1,11 +1,11 @@
-import MediaTestSupport
 import Foundation
-import Testing
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import MediaTestSupport
+import Testing
 @testable import WebRTC
-import GLibCore
 
 /// Recording real loopback calls to real files, checked with gst-discoverer-1.0 and by demuxing.
 @Suite(.serialized) struct RecordingCallTests {

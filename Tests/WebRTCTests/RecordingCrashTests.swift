@@ -1,7 +1,7 @@
-import MediaTestSupport
 import Foundation
-import Testing
 import MediaRuntime
+import MediaTestSupport
+import Testing
 @testable import WebRTC
 
 /// A recorder killed with SIGKILL in the middle of a call leaves a file that plays up to about

@@ -1,7 +1,7 @@
-import MediaTestSupport
 import Foundation
-import Testing
 import MediaRuntime
+import MediaTestSupport
+import Testing
 @testable import WebRTC
 
 /// `RecordingInspection` on a call recording whose process was killed with SIGKILL (the

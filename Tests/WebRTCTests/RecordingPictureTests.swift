@@ -1,9 +1,9 @@
-import MediaTestSupport
 import Foundation
-import Testing
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import MediaTestSupport
+import Testing
 @testable import WebRTC
 
 /// Pictures out of a recorded call: a PNG snapshot of the remote video, and the composite layout.

@@ -1,9 +1,9 @@
-import MediaTestSupport
 import Foundation
-import Testing
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import MediaTestSupport
+import Testing
 @testable import WebRTC
 
 /// What `gst-discoverer-1.0 -v <file>` says about a file: its duration and its streams.

@@ -1,10 +1,10 @@
 import Foundation
-import Testing
-import MediaTestSupport
+import GLibCore
 import GStreamer
 import MediaPipeline
+import MediaTestSupport
+import Testing
 @testable import WebRTC
-import GLibCore
 
 enum TestRuntime {
     static let ready: Void = {

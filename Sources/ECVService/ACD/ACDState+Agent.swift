@@ -1,5 +1,5 @@
-import Foundation
 import ECVProtocol
+import Foundation
 
 extension ACDState {
     mutating func login(name: String) throws(ACDError) -> AgentLoginResponse {

@@ -1,6 +1,6 @@
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// What a finished recording holds.
 public struct RecordingSummary: Sendable {

@@ -1,7 +1,7 @@
 import Foundation
+import GLibCore
 import GStreamer
 import Synchronization
-import GLibCore
 
 extension CallRecorder {
     // MARK: Tracks

@@ -1,8 +1,8 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import Synchronization
-import GLibCore
 
 /// Records a call's streams into one file without re-encoding: each track is the RTP a call
 /// already sends or receives, depayloaded, parsed and muxed (`RecordingFormat`).

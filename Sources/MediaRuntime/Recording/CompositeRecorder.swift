@@ -1,8 +1,8 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import Synchronization
-import GLibCore
 
 /// Records a call as one picture and one sound, re-encoded: the remote party full-frame with our
 /// own picture inset (`compositor`), both parties mixed (`audiomixer`), VP8 and Opus in WebM or

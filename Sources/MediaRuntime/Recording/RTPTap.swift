@@ -1,7 +1,7 @@
 import Foundation
+import GLibCore
 import GStreamer
 import Synchronization
-import GLibCore
 
 /// A tap on an RTP tee inside the call's pipeline: `tee → queue → appsink`, handing each packet
 /// to a recording pipeline of its own.

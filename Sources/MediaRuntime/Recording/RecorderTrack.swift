@@ -1,7 +1,7 @@
 import Foundation
+import GLibCore
 import GStreamer
 import Synchronization
-import GLibCore
 
 /// One track inside the recording pipeline: `appsrc → depayloader → parser → taginject → muxer`.
 ///

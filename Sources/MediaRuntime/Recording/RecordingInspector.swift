@@ -1,7 +1,7 @@
 import Foundation
+import GLibCore
 import GStreamer
 import Synchronization
-import GLibCore
 
 /// What a recorded file holds, read back by demuxing it to the end: per track (in file order) its
 /// format, name, how many frames it has, the times of the first and last one and the gaps between.

@@ -1,6 +1,6 @@
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 extension CallRecorder {
     /// Writes the current picture of a recorded video track as a PNG. The recorder keeps the

@@ -1,8 +1,8 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
-import GLibCore
 
 extension PeerConnection {
     /// Records this call to `url`: the streams we send (from `outgoingRTPTee`) and the streams we
@@ -17,6 +17,8 @@ extension PeerConnection {
         let events = events()
         try await recorder.start()
         let recording = CallRecording(recorder: recorder, peer: self)
+        // Attaching failed: start() throws that error; the recorder stops and releases its file,
+        // whose own stop error adds nothing to it.
         try await attachCurrentStreams(to: recording.follower) { _ = try? await recorder.stop() }
         recording.follow(events)
         recording.sampleStats()
@@ -115,11 +117,14 @@ public final class CallRecording: Sendable {
         let task = Task { [weak self, peer] in
             var previous: PeerStats?
             while !Task.isCancelled {
+                // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: .seconds(1))
                 guard let self, !Task.isCancelled else { return }
+                // No stats (the peer is being rebuilt or closed): the next second tries again.
                 guard let stats = try? await peer.stats() else { continue }
                 for sample in Self.directionStats(stats, since: previous) {
-                    _ = try? self.recorder.record(stats: sample)
+                    // A failed write is kept in the recorder's problems and reported in its summary.
+                _ = try? self.recorder.record(stats: sample)
                 }
                 previous = stats
             }

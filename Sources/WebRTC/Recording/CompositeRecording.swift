@@ -1,8 +1,8 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
-import GLibCore
 
 extension PeerConnection {
     /// Records this call as one re-encoded picture (the remote party full-frame, our picture
@@ -18,6 +18,8 @@ extension PeerConnection {
         let events = events()
         try await recorder.start()
         let recording = CompositeRecording(recorder: recorder)
+        // Attaching failed: this throws that error; the recorder stops and releases its file,
+        // whose own stop error adds nothing to it.
         try await attachCurrentStreams(to: recording.follower) { _ = try? await recorder.stop() }
         recording.follow(events)
         return recording

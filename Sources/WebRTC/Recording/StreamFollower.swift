@@ -1,8 +1,8 @@
 import Foundation
+import GLibCore
 import GStreamer
 import MediaPipeline
 import MediaRuntime
-import GLibCore
 
 /// What a recorder offers the call glue: taps on RTP tees by role.
 protocol RecordingTapTarget: Sendable {

@@ -1,6 +1,6 @@
 import Foundation
-import GStreamer
 import GLibCore
+import GStreamer
 
 /// Helpers the test targets share: colours of frames, polling and timeouts with a bound, and
 /// process resource counts from /proc.
