@@ -8,6 +8,9 @@ import Synchronization
 /// binding polls and no cooperative-pool thread ever blocks on GLib. It runs the process's global
 /// default `GMainContext`, which is the context GStreamer and libsoup attach to when no
 /// thread-default context is pushed.
+///
+/// Nothing here blocks waiting for the loop: `perform` and the timers return at once, `run`
+/// suspends the caller. Main-loop-only state belongs to `MainLoopActor`, whose jobs run here.
 public final class MainLoop: Sendable {
     /// The loop, running from its first use.
     public static let shared: MainLoop = {
@@ -65,21 +68,6 @@ public final class MainLoop: Sendable {
         })
         g_source_attach(source, g_main_context_default())
         g_source_unref(source)
-    }
-
-    /// Runs `body` on the main-loop thread and waits for its result.
-    /// On the main-loop thread itself it runs inline, so it can never deadlock on itself.
-    public func sync<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T {
-        if isCurrentThread { return body() }
-        let result = Mutex<T?>(nil)
-        let done = DispatchSemaphore(value: 0)
-        perform {
-            let value = body()
-            result.withLock { $0 = value }
-            done.signal()
-        }
-        done.wait()
-        return result.withLock { $0! }
     }
 
     /// Runs `body` on the main-loop thread and resumes the caller with its result.

@@ -2,6 +2,7 @@ internal import CGLibShims
 internal import CGStreamer
 internal import CGStreamerShims
 import GLibCore
+import Dispatch
 
 /// A top-level pipeline: owns its bus watch and its state, and goes to NULL when released.
 public final class Pipeline: Bin, @unchecked Sendable {
@@ -49,13 +50,15 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 
     deinit {
-        // NULL is always a synchronous transition; it stops every streaming thread before the
-        // elements are released. Messages still queued would keep their sources alive.
-        gst_element_set_state(element, GST_STATE_NULL)
-        if let bus = gst_element_get_bus(element) {
-            dispatcher.stop(bus: bus)
-            gst_bus_set_flushing(bus, 1)
-            gst_object_unref(bus)
+        // Subscribers hear the end now; messages the pipeline posts from here on stay on the bus
+        // until it is flushed below.
+        let bus = gst_element_get_bus(element)
+        if let bus { dispatcher.stop(bus: bus) }
+        let teardown = PipelineTeardown(element: element, bus: bus)
+        if teardown.isIdle {
+            teardown.run() // nothing runs: no thread to stop, nothing to wait for
+        } else {
+            PipelineTeardown.queue.async { teardown.run() }
         }
     }
 
@@ -167,6 +170,52 @@ public final class Pipeline: Bin, @unchecked Sendable {
     /// The pipeline's configured latency, after it has been computed.
     public var latency: Duration {
         .nanoseconds(Int64(bitPattern: UInt64(gst_pipeline_get_latency(raw.assumingMemoryBound(to: GstPipeline.self)))))
+    }
+}
+
+/// The last of a pipeline: NULL, which stops its streaming threads before the elements are
+/// released, then the bus flushed (messages still queued would keep their sources alive).
+///
+/// NULL is a synchronous transition that joins every streaming thread, so where it runs matters,
+/// and the last reference can go anywhere. On a streaming thread of the same pipeline (an appsink
+/// or pad-probe callback dropping it) the transition waits for that thread to leave its loop,
+/// which it never does while it waits: deadlock. On the main loop, the loop stalls while elements
+/// join their threads (webrtcbin, libnice and encoders take hundreds of milliseconds), and a
+/// streaming thread waiting for the loop meanwhile (a bus post with a sync handler, a callback
+/// hopping there) deadlocks it. So a pipeline that may still run is torn down on `queue`: a
+/// serial queue of libdispatch threads, which are neither, in the order pipelines were dropped.
+/// It holds its own references until done, so the GstPipeline outlives its Swift wrapper by that
+/// long. A pipeline already at NULL with no change pending has no thread to stop and is released
+/// on the spot, as `stop()` followed by the last release always was.
+// @unchecked Sendable: owned references to a GstElement and a GstBus, used once, by `run`; both
+// are thread-safe GStreamer objects.
+private struct PipelineTeardown: @unchecked Sendable {
+    static let queue = DispatchQueue(label: "ecv.pipeline-teardown")
+
+    private let element: UnsafeMutablePointer<GstElement>
+    private let bus: UnsafeMutablePointer<GstBus>?
+
+    /// Takes a reference to `element`, and adopts `bus` (transfer full).
+    init(element: UnsafeMutablePointer<GstElement>, bus: UnsafeMutablePointer<GstBus>?) {
+        gst_object_ref(element)
+        self.element = element
+        self.bus = bus
+    }
+
+    /// At NULL and not changing state: no streaming thread exists. Never blocks (timeout 0).
+    var isIdle: Bool {
+        var current = GST_STATE_VOID_PENDING, pending = GST_STATE_VOID_PENDING
+        return gst_element_get_state(element, &current, &pending, 0) == GST_STATE_CHANGE_SUCCESS
+            && current == GST_STATE_NULL && pending == GST_STATE_VOID_PENDING
+    }
+
+    func run() {
+        gst_element_set_state(element, GST_STATE_NULL)
+        if let bus {
+            gst_bus_set_flushing(bus, 1)
+            gst_object_unref(bus)
+        }
+        gst_object_unref(element)
     }
 }
 

@@ -8,9 +8,8 @@ internal import GLibCore
 /// waited behind it (Benchmarks/connections). Here deadlines wait in a heap (cancelled ones are
 /// dropped lazily when they surface), one timer is armed for the earliest, and at most
 /// `batchSize` connections are cut per iteration: the loop serves others between batches.
-// @unchecked Sendable: every member is used only on the main-loop thread (asserted at each entry);
-// the timer's closure hops there by construction (main-loop timers fire on the loop's thread).
-final class ConnectionDeadlines: @unchecked Sendable {
+@MainLoopActor
+final class ConnectionDeadlines {
     struct Token: Hashable { fileprivate let id: Int }
 
     private struct Entry: Comparable {
@@ -30,7 +29,7 @@ final class ConnectionDeadlines: @unchecked Sendable {
     private var timer: MainLoop.Timer?
     private var armedFor: ContinuousClock.Instant?
 
-    init(batchSize: Int = 16, pause: Duration = .milliseconds(10)) {
+    nonisolated init(batchSize: Int = 16, pause: Duration = .milliseconds(10)) {
         self.batchSize = batchSize
         self.pause = pause
     }
@@ -40,7 +39,6 @@ final class ConnectionDeadlines: @unchecked Sendable {
 
     /// Runs `action` on the main loop once `delay` has passed, unless cancelled first.
     func schedule(after delay: Duration, _ action: @escaping () -> Void) -> Token {
-        requireMainLoop()
         nextId += 1
         let entry = Entry(due: .now + delay, id: nextId)
         actions[entry.id] = action
@@ -52,13 +50,11 @@ final class ConnectionDeadlines: @unchecked Sendable {
     }
 
     func cancel(_ token: Token) {
-        requireMainLoop()
         actions[token.id] = nil
     }
 
     /// Forgets every deadline (the server stopped).
     func stop() {
-        requireMainLoop()
         timer?.cancel()
         timer = nil
         armedFor = nil
@@ -71,11 +67,10 @@ final class ConnectionDeadlines: @unchecked Sendable {
         armedFor = due
         // Rounded up to the millisecond: a timer that fires a little early just re-arms.
         let delay = max(.zero, due - .now)
-        timer = MainLoop.shared.schedule(after: .milliseconds(delay.millisecondsRoundedUp)) { [weak self] in self?.fire() }
+        timer = MainLoopActor.schedule(after: .milliseconds(delay.millisecondsRoundedUp)) { [weak self] in self?.fire() }
     }
 
     private func fire() {
-        requireMainLoop()
         timer = nil
         armedFor = nil
         let now = ContinuousClock.now

@@ -19,8 +19,10 @@ import Synchronization
 /// within `peekLimit` is answered `431` / `414` here (libsoup 3.2 drops a connection whose header
 /// block passes its own 64 KiB with no answer at all). A connection whose headers are not complete
 /// at the header deadline, or that closes first, is closed without an answer.
-// @unchecked Sendable: `waiting`, `deadlines` and `generation` are used only on the front door's
-// own thread; the descriptors and `handOff` are immutable; `stopping` is atomic.
+// @unchecked Sendable: `waiting`, `deadlines`, `generation`, `acceptRetryAt` and `buffer` are used
+// only on the front door's own thread; the descriptors and `handOff` are immutable; `stopping` is
+// atomic. Not `MainLoopActor`: that thread is not the main loop (keeping this work off the loop
+// is the point), and, blocking in epoll_wait, it cannot serve as an actor's executor either.
 final class FrontDoor: @unchecked Sendable {
     struct Limits {
         var headerTimeout: Duration

@@ -5,21 +5,22 @@ import Synchronization
 
 // libsoup objects are not thread-safe: every SoupSession, SoupServer, SoupMessage and
 // SoupWebsocketConnection this binding creates is created, used and released on the GLib
-// main-loop thread (`MainLoop.shared`). The helpers here make that rule cheap to follow.
+// main-loop thread. The classes that hold them are isolated to `MainLoopActor`, so the compiler
+// keeps them there; GLib callbacks enter the actor through `onMainLoop` / `assumeIsolated`.
 
-/// Stops the process when libsoup state is touched off the main-loop thread: that is a bug in
-/// this binding, never a runtime condition.
+/// Calls `body` isolated to `MainLoopActor` from a GLib callback, with the callback's context
+/// object (nil: nothing is called) and its C arguments.
+///
+/// GLib runs these callbacks on the loop thread, outside any actor job; `assumeIsolated` checks
+/// that. The arguments are GLib's, borrowed for this one call on this one thread. Region checking
+/// cannot see that through a C function pointer: to it, handing them to the isolated body looks
+/// like sending them to another thread, hence the `nonisolated(unsafe)`.
 @inline(__always)
-func requireMainLoop(_ function: StaticString = #function) {
-    precondition(MainLoop.shared.isCurrentThread, "\(function) must run on the GLib main-loop thread")
-}
-
-/// A C pointer carried into a main-loop closure.
-// @unchecked Sendable: the pointee is only dereferenced on the main-loop thread; the wrapper
-// merely moves the address there.
-struct MainLoopPointer: @unchecked Sendable {
-    let raw: UnsafeMutableRawPointer
-    init(_ raw: UnsafeMutableRawPointer) { self.raw = raw }
+func onMainLoop<Context: AnyObject & Sendable, Arguments, Result: Sendable>(
+    _ context: Context?, _ arguments: Arguments, _ body: @MainLoopActor (Context, Arguments) -> Result) -> Result? {
+    guard let context else { return nil }
+    nonisolated(unsafe) let arguments = arguments
+    return MainLoopActor.assumeIsolated { body(context, arguments) }
 }
 
 /// One strong reference to a GObject owned by the binding and released on the main-loop thread.
@@ -30,6 +31,9 @@ struct MainLoopPointer: @unchecked Sendable {
 // @unchecked Sendable: `raw` is immutable. libsoup objects behind it are only used on the
 // main-loop thread; the few objects also touched elsewhere (GCancellable, GTlsCertificate,
 // GTlsDatabase) are ones GLib documents as thread-safe. The reference is released on the loop.
+// Not isolated to `MainLoopActor`: which threads may use the object depends on its GType, which
+// the type system does not see (a `TLSIdentity` is built and read on any thread), and the handle
+// itself is handed to C as a bare pointer.
 final class OwnedGObject: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
 
@@ -52,11 +56,11 @@ final class OwnedGObject: @unchecked Sendable {
     func typed<T>(_ type: T.Type) -> UnsafeMutablePointer<T> { raw.assumingMemoryBound(to: T.self) }
 
     deinit {
-        let pointer = MainLoopPointer(raw)
         if MainLoop.shared.isCurrentThread {
-            g_object_unref(pointer.raw)
+            g_object_unref(raw)
         } else {
-            MainLoop.shared.perform { g_object_unref(pointer.raw) }
+            let address = UInt(bitPattern: raw)
+            MainLoop.shared.perform { g_object_unref(UnsafeMutableRawPointer(bitPattern: address)) }
         }
     }
 }
@@ -88,8 +92,8 @@ public enum SoupDiagnostics {
 /// Each handler's context object is retained by GLib (through the closure's destroy notify) until
 /// the handler is disconnected, so a context can never be used after it is freed. Owners call
 /// `disconnectAll()` when they are done; `deinit` does it as a last resort.
-// @unchecked Sendable: used only on the main-loop thread (asserted); deinit hops there.
-final class SignalHandlerSet: @unchecked Sendable {
+@MainLoopActor
+final class SignalHandlerSet {
     private let instance: OwnedGObject
     private var handlerIDs: [gulong] = []
 
@@ -98,7 +102,6 @@ final class SignalHandlerSet: @unchecked Sendable {
     /// Connects a C callback whose last parameter receives `context`.
     /// An unknown signal name is a programming error in this binding, so it stops the process.
     func connect(_ signal: String, _ callback: GCallback, context: AnyObject) {
-        requireMainLoop()
         let data = Unmanaged.passRetained(context).toOpaque()
         let id = g_signal_connect_data(instance.raw, signal, callback, data, { data, _ in
             guard let data else { return }
@@ -109,24 +112,27 @@ final class SignalHandlerSet: @unchecked Sendable {
     }
 
     func disconnectAll() {
-        requireMainLoop()
         let ids = handlerIDs
         handlerIDs = []
+        Self.disconnect(ids, from: instance)
+    }
+
+    private static func disconnect(_ ids: [gulong], from instance: OwnedGObject) {
         for id in ids where g_signal_handler_is_connected(instance.raw, id) != 0 {
             g_signal_handler_disconnect(instance.raw, id)
         }
     }
 
+    /// Not an `isolated deinit`: that would enqueue a job for every set dropped outside one (in a
+    /// GLib callback, as most are), though owners have usually disconnected everything already.
     deinit {
         guard !handlerIDs.isEmpty else { return }
-        let ids = handlerIDs
-        let instance = instance
-        let disconnect: @Sendable () -> Void = {
-            for id in ids where g_signal_handler_is_connected(instance.raw, id) != 0 {
-                g_signal_handler_disconnect(instance.raw, id)
-            }
+        let ids = handlerIDs, instance = instance
+        if MainLoop.shared.isCurrentThread {
+            MainLoopActor.assumeIsolated { Self.disconnect(ids, from: instance) }
+        } else {
+            MainLoopActor.perform { Self.disconnect(ids, from: instance) }
         }
-        if MainLoop.shared.isCurrentThread { disconnect() } else { MainLoop.shared.perform(disconnect) }
     }
 }
 

@@ -67,10 +67,10 @@ public final class HTTPClient: Sendable {
         }
         let exchange = HTTPExchange(request: request, uri: uri, client: self, session: session)
         let result = await withTaskCancellationHandler {
-            MainLoop.shared.perform { exchange.start() }
+            MainLoopActor.perform { exchange.start() }
             return await exchange.outcome()
         } onCancel: {
-            MainLoop.shared.perform { exchange.fail(.cancelled(url: request.url)) }
+            MainLoopActor.perform { exchange.fail(.cancelled(url: request.url)) }
         }
         return try result.get()
     }
@@ -83,26 +83,22 @@ public final class HTTPClient: Sendable {
 
 /// The client's `SoupSession`, created on first use on the main-loop thread and aborted and
 /// released there when the last user (client or in-flight exchange) lets go.
-// @unchecked Sendable: `session` is read and written only on the main-loop thread (asserted);
-// `make` is immutable and only called there.
-final class SessionHolder: @unchecked Sendable {
+@MainLoopActor
+final class SessionHolder {
     private var session: OwnedGObject?
-    private let make: () -> OwnedGObject
+    private let make: @MainLoopActor () -> OwnedGObject
 
-    init(make: @escaping () -> OwnedGObject) { self.make = make }
+    nonisolated init(make: @escaping @MainLoopActor () -> OwnedGObject) { self.make = make }
 
     var object: OwnedGObject {
-        requireMainLoop()
         if let session { return session }
         let created = make()
         session = created
         return created
     }
 
-    deinit {
-        guard let session else { return }
-        // Closes pooled connections now rather than whenever the GObject happens to finalise.
-        let abort: @Sendable () -> Void = { soup_session_abort(session.typed(SoupSession.self)) }
-        if MainLoop.shared.isCurrentThread { abort() } else { MainLoop.shared.perform(abort) }
+    /// Closes pooled connections now rather than whenever the GObject happens to finalise.
+    isolated deinit {
+        if let session { soup_session_abort(session.typed(SoupSession.self)) }
     }
 }

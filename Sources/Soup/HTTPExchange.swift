@@ -5,11 +5,10 @@ internal import GLibCore
 ///
 /// Every failure we decide ourselves (timeout, pin mismatch, cancellation, size limit) is recorded
 /// first and then the `GCancellable` is cancelled; whichever GIO callback is pending completes with
-/// CANCELLED and `finish` reports the recorded reason. All state is main-loop confined.
-// @unchecked Sendable: mutable state is touched only on the main-loop thread (asserted in
-// `start`, and every other entry point is a GLib callback or a `MainLoop.perform` there);
-// `result` is a thread-safe `OneShot`.
-final class HTTPExchange: @unchecked Sendable {
+/// CANCELLED and `finish` reports the recorded reason. All state is isolated to the main loop but
+/// `result`, a thread-safe `OneShot` the caller awaits.
+@MainLoopActor
+final class HTTPExchange {
     private let request: HTTPRequest
     private let uri: ParsedURI
     private let connectTimeout: Duration
@@ -34,7 +33,7 @@ final class HTTPExchange: @unchecked Sendable {
     private var responseHeaders = HTTPHeaders()
     private var body: [UInt8] = []
 
-    init(request: HTTPRequest, uri: ParsedURI, client: HTTPClient, session: SessionHolder) {
+    nonisolated init(request: HTTPRequest, uri: ParsedURI, client: HTTPClient, session: SessionHolder) {
         self.request = request
         self.uri = uri
         connectTimeout = client.connectTimeout
@@ -45,14 +44,11 @@ final class HTTPExchange: @unchecked Sendable {
         cancellable = OwnedGObject(adopting: UnsafeMutableRawPointer(g_cancellable_new()))
     }
 
-    func outcome() async -> Result<HTTPResponse, HTTPError> {
+    nonisolated func outcome() async -> Result<HTTPResponse, HTTPError> {
         do { return .success(try await result.value()) } catch { return .failure(error) }
     }
 
-    // MARK: Main-loop side
-
     func start() {
-        requireMainLoop()
         guard !finished else { return }
         if let decidedFailure { return finish(.failure(decidedFailure)) }
         let session = sessionHolder.object
@@ -75,13 +71,12 @@ final class HTTPExchange: @unchecked Sendable {
         })
         soup_session_send_async(session.typed(SoupSession.self), created, G_PRIORITY_DEFAULT, cancellableHandle,
                                 { _, asyncResult, data in
-            releaseAsyncContext(data, as: HTTPExchange.self)?.sent(asyncResult)
+            onMainLoop(releaseAsyncContext(data, as: HTTPExchange.self), asyncResult) { $0.sent($1) }
         }, retainAsyncContext(self))
     }
 
     /// Records `failure` (the first one wins) and cancels whatever GIO operation is pending.
     func fail(_ failure: HTTPError) {
-        requireMainLoop()
         guard !finished else { return }
         if decidedFailure == nil { decidedFailure = failure }
         if message == nil { return } // not started yet: `start` reports it
@@ -98,7 +93,7 @@ final class HTTPExchange: @unchecked Sendable {
             connecting = true
             ioTimer?.cancel()
             ioTimer = nil
-            connectTimer = MainLoop.shared.schedule(after: connectTimeout) { [self] in
+            connectTimer = MainLoopActor.schedule(after: connectTimeout) { [self] in
                 fail(.connectTimeout(url: request.url, after: connectTimeout))
             }
         case .starting:
@@ -113,7 +108,7 @@ final class HTTPExchange: @unchecked Sendable {
 
     private func armReadTimer() {
         ioTimer?.cancel()
-        ioTimer = MainLoop.shared.schedule(after: readTimeout) { [self] in
+        ioTimer = MainLoopActor.schedule(after: readTimeout) { [self] in
             fail(.readTimeout(url: request.url, after: readTimeout))
         }
     }
@@ -137,7 +132,7 @@ final class HTTPExchange: @unchecked Sendable {
         guard let stream else { return }
         g_input_stream_read_bytes_async(stream.typed(GInputStream.self), 64 * 1024,
                                         G_PRIORITY_DEFAULT, cancellableHandle, { _, asyncResult, data in
-            releaseAsyncContext(data, as: HTTPExchange.self)?.chunkRead(asyncResult)
+            onMainLoop(releaseAsyncContext(data, as: HTTPExchange.self), asyncResult) { $0.chunkRead($1) }
         }, retainAsyncContext(self))
     }
 

@@ -24,7 +24,7 @@ public final class HTTPServer: Sendable {
 
     deinit {
         let core = core
-        MainLoop.shared.perform { core.stop() }
+        MainLoopActor.perform { core.stop() }
     }
 
     /// Adds a route. `method` "*" matches any method. Later routes with the same prefix and
@@ -52,9 +52,7 @@ public final class HTTPServer: Sendable {
     /// - Parameter host: an IP address: "127.0.0.1" (default), "0.0.0.0", "::1", "::".
     @discardableResult
     public func listen(host: String = "127.0.0.1", port: UInt16 = 0) async throws(HTTPServerError) -> UInt16 {
-        let core = core
-        let result = await MainLoop.shared.run { core.listen(host: host, port: port) }
-        return try result.get()
+        try await core.listen(host: host, port: port).get()
     }
 
     /// The port listened on, nil before `listen` and after `stop`.
@@ -71,8 +69,7 @@ public final class HTTPServer: Sendable {
     /// stream end without a close frame). Handlers still running are cancelled; their answers go
     /// nowhere. The server cannot listen again.
     public func stop() async {
-        let core = core
-        await MainLoop.shared.run { core.stop() }
+        await core.stop()
     }
 }
 

@@ -1,6 +1,7 @@
 internal import CGLibShims
 internal import CSoup
 import Foundation
+internal import GLibCore
 
 /// How a client decides whether to trust a server certificate.
 struct TLSPolicy: Sendable {
@@ -30,9 +31,8 @@ enum MessagePhase {
 /// validation (`accept-certificate`). A certificate the CA store trusts is checked when the
 /// handshake completes (`network-event` TLS_HANDSHAKED), before the request is written; a
 /// mismatch there fails the message through `onPinMismatch`, which cancels it.
-// @unchecked Sendable: every member is used only on the main-loop thread (asserted in callbacks'
-// owners); it crosses threads only inside closures that run there.
-final class MessageObserver: @unchecked Sendable {
+@MainLoopActor
+final class MessageObserver {
     let message: OwnedGObject
     private let handlers: SignalHandlerSet
     private let policy: TLSPolicy
@@ -43,7 +43,6 @@ final class MessageObserver: @unchecked Sendable {
 
     init(message: OwnedGObject, policy: TLSPolicy, trackProgress: Bool,
          onPhase: @escaping (MessagePhase) -> Void, onPinMismatch: @escaping (CertificateFingerprint?) -> Void) {
-        requireMainLoop()
         self.message = message
         self.policy = policy
         self.onPhase = onPhase
@@ -52,15 +51,17 @@ final class MessageObserver: @unchecked Sendable {
 
         let networkEvent: @convention(c) (OpaquePointer?, GSocketClientEvent, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
             _, event, stream, data in
-            context(data, as: MessageObserver.self)?.networkEvent(event, stream: stream)
+            onMainLoop(context(data, as: MessageObserver.self), stream) { $0.networkEvent(event, stream: $1) }
         }
         let acceptCertificate: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?, GTlsCertificateFlags, UnsafeMutableRawPointer?) -> gboolean = {
             _, certificate, errors, data in
-            guard let observer = context(data, as: MessageObserver.self), let certificate else { return 0 }
-            return observer.acceptUnverified(certificate, errors: errors) ? 1 : 0
+            guard let certificate else { return 0 }
+            let accepted = onMainLoop(context(data, as: MessageObserver.self), certificate) { $0.acceptUnverified($1, errors: errors) }
+            return accepted == true ? 1 : 0
         }
         let starting: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            context(data, as: MessageObserver.self)?.onPhase?(.starting)
+            let observer = context(data, as: MessageObserver.self)
+            MainLoopActor.assumeIsolated { observer?.onPhase?(.starting) }
         }
         handlers.connect("network-event", unsafeBitCast(networkEvent, to: GCallback.self), context: self)
         handlers.connect("accept-certificate", unsafeBitCast(acceptCertificate, to: GCallback.self), context: self)
@@ -68,10 +69,12 @@ final class MessageObserver: @unchecked Sendable {
 
         guard trackProgress else { return }
         let progress: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            context(data, as: MessageObserver.self)?.onPhase?(.progress)
+            let observer = context(data, as: MessageObserver.self)
+            MainLoopActor.assumeIsolated { observer?.onPhase?(.progress) }
         }
         let chunkProgress: @convention(c) (OpaquePointer?, guint, UnsafeMutableRawPointer?) -> Void = { _, _, data in
-            context(data, as: MessageObserver.self)?.onPhase?(.progress)
+            let observer = context(data, as: MessageObserver.self)
+            MainLoopActor.assumeIsolated { observer?.onPhase?(.progress) }
         }
         for signal in ["wrote-headers", "wrote-body", "got-informational", "got-headers"] {
             handlers.connect(signal, unsafeBitCast(progress, to: GCallback.self), context: self)
@@ -138,14 +141,14 @@ final class MessageObserver: @unchecked Sendable {
     }
 }
 
-/// Creates a `SoupSession` configured for the binding's clients. Main-loop thread only.
+/// Creates a `SoupSession` configured for the binding's clients.
 ///
 /// `max-conns-per-host` is construct-only, hence `g_object_new_with_properties`; libsoup's own
 /// `timeout` (whole seconds, covering connect and socket I/O) is set a second past our precise
 /// timers as a backstop, and `idle-timeout` bounds how long a pooled keep-alive connection lingers.
+@MainLoopActor
 func makeSession(userAgent: String, backstopTimeout: Duration, idleTimeout: Duration,
                  maxConnectionsPerHost: Int, policy: TLSPolicy) -> OwnedGObject {
-    requireMainLoop()
     let uintProperties: [(String, guint)] = [
         ("max-conns", guint(clamping: max(maxConnectionsPerHost, 10) * 4)),
         ("max-conns-per-host", guint(clamping: maxConnectionsPerHost)),

@@ -1,4 +1,5 @@
 internal import CSoup
+internal import GLibCore
 
 /// What an `HTTPServer` accepts from a client before any handler runs.
 public struct HTTPServerLimits: Sendable, Equatable {
@@ -31,8 +32,8 @@ public struct HTTPServerLimits: Sendable, Equatable {
 /// counts body bytes. A refused request gets its status here, so libsoup skips the handlers and
 /// answers at once with `Connection: close`; a connection past a deadline is shut down (libsoup
 /// then sees the stream end and releases the connection and its descriptor).
-// @unchecked Sendable: every member is used only on the main-loop thread; deadlines fire there.
-final class RequestGuard: @unchecked Sendable {
+@MainLoopActor
+final class RequestGuard {
     private let message: OwnedGObject
     /// The connection's socket, which a deadline shuts down.
     private let socket: OwnedGObject?
@@ -47,7 +48,6 @@ final class RequestGuard: @unchecked Sendable {
 
     init(message: OwnedGObject, socket: OwnedGObject?, limits: HTTPServerLimits, deadlines: ConnectionDeadlines,
          onDone: @escaping () -> Void) {
-        requireMainLoop()
         self.message = message
         self.socket = socket
         self.limits = limits
@@ -55,16 +55,20 @@ final class RequestGuard: @unchecked Sendable {
         self.onDone = onDone
         handlers = SignalHandlerSet(on: message)
         let plain: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            context(data, as: RequestGuard.self)?.gotHeaders()
+            let watcher = context(data, as: RequestGuard.self)
+            MainLoopActor.assumeIsolated { watcher?.gotHeaders() }
         }
         let chunk: @convention(c) (OpaquePointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, bytes, data in
-            context(data, as: RequestGuard.self)?.gotChunk(size: bytes.map { Int(g_bytes_get_size($0)) } ?? 0)
+            let watcher = context(data, as: RequestGuard.self), size = bytes.map { Int(g_bytes_get_size($0)) } ?? 0
+            MainLoopActor.assumeIsolated { watcher?.gotChunk(size: size) }
         }
         let body: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            context(data, as: RequestGuard.self)?.gotBody()
+            let watcher = context(data, as: RequestGuard.self)
+            MainLoopActor.assumeIsolated { watcher?.gotBody() }
         }
         let finished: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            context(data, as: RequestGuard.self)?.finish()
+            let watcher = context(data, as: RequestGuard.self)
+            MainLoopActor.assumeIsolated { watcher?.finish() }
         }
         handlers.connect("got-headers", unsafeBitCast(plain, to: GCallback.self), context: self)
         handlers.connect("got-chunk", unsafeBitCast(chunk, to: GCallback.self), context: self)

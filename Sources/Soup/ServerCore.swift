@@ -8,15 +8,16 @@ import Synchronization
 ///
 /// The SoupServer's handlers retain this object (through their user data) until `stop` removes
 /// them, so callbacks never outlive it; `stop` is the one place everything is released.
-// @unchecked Sendable: the route tables and bound address are Mutex-protected; every other
-// member is used only on the main-loop thread (asserted at each entry point).
-final class ServerCore: @unchecked Sendable {
-    let tls: TLSIdentity?
+/// Isolated to the main loop but for what `HTTPServer` reads and writes from any thread: the
+/// route tables and the bound address, each behind a Mutex.
+@MainLoopActor
+final class ServerCore {
+    nonisolated let tls: TLSIdentity?
     let limits: HTTPServerLimits
     private let maxIncomingWebSocketPayloadSize: Int
-    private let routes = Mutex<[ServerRoute]>([])
-    private let webSocketRoutes = Mutex<[WebSocketRoute]>([])
-    private let bound = Mutex<(host: String, port: UInt16?)>(("127.0.0.1", nil))
+    private nonisolated let routes = Mutex<[ServerRoute]>([])
+    private nonisolated let webSocketRoutes = Mutex<[WebSocketRoute]>([])
+    private nonisolated let bound = Mutex<(host: String, port: UInt16?)>(("127.0.0.1", nil))
 
     private var server: OwnedGObject?
     private var serverSignals: SignalHandlerSet?
@@ -42,38 +43,37 @@ final class ServerCore: @unchecked Sendable {
         let task: Task<Void, Never>
     }
 
-    init(tls: TLSIdentity?, limits: HTTPServerLimits, maxIncomingWebSocketPayloadSize: Int) {
+    nonisolated init(tls: TLSIdentity?, limits: HTTPServerLimits, maxIncomingWebSocketPayloadSize: Int) {
         self.tls = tls
         self.limits = limits
         self.maxIncomingWebSocketPayloadSize = maxIncomingWebSocketPayloadSize
     }
 
-    var boundPort: UInt16? { bound.withLock { $0.port } }
-    var boundHost: String { bound.withLock { $0.host } }
+    nonisolated var boundPort: UInt16? { bound.withLock { $0.port } }
+    nonisolated var boundHost: String { bound.withLock { $0.host } }
 
     private var soupServer: UnsafeMutablePointer<SoupServer>? { server?.typed(SoupServer.self) }
 
     // MARK: Routes (any thread)
 
-    func addRoute(_ route: ServerRoute) {
+    nonisolated func addRoute(_ route: ServerRoute) {
         routes.withLock { routes in
             routes.removeAll { $0.prefix == route.prefix && $0.method == route.method }
             routes.append(route)
         }
     }
 
-    func addWebSocketRoute(_ route: WebSocketRoute) {
+    nonisolated func addWebSocketRoute(_ route: WebSocketRoute) {
         webSocketRoutes.withLock { routes in
             routes.removeAll { $0.path == route.path }
             routes.append(route)
         }
-        MainLoop.shared.perform { [self] in if server != nil { registerWebSocket(route) } }
+        MainLoopActor.perform { [self] in if server != nil { registerWebSocket(route) } }
     }
 
     // MARK: Lifecycle (main loop)
 
     func listen(host: String, port: UInt16) -> Result<UInt16, HTTPServerError> {
-        requireMainLoop()
         if stopped { return .failure(.stopped) }
         if server != nil, let port = boundPort { return .failure(.alreadyListening(port: port)) }
         guard let address = g_inet_socket_address_new_from_string(host, guint(port)) else {
@@ -85,20 +85,21 @@ final class ServerCore: @unchecked Sendable {
         let soup = server.typed(SoupServer.self)
         if let tls { soup_server_set_tls_certificate(soup, tls.certificate.typed(GTlsCertificate.self)) }
         soup_server_add_handler(soup, nil, { _, message, path, _, data in
-            guard let message, let core = context(data, as: ServerCore.self) else { return }
-            core.handle(message, path: path.map { String(cString: $0) } ?? "/")
+            guard let message else { return }
+            let path = path.map { String(cString: $0) } ?? "/"
+            onMainLoop(context(data, as: ServerCore.self), message) { $0.handle($1, path: path) }
         }, retainAsyncContext(self), { data in _ = releaseAsyncContext(data, as: ServerCore.self) })
         registeredPaths.insert("/")
         for route in webSocketRoutes.withLock({ $0 }) { registerWebSocket(route) }
         let signals = SignalHandlerSet(on: server)
         let aborted: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, message, data in
             guard let message else { return }
-            context(data, as: ServerCore.self)?.requestAborted(UnsafeMutableRawPointer(message))
+            onMainLoop(context(data, as: ServerCore.self), message) { $0.requestAborted(UnsafeMutableRawPointer($1)) }
         }
         signals.connect("request-aborted", unsafeBitCast(aborted, to: GCallback.self), context: self)
         let started: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, message, data in
             guard let message else { return }
-            context(data, as: ServerCore.self)?.requestStarted(UnsafeMutableRawPointer(message))
+            onMainLoop(context(data, as: ServerCore.self), message) { $0.requestStarted(UnsafeMutableRawPointer($1)) }
         }
         signals.connect("request-started", unsafeBitCast(started, to: GCallback.self), context: self)
         serverSignals = signals
@@ -117,7 +118,7 @@ final class ServerCore: @unchecked Sendable {
                 frontDoor = try FrontDoor(listenFD: g_socket_get_fd(socket), limits: FrontDoor.Limits(
                     headerTimeout: limits.headerTimeout, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes)) { [weak self] fd in
                     let core = self
-                    MainLoop.shared.perform {
+                    MainLoopActor.perform {
                         if let core { core.adopt(fd) } else { close(fd) }
                     }
                 }
@@ -138,7 +139,6 @@ final class ServerCore: @unchecked Sendable {
 
     /// A connection whose request headers the front door saw complete: libsoup takes it from here.
     private func adopt(_ fd: Int32) {
-        requireMainLoop()
         guard let soup = soupServer, !stopped, let socket = g_socket_new_from_fd(fd, nil) else {
             close(fd)
             return
@@ -179,7 +179,6 @@ final class ServerCore: @unchecked Sendable {
     }
 
     func stop() {
-        requireMainLoop()
         stopped = true
         teardown()
     }
@@ -212,7 +211,6 @@ final class ServerCore: @unchecked Sendable {
     // MARK: HTTP requests (main loop)
 
     private func handle(_ message: OpaquePointer, path: String) {
-        requireMainLoop()
         let request = readRequest(message, path: path, includeBody: true)
         switch RouteMatch(routes: routes.withLock { $0 }, method: request.method, path: request.path) {
         case .notFound:
@@ -222,30 +220,31 @@ final class ServerCore: @unchecked Sendable {
         case .handler(let route):
             soup_server_message_pause(message)
             let key = UnsafeMutableRawPointer(message)
-            let pointer = MainLoopPointer(key)
+            let address = UInt(bitPattern: key)
             let handler = route.handler
-            let task = Task { [self] in
+            // Detached, so the handler starts on the cooperative pool at once instead of after a
+            // turn of the loop (a task made here would inherit its isolation); the answer hops back.
+            let task = Task.detached { [self] in
                 let response: HTTPServerResponse
                 do {
                     response = try await handler(request)
                 } catch {
                     response = .text("handler failed: \(error)", status: 500)
                 }
-                MainLoop.shared.perform { self.respond(to: pointer.raw, with: response) }
+                await respond(to: address, with: response)
             }
             paused[key] = PausedRequest(message: OwnedGObject(retaining: key), task: task)
         }
     }
 
-    private func respond(to key: UnsafeMutableRawPointer, with response: HTTPServerResponse) {
-        requireMainLoop()
-        guard let request = paused.removeValue(forKey: key) else { return } // aborted or stopped meanwhile
+    private func respond(to address: UInt, with response: HTTPServerResponse) {
+        guard let key = UnsafeMutableRawPointer(bitPattern: address),
+              let request = paused.removeValue(forKey: key) else { return } // aborted or stopped meanwhile
         write(response, to: request.message.opaque)
         soup_server_message_unpause(request.message.opaque)
     }
 
     private func requestStarted(_ key: UnsafeMutableRawPointer) {
-        requireMainLoop()
         guards[key]?.finish()
         let message = OpaquePointer(key)
         let socket = soup_server_message_get_socket(message).map { UnsafeMutableRawPointer($0) }
@@ -257,7 +256,6 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func requestAborted(_ key: UnsafeMutableRawPointer) {
-        requireMainLoop()
         paused.removeValue(forKey: key)?.task.cancel()
     }
 
@@ -302,7 +300,7 @@ final class ServerCore: @unchecked Sendable {
     // MARK: WebSockets (main loop)
 
     /// Context for one WebSocket path's libsoup callback.
-    private final class WebSocketEndpoint {
+    private final class WebSocketEndpoint: Sendable {
         let core: ServerCore
         let route: WebSocketRoute
         init(core: ServerCore, route: WebSocketRoute) {
@@ -312,7 +310,6 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func registerWebSocket(_ route: WebSocketRoute) {
-        requireMainLoop()
         guard let soup = soupServer else { return }
         if registeredPaths.contains(route.path) { soup_server_remove_handler(soup, route.path) }
         registeredPaths.insert(route.path)
@@ -322,7 +319,10 @@ final class ServerCore: @unchecked Sendable {
             soup_server_add_websocket_handler(soup, route.path, route.origin, route.protocols.isEmpty ? nil : list.baseAddress,
                                               { _, message, path, connection, data in
                 guard let message, let connection, let endpoint = context(data, as: WebSocketEndpoint.self) else { return }
-                endpoint.core.accept(connection, message: message, path: path.map { String(cString: $0) } ?? "/", route: endpoint.route)
+                let path = path.map { String(cString: $0) } ?? "/"
+                onMainLoop(endpoint, (connection, message)) { endpoint, pointers in
+                    endpoint.core.accept(pointers.0, message: pointers.1, path: path, route: endpoint.route)
+                }
             }, retainAsyncContext(WebSocketEndpoint(core: self, route: route)), { data in
                 _ = releaseAsyncContext(data, as: WebSocketEndpoint.self)
             })
@@ -330,7 +330,6 @@ final class ServerCore: @unchecked Sendable {
     }
 
     private func accept(_ connection: OpaquePointer, message: OpaquePointer, path: String, route: WebSocketRoute) {
-        requireMainLoop()
         guard !stopped else { return }
         let request = readRequest(message, path: path, includeBody: false)
         let scheme = tls == nil ? "ws" : "wss"
@@ -345,6 +344,8 @@ final class ServerCore: @unchecked Sendable {
             core.onClosed = { [weak self] in self?.webSockets.removeValue(forKey: id) }
         }
         let handler = route.handler
-        Task { handler(socket, request) }
+        // Detached: a task made here would inherit the main loop's isolation and run the
+        // application's synchronous handler on the loop thread.
+        Task.detached { handler(socket, request) }
     }
 }

@@ -4,7 +4,9 @@ internal import CSoupShims
 import Foundation
 
 /// A parsed, validated URL held as a `GUri`.
-// @unchecked Sendable: a GUri is immutable after parsing and its reference count is atomic.
+// @unchecked Sendable: a GUri is immutable after parsing and its reference count is atomic, so
+// any thread may read it; no main-loop rule applies for `MainLoopActor` to check. It wraps a C
+// pointer, which Swift cannot see to be immutable.
 final class ParsedURI: @unchecked Sendable {
     let pointer: OpaquePointer
     let text: String

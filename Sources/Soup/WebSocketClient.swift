@@ -48,19 +48,20 @@ public enum WebSocketClient {
         let connector = WebSocketConnector(uri: uri, headers: headers, origin: origin, protocols: protocols,
                                            connectTimeout: connectTimeout, options: options)
         let result = await withTaskCancellationHandler {
-            MainLoop.shared.perform { connector.start() }
+            MainLoopActor.perform { connector.start() }
             return await connector.outcome()
         } onCancel: {
-            MainLoop.shared.perform { connector.fail(.cancelled(url: url)) }
+            MainLoopActor.perform { connector.fail(.cancelled(url: url)) }
         }
         return try result.get()
     }
 }
 
 /// One opening handshake on the main loop. Same failure discipline as `HTTPExchange`: record the
-/// reason, cancel, report it when libsoup's callback arrives.
-// @unchecked Sendable: mutable state is touched only on the main-loop thread; `result` is a OneShot.
-private final class WebSocketConnector: @unchecked Sendable {
+/// reason, cancel, report it when libsoup's callback arrives. Isolated to the main loop but
+/// `result`, a thread-safe `OneShot` the caller awaits.
+@MainLoopActor
+private final class WebSocketConnector {
     private let uri: ParsedURI
     private let headers: HTTPHeaders
     private let origin: String?
@@ -76,7 +77,7 @@ private final class WebSocketConnector: @unchecked Sendable {
     private var decidedFailure: HTTPError?
     private var finished = false
 
-    init(uri: ParsedURI, headers: HTTPHeaders, origin: String?, protocols: [String],
+    nonisolated init(uri: ParsedURI, headers: HTTPHeaders, origin: String?, protocols: [String],
          connectTimeout: Duration, options: WebSocketClient.Options) {
         self.uri = uri
         self.headers = headers
@@ -89,12 +90,11 @@ private final class WebSocketConnector: @unchecked Sendable {
     private var url: String { uri.text }
     private var cancellableHandle: UnsafeMutablePointer<GCancellable> { cancellable.typed(GCancellable.self) }
 
-    func outcome() async -> Result<WebSocketConnection, HTTPError> {
+    nonisolated func outcome() async -> Result<WebSocketConnection, HTTPError> {
         do { return .success(try await result.value()) } catch { return .failure(error) }
     }
 
     func start() {
-        requireMainLoop()
         guard !finished else { return }
         if let decidedFailure { return finish(.failure(decidedFailure)) }
         let policy = TLSPolicy(pins: options.pinnedCertificates.map(CertificatePin.init) + options.pins,
@@ -113,7 +113,7 @@ private final class WebSocketConnector: @unchecked Sendable {
                                    onPhase: { _ in }, onPinMismatch: { [unowned self] fingerprint in
             self.fail(.certificateNotPinned(url: self.url, fingerprint: fingerprint?.hex ?? "none presented"))
         })
-        timer = MainLoop.shared.schedule(after: connectTimeout) { [self] in
+        timer = MainLoopActor.schedule(after: connectTimeout) { [self] in
             fail(.connectTimeout(url: url, after: connectTimeout))
         }
         var protocolList: [UnsafeMutablePointer<CChar>?] = protocols.map { strdup($0) } + [nil]
@@ -122,13 +122,12 @@ private final class WebSocketConnector: @unchecked Sendable {
             soup_session_websocket_connect_async(session.typed(SoupSession.self), created, origin,
                                                  protocols.isEmpty ? nil : list.baseAddress,
                                                  G_PRIORITY_DEFAULT, cancellableHandle, { _, asyncResult, data in
-                releaseAsyncContext(data, as: WebSocketConnector.self)?.connected(asyncResult)
+                onMainLoop(releaseAsyncContext(data, as: WebSocketConnector.self), asyncResult) { $0.connected($1) }
             }, retainAsyncContext(self))
         }
     }
 
     func fail(_ failure: HTTPError) {
-        requireMainLoop()
         guard !finished else { return }
         if decidedFailure == nil { decidedFailure = failure }
         if message != nil { g_cancellable_cancel(cancellableHandle) }

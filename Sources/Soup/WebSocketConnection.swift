@@ -99,6 +99,6 @@ public final class WebSocketConnection: Sendable {
 
     /// The keep-alive interval libsoup is using now (zero when off).
     public var keepaliveInterval: Duration {
-        get async { await core.keepaliveInterval() }
+        get async { await core.keepaliveInterval }
     }
 }

@@ -7,25 +7,25 @@ import Synchronization
 ///
 /// The handlers keep this object alive (GLib retains their context) until "closed" arrives, so
 /// a connection that is closing still delivers its last events after the public wrapper is gone.
-// @unchecked Sendable: `connection`, `handlers`, `closedReported` and `onClosed` are used only on
-// the main-loop thread; `state` is a Mutex and the continuation is thread-safe.
-final class WebSocketCore: @unchecked Sendable {
+/// Isolated to the main loop but for the members senders use from any thread: `state` (a Mutex),
+/// the URL, and the calls that queue their work onto the loop.
+@MainLoopActor
+final class WebSocketCore {
     let connection: OwnedGObject
-    let url: String
+    nonisolated let url: String
     private let handlers: SignalHandlerSet
     private let continuation: AsyncStream<WebSocketEvent>.Continuation
-    private let state = Mutex(WebSocketState.open)
+    private nonisolated let state = Mutex(WebSocketState.open)
     private var closedReported = false
     /// Called on the main loop once the connection closed (a server stops tracking it).
     var onClosed: (() -> Void)?
 
     private var socket: OpaquePointer { connection.opaque }
 
-    /// Wraps `connection` (retained) and returns the public object. Main-loop thread only.
+    /// Wraps `connection` (retained) and returns the public object.
     static func wrap(_ connection: UnsafeMutableRawPointer, url: String, side: WebSocketConnection.Side,
                      maxIncomingPayloadSize: Int, keepaliveInterval: Duration?,
                      onClosed: (() -> Void)? = nil) -> WebSocketConnection {
-        requireMainLoop()
         let (events, continuation) = AsyncStream<WebSocketEvent>.makeStream(bufferingPolicy: .unbounded)
         let core = WebSocketCore(connection: OwnedGObject(retaining: connection), url: url, continuation: continuation)
         core.onClosed = onClosed
@@ -45,21 +45,22 @@ final class WebSocketCore: @unchecked Sendable {
         let message: @convention(c) (OpaquePointer?, gint, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, type, bytes, data in
             guard let core = context(data, as: WebSocketCore.self), let bytes else { return }
             let payload = copyBytes(bytes)
-            if type == gint(SOUP_WEBSOCKET_DATA_TEXT.rawValue) {
-                core.continuation.yield(.text(String(decoding: payload, as: UTF8.self)))
-            } else {
-                core.continuation.yield(.binary(payload))
-            }
+            let event: WebSocketEvent = type == gint(SOUP_WEBSOCKET_DATA_TEXT.rawValue)
+                ? .text(String(decoding: payload, as: UTF8.self)) : .binary(payload)
+            MainLoopActor.assumeIsolated { core.received(event) }
         }
         let error: @convention(c) (OpaquePointer?, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> Void = { _, error, data in
             guard let core = context(data, as: WebSocketCore.self), let error else { return }
-            core.continuation.yield(.error(GLibError(borrowing: error).message))
+            let message = GLibError(borrowing: error).message
+            MainLoopActor.assumeIsolated { core.received(.error(message)) }
         }
         let closing: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            context(data, as: WebSocketCore.self)?.state.withLock { if $0 == .open { $0 = .closing } }
+            let core = context(data, as: WebSocketCore.self)
+            MainLoopActor.assumeIsolated { core?.closingStarted() }
         }
         let closed: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
-            context(data, as: WebSocketCore.self)?.connectionClosed()
+            let core = context(data, as: WebSocketCore.self)
+            MainLoopActor.assumeIsolated { core?.connectionClosed() }
         }
         handlers.connect("message", unsafeBitCast(message, to: GCallback.self), context: self)
         handlers.connect("error", unsafeBitCast(error, to: GCallback.self), context: self)
@@ -67,14 +68,14 @@ final class WebSocketCore: @unchecked Sendable {
         handlers.connect("closed", unsafeBitCast(closed, to: GCallback.self), context: self)
     }
 
-    var currentState: WebSocketState { state.withLock { $0 } }
+    nonisolated var currentState: WebSocketState { state.withLock { $0 } }
 
     // MARK: Any thread
 
-    func send(binary: Bool, _ payload: [UInt8]) throws(WebSocketError) {
+    nonisolated func send(binary: Bool, _ payload: [UInt8]) throws(WebSocketError) {
         let current = currentState
         guard current == .open else { throw .notOpen(url: url, state: current) }
-        MainLoop.shared.perform { [self] in
+        MainLoopActor.perform { [self] in
             // The peer may have closed since the check above; the stream reports that.
             guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else { return }
             let bytes = makeGBytes(payload)
@@ -83,44 +84,50 @@ final class WebSocketCore: @unchecked Sendable {
         }
     }
 
-    func close(code: UInt16, reason: String) {
+    nonisolated func close(code: UInt16, reason: String) {
         let wasOpen = state.withLock { state in
             defer { if state == .open { state = .closing } }
             return state == .open
         }
         guard wasOpen else { return }
-        MainLoop.shared.perform { [self] in
+        MainLoopActor.perform { [self] in
             guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else { return }
             soup_websocket_connection_close(socket, gushort(code), reason.isEmpty ? nil : reason)
         }
     }
 
-    func setKeepaliveInterval(_ interval: Duration) {
-        MainLoop.shared.perform { [self] in applyKeepalive(interval) }
-    }
-
-    func keepaliveInterval() async -> Duration {
-        await MainLoop.shared.run { [self] in .seconds(Int(soup_websocket_connection_get_keepalive_interval(socket))) }
+    nonisolated func setKeepaliveInterval(_ interval: Duration) {
+        MainLoopActor.perform { [self] in applyKeepalive(interval) }
     }
 
     /// The public wrapper went away: nobody can send or close any more, so close politely.
-    func ownerReleased() {
+    nonisolated func ownerReleased() {
         close(code: 1001, reason: "")
     }
 
-    // MARK: Main-loop thread
+    // MARK: Main loop
+
+    var keepaliveInterval: Duration {
+        .seconds(Int(soup_websocket_connection_get_keepalive_interval(socket)))
+    }
 
     private func applyKeepalive(_ interval: Duration) {
-        requireMainLoop()
         soup_websocket_connection_set_keepalive_interval(socket, guint(interval.secondsRoundedUp))
+    }
+
+    private func received(_ event: WebSocketEvent) {
+        continuation.yield(event)
+    }
+
+    private func closingStarted() {
+        state.withLock { if $0 == .open { $0 = .closing } }
     }
 
     /// Drops the TCP connection without a closing handshake (server shutdown). The peer sees the
     /// stream end (1006); locally libsoup reads EOF and emits "closed".
     func abort() {
-        requireMainLoop()
         guard !closedReported else { return }
-        state.withLock { if $0 == .open { $0 = .closing } }
+        closingStarted()
         if let underlying = underlyingSocket(of: soup_websocket_connection_get_io_stream(socket).map { UnsafeMutableRawPointer($0) }) {
             g_socket_shutdown(underlying, 1, 1, nil)
         } else {
@@ -129,7 +136,6 @@ final class WebSocketCore: @unchecked Sendable {
     }
 
     private func connectionClosed() {
-        requireMainLoop()
         guard !closedReported else { return }
         closedReported = true
         state.withLock { $0 = .closed }

@@ -10,7 +10,7 @@ import Testing
         let onLoop = await MainLoop.shared.run { MainLoop.shared.isCurrentThread }
         #expect(onLoop)
         #expect(!MainLoop.shared.isCurrentThread)
-        #expect(MainLoop.shared.sync { MainLoop.shared.sync { 41 } + 1 } == 42)
+        #expect(await MainLoop.shared.run { 41 } + 1 == 42)
     }
 
     /// Checked once a timer due after both the cancelled one and a fourth tick has fired.
