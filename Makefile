@@ -50,9 +50,10 @@ $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS)
 	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(INTEROP_REQUIREMENTS)
 	@touch $@
 
-# The suite, then a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each: about 50 s in all
+# The try? rule (each reports its failure or says why not), the suite, then a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each: about 50 s in all
 # once the fuzz builds are cached in .build/fuzz; building them all first takes about 1.5 min).
 test: test-deps
+	@Tests/Support/check-try.sh $$(ls -d Sources/*/ | grep -v '^Sources/C')
 	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
 	@Tests/Fuzz/run.sh $${FUZZ_SMOKE_SECONDS:-4}
 

@@ -97,6 +97,7 @@ public struct CertificatePin: Sendable, Hashable, CustomStringConvertible {
     /// The SPKI pin (`sha256/<base64>`) of a DER certificate; nil when it does not parse.
     public static func publicKeyPin(ofCertificateDER der: [UInt8]) -> CertificatePin? {
         guard let spki = DERReader.subjectPublicKeyInfo(ofCertificate: der) else { return nil }
+        // A SHA-256 digest always has the pin's length; nil only if that ever stopped being so.
         return try? CertificatePin(kind: .publicKey, sha256: sha256Digest(spki))
     }
 

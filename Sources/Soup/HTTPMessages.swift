@@ -44,6 +44,7 @@ public struct HTTPRequest: Sendable, Equatable {
     /// Serialises a JSON object graph (`[String: Any]`, arrays, strings, numbers) as the body.
     public mutating func setJSONObjectBody(_ object: Any) throws(HTTPError) {
         guard JSONSerialization.isValidJSONObject(object),
+              // Validated just before; a failure to serialise is the same error, thrown below.
               let data = try? JSONSerialization.data(withJSONObject: object) else {
             throw .json(url: url, message: "value is not a JSON object graph")
         }
