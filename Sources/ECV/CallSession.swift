@@ -281,11 +281,14 @@ package final class CallSession: Sendable {
     /// the recording holds, or why it could not be finalised.
     @discardableResult
     package func close(sendBye: Bool) async -> Result<RecordingSummary, RecordingError>? {
-        let (room, peer, tasks, channel, recording) = state.withLock { state in
-            guard !state.closed else { return (RoomSignaling?.none, PeerConnection?.none, [Task<Void, Never>](), DataChannelHandle?.none, ActiveRecording?.none) }
+        let taken = state.withLock { state -> State? in
+            guard !state.closed else { return nil }
             state.closed = true
-            defer { state.recording = nil }
-            return (state.room, state.peer, state.tasks, state.textChannel, state.recording)
+            defer { state.recording = nil; state.tasks = [] }
+            return state
+        }
+        guard let (room, peer, tasks, channel, recording) = taken.map({ ($0.room, $0.peer, $0.tasks, $0.textChannel, $0.recording) }) else {
+            return nil
         }
         for task in tasks { task.cancel() }
         var finalised: Result<RecordingSummary, RecordingError>?

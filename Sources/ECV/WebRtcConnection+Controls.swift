@@ -6,23 +6,20 @@ import WebRTC
 extension WebRtcConnection {
     /// Mutes (false) or unmutes the microphone: `AudioMuted`/`AudioUnmuted`, and the agent is told
     /// (`STATUS|AUDIO|MUTED|<rtcId>`). The remote side hears silence; timing continues.
-    public func setAudioEnabled(state enabled: Bool) {
-        inControlOrder { media in
-            self.state.withLock { $0.controls.audioEnabled = enabled }
-            self.applyControls(to: media)
-            self.call.emit(enabled ? .AudioUnmuted : .AudioMuted)
-            self.sendCommand(.status(media: .audio, muted: !enabled, rtcId: self.call.rtcId))
-        }
-    }
+    public func setAudioEnabled(state enabled: Bool) { setSending(.audio, enabled) }
 
     /// Disables (false) or enables the camera: `VideoMuted`/`VideoUnmuted`; the agent sees black
     /// frames and is told (`STATUS|VIDEO|MUTED|<rtcId>`).
-    public func setVideoEnabled(state enabled: Bool) {
+    public func setVideoEnabled(state enabled: Bool) { setSending(.video, enabled) }
+
+    private func setSending(_ kind: DataChannelCommand.MediaKind, _ enabled: Bool) {
         inControlOrder { media in
-            self.state.withLock { $0.controls.videoEnabled = enabled }
+            self.state.withLock { state in
+                if kind == .audio { state.controls.audioEnabled = enabled } else { state.controls.videoEnabled = enabled }
+            }
             self.applyControls(to: media)
-            self.call.emit(enabled ? .VideoUnmuted : .VideoMuted)
-            self.sendCommand(.status(media: .video, muted: !enabled, rtcId: self.call.rtcId))
+            self.call.emit(kind == .audio ? (enabled ? .AudioUnmuted : .AudioMuted) : (enabled ? .VideoUnmuted : .VideoMuted))
+            self.sendCommand(.status(media: kind, muted: !enabled, rtcId: self.call.rtcId))
         }
     }
 

@@ -29,7 +29,7 @@ extension PeerConnection {
     func negotiate() async {
         guard let session else { return }
         // webrtcbin's own state: the observed one lags behind notifications still in the inbox.
-        guard !negotiation.inProgress, session.webrtc.signalingState == "stable" else {
+        guard !negotiation.inProgress, SignalingState(session.webrtc) == .stable else {
             negotiation.pending = true
             return
         }
@@ -39,7 +39,7 @@ extension PeerConnection {
             // Cancelled: the wait ends early and the loop or the guard after it decides.
             try? await Task.sleep(for: .milliseconds(20))
         }
-        guard session === self.session, !negotiation.inProgress, session.webrtc.signalingState == "stable" else { return }
+        guard session === self.session, !negotiation.inProgress, SignalingState(session.webrtc) == .stable else { return }
         negotiation.offeredSignature = session.localSignature(channels: channels)
         negotiation.inProgress = true
         emit(.stateChanged(peerState == .new ? .connecting : peerState))
@@ -195,8 +195,8 @@ extension PeerConnection {
 
     private func receiveAnswer(_ sdp: String) async {
         emit(.receivedAnswer(sdp))
-        guard let session, session.webrtc.signalingState == "have-local-offer" || negotiation.inProgress else {
-            emit(.error("unexpected answer in signaling state \(session?.webrtc.signalingState ?? "closed"); ignored"))
+        guard let session, SignalingState(session.webrtc) == .haveLocalOffer || negotiation.inProgress else {
+            emit(.error("unexpected answer in signaling state \(session.map { SignalingState($0.webrtc).rawValue } ?? "closed"); ignored"))
             return
         }
         do throws(GStreamerError) {

@@ -1,12 +1,12 @@
 import GStreamer
 
-/// webrtcbin's four states as last read, and the single summary state derived from them plus
+/// webrtcbin's four states as last notified, and the single summary state derived from them plus
 /// our liveness watchdog.
 struct ObservedStates {
-    var signaling = "stable"
-    var ice = "new"
-    var gathering = "new"
-    var connection = "new"
+    var signaling = SignalingState.stable
+    var ice = ICEConnectionState.new
+    var gathering = ICEGatheringState.new
+    var connection = ConnectionState.new
     var stall: PeerState?
     var closed = false
     var unified = PeerState.new
@@ -16,15 +16,13 @@ struct ObservedStates {
     /// Takes the states webrtcbin had when it notified; returns an event for each that changed.
     mutating func take(_ snapshot: WebRTCStates) -> [PeerEvent] {
         var events: [PeerEvent] = []
-        let newSignaling = snapshot.signaling, newIce = snapshot.ice
-        let newGathering = snapshot.gathering, newConnection = snapshot.connection
-        if newSignaling != signaling { signaling = newSignaling; events.append(.signalingStateChanged(newSignaling)) }
-        if newGathering != gathering { gathering = newGathering; events.append(.iceGatheringStateChanged(newGathering)) }
-        if newIce != ice { ice = newIce; events.append(.iceConnectionStateChanged(newIce)) }
-        if newConnection != connection {
-            connection = newConnection
-            events.append(.connectionStateChanged(newConnection))
-            if newConnection == "connected" { lastActivity = .now; stall = nil }
+        if snapshot.signaling != signaling { signaling = snapshot.signaling; events.append(.signalingStateChanged(signaling)) }
+        if snapshot.gathering != gathering { gathering = snapshot.gathering; events.append(.iceGatheringStateChanged(gathering)) }
+        if snapshot.ice != ice { ice = snapshot.ice; events.append(.iceConnectionStateChanged(ice)) }
+        if snapshot.connection != connection {
+            connection = snapshot.connection
+            events.append(.connectionStateChanged(connection))
+            if connection == .connected { lastActivity = .now; stall = nil }
         }
         return events
     }
@@ -36,12 +34,12 @@ struct ObservedStates {
             next = .closed
         } else {
             switch connection {
-            case "connected": next = stall ?? .connected
-            case "failed": next = .failed
-            case "disconnected": next = .disconnected
-            case "closed": next = .closed
-            case "connecting": next = .connecting
-            default: next = ice == "checking" ? .connecting : .new
+            case .connected: next = stall ?? .connected
+            case .failed: next = .failed
+            case .disconnected: next = .disconnected
+            case .closed: next = .closed
+            case .connecting: next = .connecting
+            case .new: next = ice == .checking ? .connecting : .new
             }
         }
         guard next != unified else { return nil }
@@ -54,15 +52,43 @@ struct ObservedStates {
 /// some time later, and must see each as it was, not as the states are by then (a gathering
 /// "complete" read early would overtake the candidates webrtcbin reported before it).
 struct WebRTCStates: Sendable {
-    var signaling: String
-    var ice: String
-    var gathering: String
-    var connection: String
+    var signaling: SignalingState
+    var ice: ICEConnectionState
+    var gathering: ICEGatheringState
+    var connection: ConnectionState
 
     init(_ webrtc: WebRTCBin) {
-        signaling = webrtc.signalingState
-        ice = webrtc.iceConnectionState
-        gathering = webrtc.iceGatheringState
-        connection = webrtc.connectionState
+        signaling = SignalingState(webrtc)
+        ice = ICEConnectionState(nick: webrtc.iceConnectionState) ?? .new
+        gathering = ICEGatheringState(nick: webrtc.iceGatheringState) ?? .new
+        connection = ConnectionState(nick: webrtc.connectionState) ?? .new
     }
+}
+
+/// webrtcbin's `signaling-state` (GstWebRTCSignalingState).
+public enum SignalingState: String, Sendable {
+    case stable, closed
+    case haveLocalOffer = "have-local-offer", haveRemoteOffer = "have-remote-offer"
+    case haveLocalPranswer = "have-local-pranswer", haveRemotePranswer = "have-remote-pranswer"
+
+    /// The state webrtcbin is in now (a nick GStreamer 1.22 does not have reads as closed).
+    init(_ webrtc: WebRTCBin) { self = SignalingState(rawValue: webrtc.signalingState) ?? .closed }
+}
+
+/// webrtcbin's `ice-connection-state` (GstWebRTCICEConnectionState).
+public enum ICEConnectionState: String, Sendable {
+    case new, checking, connected, completed, failed, disconnected, closed
+    init?(nick: String) { self.init(rawValue: nick) }
+}
+
+/// webrtcbin's `ice-gathering-state` (GstWebRTCICEGatheringState).
+public enum ICEGatheringState: String, Sendable {
+    case new, gathering, complete
+    init?(nick: String) { self.init(rawValue: nick) }
+}
+
+/// webrtcbin's `connection-state` (GstWebRTCPeerConnectionState).
+public enum ConnectionState: String, Sendable {
+    case new, connecting, connected, disconnected, failed, closed
+    init?(nick: String) { self.init(rawValue: nick) }
 }

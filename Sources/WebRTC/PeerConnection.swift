@@ -65,10 +65,10 @@ public actor PeerConnection {
     public nonisolated func events() -> AsyncStream<PeerEvent> { broadcaster.subscribe() }
 
     public var peerState: PeerState { states.unified }
-    public var signalingState: String { states.signaling }
-    public var iceConnectionState: String { states.ice }
-    public var iceGatheringState: String { states.gathering }
-    public var connectionState: String { states.connection }
+    public var signalingState: SignalingState { states.signaling }
+    public var iceConnectionState: ICEConnectionState { states.ice }
+    public var iceGatheringState: ICEGatheringState { states.gathering }
+    public var connectionState: ConnectionState { states.connection }
 
     // MARK: Start
 
@@ -289,7 +289,7 @@ public actor PeerConnection {
     /// webrtcbin 1.22 rarely notices a vanished peer, so we watch received bytes ourselves:
     /// silence while connected reports disconnected, then failed.
     private func checkLiveness(disconnectedAfter: Duration, failedAfter: Duration) async {
-        guard states.connection == "connected", let session else { return }
+        guard states.connection == .connected, let session else { return }
         // No stats (the session is being replaced or closed): the next tick looks again.
         guard let raw = try? await session.webrtc.stats() else { return }
         let received = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }

@@ -8,11 +8,11 @@ public enum PeerState: String, Sendable {
 
 /// Everything a peer connection reports, in the order it happened.
 public enum PeerEvent: Sendable {
-    case signalingStateChanged(String)
-    case iceGatheringStateChanged(String)
-    case iceConnectionStateChanged(String)
+    case signalingStateChanged(SignalingState)
+    case iceGatheringStateChanged(ICEGatheringState)
+    case iceConnectionStateChanged(ICEConnectionState)
     /// webrtcbin's own peer-connection state.
-    case connectionStateChanged(String)
+    case connectionStateChanged(ConnectionState)
     /// The summary state (`PeerState`), including our own liveness watchdog.
     case stateChanged(PeerState)
     case sentOffer(String)

@@ -58,6 +58,17 @@ func startLoopbackService(configure: (inout ReferenceServiceConfiguration) -> Vo
     return (service, base)
 }
 
+/// A logged-in, ready agent bot on the loopback service at `base` (320×240, no audio processing).
+func startLoopbackAgent(named name: String, queue: String = "default", base: String) async throws -> AgentBot {
+    var configuration = AgentBotConfiguration(serviceUrl: base, name: name, queues: [queue],
+                                              parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
+    configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+    let bot = try AgentBot(configuration: configuration)
+    try await bot.connect()
+    try await bot.ready()
+    return bot
+}
+
 @Suite(.serialized) struct CLITests {
     @Test func pipelineShowsX264WithItsBitrateUnitAndSize() async throws {
         let result = try await ECVProcess.run(["pipeline", "--codec", "H264", "--width", "1280", "--height", "720", "--bitrate", "1500", "--hw", "off"])
@@ -126,12 +137,7 @@ func startLoopbackService(configure: (inout ReferenceServiceConfiguration) -> Vo
     /// `ecv call --json`: one JSON object per line, a script can follow the whole call.
     @Test func callJSONEmitsOneEventPerLine() async throws {
         let (service, base) = try await startLoopbackService()
-        var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Scripted", queues: ["default"],
-                                                     parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
-        botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let bot = try AgentBot(configuration: botConfiguration)
-        try await bot.connect()
-        try await bot.ready()
+        let bot = try await startLoopbackAgent(named: "Scripted", base: base)
         let result = try await ECVProcess.run(["call", "--service-url", base, "--name", "Script", "--width", "320", "--height", "240",
                                                "--no-audio-processing", "--duration", "2.5", "--json"], timeout: .seconds(60))
         #expect(result.status == 0, "\(result.stderr)")

@@ -15,8 +15,8 @@ import Testing
     /// waiting on the queue socket, then connected to the next agent.
     @Test func callFollowsATransferToTheNextAgentAndRecordsBothLegs() async throws {
         let (service, base) = try await startLoopbackService { $0.queues = ["default", "Billing"] }
-        let alice = try await bot(named: "Alice", queue: "default", base: base)
-        let bob = try await bot(named: "Bob", queue: "Billing", base: base)
+        let alice = try await startLoopbackAgent(named: "Alice", base: base)
+        let bob = try await startLoopbackAgent(named: "Bob", queue: "Billing", base: base)
         // Alice transfers to Billing once the call has media; Bob hangs up after 2.5 s of call.
         let aliceTask = Task {
             for await case .callStarted(let call) in alice.events() {
@@ -73,7 +73,7 @@ import Testing
     /// One picture: the agent (320×240) full-frame, whatever size the caller sends (240×320).
     @Test func callRecordsPictureInPictureAtTheAgentsSize() async throws {
         let (service, base) = try await startLoopbackService()
-        let agent = try await bot(named: "Alice", queue: "default", base: base)
+        let agent = try await startLoopbackAgent(named: "Alice", base: base)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-cli-pip-\(getpid())")
         try? FileManager.default.removeItem(at: directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -94,16 +94,6 @@ import Testing
         await agent.logout()
         await service.stop()
     }
-
-    private func bot(named name: String, queue: String, base: String) async throws -> AgentBot {
-        var configuration = AgentBotConfiguration(serviceUrl: base, name: name, queues: [queue],
-                                                  parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
-        configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let bot = try AgentBot(configuration: configuration)
-        try await bot.connect()
-        try await bot.ready()
-        return bot
-    }
 }
 
 /// A script that reads a few lines and closes the pipe (`ecv call --json | head -3`): `ecv call`
@@ -111,12 +101,7 @@ import Testing
 @Suite(.serialized) struct ClosedOutputCLITests {
     @Test func callHangsUpWhenItsOutputIsClosed() async throws {
         let (service, base) = try await startLoopbackService()
-        var configuration = AgentBotConfiguration(serviceUrl: base, name: "Alice", queues: ["default"],
-                                                  parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
-        configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let agent = try AgentBot(configuration: configuration)
-        try await agent.connect()
-        try await agent.ready()
+        let agent = try await startLoopbackAgent(named: "Alice", base: base)
         let process = Process()
         process.executableURL = ECVProcess.executable
         process.arguments = ["call", "--service-url", base, "--width", "320", "--height", "240", "--no-audio-processing", "--json"]

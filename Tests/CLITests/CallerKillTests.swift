@@ -11,12 +11,7 @@ import Testing
 @Suite(.serialized) struct CallerKillTests {
     @Test func aKilledCallerProcessEndsItsCallAndFreesTheAgent() async throws {
         let (service, base) = try await startLoopbackService { $0.callerLossTimeout = .seconds(3) }
-        var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "Alice", queues: ["default"],
-                                                     parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
-        botConfiguration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-        let bot = try AgentBot(configuration: botConfiguration)
-        try await bot.connect()
-        try await bot.ready()
+        let bot = try await startLoopbackAgent(named: "Alice", base: base)
 
         let caller = Process()
         caller.executableURL = ECVProcess.executable

@@ -23,7 +23,7 @@ import Testing
         answererBox.withLock { $0 = answerer }
         offererBox.withLock { $0 = offerer }
         let watcher = Task {
-            for await case .iceGatheringStateChanged("complete") in offerer.events() { offerGathered.withLock { $0 = true }; return }
+            for await case .iceGatheringStateChanged(.complete) in offerer.events() { offerGathered.withLock { $0 = true }; return }
         }
         try await answerer.start()
         try await offerer.start()
