@@ -174,7 +174,7 @@ public final class WebRtcConnection: Sendable {
         case .join: .JOIN_ROOM_FAILED
         case .noICEServers: .NO_ICE_SERVERS_FOUND
         case .signaling: .SIGNALING_FAILED
-        case .peer(.media): .INVALID_PARAMETERS
+        case .peer(.unsupported): .INVALID_PARAMETERS
         case .peer: .WEBRTC_FAILED
         }
     }

@@ -2,7 +2,7 @@ import GStreamer
 import MediaPipeline
 
 /// What can go wrong turning a compiled graph into running media, naming the node or control.
-public enum MediaRuntimeError: Error, Sendable, CustomStringConvertible {
+public enum MediaRuntimeError: Error, Sendable, Equatable, CustomStringConvertible {
     case gstreamer(GStreamerError)
     case compile(PipelineCompileError)
     case missingNode(String)

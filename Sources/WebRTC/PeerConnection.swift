@@ -136,7 +136,7 @@ public actor PeerConnection {
             let compiled = try compiler.compileSend(parameters: media.parameters, video: media.video, audio: media.audio)
             graph = media.localPreview.map { compiled.addingLocalPreview(named: $0) } ?? compiled
         } catch {
-            throw .media(error.description)
+            throw .unsupported(error)
         }
         do {
             let send = try SendMedia(graph: graph, into: pipeline)
@@ -150,9 +150,11 @@ public actor PeerConnection {
                 outputTees[output.kind] = tee
             }
         } catch let error as MediaRuntimeError {
-            throw .media(error.description)
+            throw .media(error)
+        } catch let error as GStreamerError {
+            throw .media(.gstreamer(error))
         } catch {
-            throw .media("\(error)")
+            throw .setup("\(error)")
         }
     }
 
@@ -382,7 +384,7 @@ public actor PeerConnection {
         do throws(MediaRuntimeError) {
             try playback.setMuted(muted) { session?.incomingBranches ?? [] }
         } catch {
-            throw .media(error.description)
+            throw .media(error)
         }
     }
 

@@ -195,7 +195,7 @@ final class PeerSession: Sendable {
         guard let caps = pad.currentCaps ?? pad.allowedCaps, let structure = caps.structures.first,
               let kind = structure.string("media").flatMap(MediaKind.init(rawValue:)),
               let encoding = structure.string("encoding-name") else {
-            throw .media("incoming stream with unusable caps on \(pad.name)")
+            throw .incoming("a stream with unusable caps on \(pad.name)")
         }
         let sink = kind == .video ? media.receiveVideo : media.receiveAudio
         let prefix = "rx\(session)_\(kind.rawValue)_\(pad.name.filter { $0.isNumber })"
@@ -204,7 +204,7 @@ final class PeerSession: Sendable {
             fragment = try compiler.compileReceive(kind: kind, encodingName: encoding, sink: sink, parameters: media.parameters,
                                                    idPrefix: prefix)
         } catch {
-            throw .media("cannot receive \(encoding) \(kind.rawValue): \(error)")
+            throw .incoming("cannot receive \(encoding) \(kind.rawValue): \(error)")
         }
         let tee: Element
         let teeOutput: Pad
@@ -217,14 +217,14 @@ final class PeerSession: Sendable {
             teeOutput = try tee.requestPad("src_%u")
             try pad.link(to: teeInput)
         } catch {
-            throw .media("cannot tap incoming \(kind.rawValue): \(error)")
+            throw .incoming("cannot tap \(kind.rawValue): \(error)")
         }
         let receiver: ReceiveMedia
         do throws(MediaRuntimeError) {
             receiver = try ReceiveMedia(fragment: fragment, into: pipeline, from: teeOutput, send: send)
         } catch {
             pipeline.stopAndRemove(tee)
-            throw .media("cannot attach incoming \(kind.rawValue): \(error)")
+            throw .incoming("cannot attach \(kind.rawValue): \(error)")
         }
         let stream = RemoteStream(kind: kind, encodingName: encoding, caps: caps.description, ssrc: structure.uint("ssrc"),
                                   sink: sink, appSink: receiver.appSink, recorderTee: receiver.recorderTee, rtpTee: tee)
