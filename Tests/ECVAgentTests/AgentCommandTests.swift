@@ -44,10 +44,11 @@ import Testing
         let c = try await connectedCall(sdk, log, agent: agent, holdSideEffects: false)
         try c.agentCall.hold()
         _ = try await log.wait(for: .StartHold, c.call.rtcId)
-        try await Task.sleep(for: .milliseconds(500))
         let media = try #require(await c.connection.peerConnection?.media)
+        let framesAtHold = c.view.count
+        try await eventually(.seconds(10), "20 more caller frames at the agent during the hold") { c.view.count >= framesAtHold + 20 }
         #expect(!media.isVideoMuted && !media.isAudioMuted)
-        #expect((c.view.color?.red ?? 0) > 200, "the picture keeps flowing")
+        #expect((c.view.color?.red ?? 0) > 200, "the picture keeps flowing: \(String(describing: c.view.color))")
         c.call.hangup()
         _ = try await log.wait(for: .CallEnded, c.call.rtcId)
         await agent.logout()

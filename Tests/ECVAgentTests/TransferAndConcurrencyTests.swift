@@ -54,7 +54,7 @@ import Testing
             Task {
                 for await case .callStarted(let call) in bot.events() {
                     served.withLock { $0[bot.configuration.name, default: 0] += 1 }
-                    Task { try? await Task.sleep(for: .seconds(1.5)); await call.hangup() }
+                    Task { try? await Task.sleep(for: .seconds(1.5)); await call.hangup() } // each call lasts 1.5 s
                 }
             }
         }

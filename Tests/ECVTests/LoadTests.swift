@@ -28,7 +28,7 @@ import Testing
         let sdk = try backend.sdk()
         let log = EventLog(sdk)
         try await oneCall(sdk, log) // warm-up: plugins load, pools fill
-        try await Task.sleep(for: .milliseconds(300))
+        try await eventually(.seconds(10), "the warm-up call's SDK objects gone (left: \(InstanceCounter.live))") { InstanceCounter.live.isEmpty }
         let threads = processThreadCount()
         let tracking = try #require(LeakTracer.startTracking())
 

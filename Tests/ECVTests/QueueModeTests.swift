@@ -32,6 +32,8 @@ import Testing
     @Test(arguments: rows)
     func overridePrecedence(row: Row) async throws {
         let backend = try await Backend.start() // no agent: the call stays queued
+        // A zero delay logs every legacy poll the service answers, so legacy polls can be counted.
+        backend.service.script.delay(.waitForRoomInterval, by: .zero)
         let sdk = try backend.sdk(useQueueSocket: row.configSocket, useQueueInfo: row.configInfo, delay: 100)
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
@@ -39,17 +41,34 @@ import Testing
         call.useQueueInfoOverride = row.overrideInfo
         await call.start(dialCallParameters: DialCallParameters(callerName: "Row"))
         #expect(call.queueWaitMode == row.expected, "\(row)")
-        try await Task.sleep(for: .milliseconds(400)) // several polling intervals
-        let socketOpened = backend.service.log.entries(rtcId: call.rtcId).contains { $0.category == .queueSocket }
-        let queueInfoEvents = log.count(.QueueInfoUpdated, call.rtcId)
-        switch row.expected {
-        case .queueSocket: #expect(socketOpened && queueInfoEvents == 0, "\(row)")
-        case .queueInfoPolling: #expect(!socketOpened && queueInfoEvents >= 2, "\(row)")
-        case .legacyPolling: #expect(!socketOpened && queueInfoEvents == 0, "\(row)")
+        let rtcId = call.rtcId
+        @Sendable func socketOpened() -> Bool { backend.service.log.entries(rtcId: rtcId).contains { $0.category == .queueSocket } }
+        @Sendable func queueInfoEvents() -> Int { log.count(.QueueInfoUpdated, rtcId) }
+        @Sendable func legacyPolls() -> Int {
+            backend.service.log.entries.filter { $0.category == .script && $0.message.hasPrefix("answer of waitForRoomInterval held") }.count
         }
-        #expect(!log.types(call.rtcId).contains(.CallEnded))
+        switch row.expected {
+        case .queueSocket: try await eventually(.seconds(10), "the queue socket opened: \(row)") { socketOpened() }
+        case .queueInfoPolling: try await eventually(.seconds(10), "two queue-info polls: \(row)") { queueInfoEvents() >= 2 }
+        case .legacyPolling: try await eventually(.seconds(10), "two legacy polls: \(row)") { legacyPolls() >= 2 }
+        }
+        // A clock for the absences: a queue-info caller on the same interval, started after the
+        // row's call, polls four times; a wrongly started waiter of the row's call had as long.
+        let witnessSdk = try backend.sdk(useQueueSocket: false, useQueueInfo: true, delay: 100)
+        let witnessLog = EventLog(witnessSdk)
+        let witness = try #require(await witnessSdk.createVideoCall())
+        await witness.start(dialCallParameters: DialCallParameters(callerName: "Witness"))
+        try await eventually(.seconds(10), "four polls of the witness") { witnessLog.count(.QueueInfoUpdated, witness.rtcId) >= 4 }
+        switch row.expected {
+        case .queueSocket: #expect(queueInfoEvents() == 0 && legacyPolls() == 0, "\(row)")
+        case .queueInfoPolling: #expect(!socketOpened() && legacyPolls() == 0, "\(row)")
+        case .legacyPolling: #expect(!socketOpened() && queueInfoEvents() == 0, "\(row)")
+        }
+        #expect(!log.types(rtcId).contains(.CallEnded))
         call.hangup()
-        #expect(try await log.wait(for: .CallEnded, call.rtcId).detail == "LOCAL_HANGUP")
+        witness.hangup()
+        #expect(try await log.wait(for: .CallEnded, rtcId).detail == "LOCAL_HANGUP")
+        _ = try await witnessLog.wait(for: .CallEnded, witness.rtcId)
         await backend.close()
     }
 

@@ -39,8 +39,8 @@ import Testing
         try offerSide.send("FLASH_ON")
         try answerSide.send("STATUS|AUDIO|MUTED|rtc-1")
         try answerSide.send("STATUS|AUDIO|UNMUTED|rtc-1")
-        #expect(await atAnswerer.value == ["HOLD|rtc-1", "PICKUP|rtc-1", "FLASH_ON"])
-        #expect(await atOfferer.value == ["STATUS|AUDIO|MUTED|rtc-1", "STATUS|AUDIO|UNMUTED|rtc-1"])
+        #expect(try await value(of: atAnswerer, within: .seconds(10), "three texts at the answerer") == ["HOLD|rtc-1", "PICKUP|rtc-1", "FLASH_ON"])
+        #expect(try await value(of: atOfferer, within: .seconds(10), "two texts at the offerer") == ["STATUS|AUDIO|MUTED|rtc-1", "STATUS|AUDIO|UNMUTED|rtc-1"])
         #expect(offerSide.ordered)
         await pair.close()
         #expect(throws: DataChannelError.closed(label: config.label)) { try offerSide.send("late") }
@@ -57,8 +57,8 @@ import Testing
         let atAnswerer = collect(answerSide, count: 1), atOfferer = collect(offerSide, count: 1)
         try offerSide.send("ping")
         try answerSide.send("pong")
-        #expect(await atAnswerer.value == ["ping"])
-        #expect(await atOfferer.value == ["pong"])
+        #expect(try await value(of: atAnswerer, within: .seconds(10), "ping") == ["ping"])
+        #expect(try await value(of: atOfferer, within: .seconds(10), "pong") == ["pong"])
         await pair.close()
     }
 
@@ -71,7 +71,7 @@ import Testing
         try await eventually(.seconds(15), "channel open") { offerSide.isOpen && answerSide.isOpen }
         let received = collect(answerSide, count: 1000)
         for index in 0..<1000 { try offerSide.send("message-\(index)") }
-        let texts = try await withTimeout(.seconds(30), "1000 messages") { await received.value }
+        let texts = try await value(of: received, within: .seconds(30), "1000 messages")
         #expect(texts == (0..<1000).map { "message-\($0)" })
         await pair.close()
     }
@@ -94,7 +94,7 @@ import Testing
         let local = await pair.offerer.openDataChannel(DataChannelConfig(enabled: true, label: "files"))
         try await eventually(.seconds(10), "open") { local.isOpen }
         try local.send(data: [0, 1, 2, 255])
-        #expect(await bytes.value == [0, 1, 2, 255])
+        #expect(try await value(of: bytes, within: .seconds(10), "the binary message") == [0, 1, 2, 255])
         watcher.cancel()
         await pair.close()
     }
@@ -124,8 +124,8 @@ import Testing
         let atOurs = collect(ours, count: 1), atTheirs = collect(remote, count: 1)
         try remote.send("HOLD|rtc-1")
         try ours.send("STATUS|AUDIO|MUTED|rtc-1")
-        #expect(try await withTimeout(.seconds(10), "their text") { await atOurs.value } == ["HOLD|rtc-1"])
-        #expect(try await withTimeout(.seconds(10), "our text") { await atTheirs.value } == ["STATUS|AUDIO|MUTED|rtc-1"])
+        #expect(try await value(of: atOurs, within: .seconds(10), "their text") == ["HOLD|rtc-1"])
+        #expect(try await value(of: atTheirs, within: .seconds(10), "our text") == ["STATUS|AUDIO|MUTED|rtc-1"])
         watcher.cancel()
         await pair.close()
     }

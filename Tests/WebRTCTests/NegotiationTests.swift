@@ -68,7 +68,7 @@ import Testing
         try await eventually(.seconds(10), "frames before rebuild") { atAnswerer.video.count > 10 && channel.isOpen }
         let rebuilt = Task { for await case .rebuilt(let count) in pair.answerer.events() { return count }; return 0 }
         try await pair.offerer.rebuild()
-        #expect(await rebuilt.value == 1, "the answerer rebuilt itself for the new offer")
+        #expect(try await value(of: rebuilt, within: .seconds(15), "the answerer's rebuild") == 1, "the answerer rebuilt itself for the new offer")
         try await waitFor(.connected, on: pair.offerer)
         let before = (atAnswerer.video.count, atOfferer.video.count, atAnswerer.audio.count, atOfferer.audio.count)
         // Audio too: a send branch that saw the new webrtcbin before it was up would stay stopped.
@@ -81,7 +81,7 @@ import Testing
         let offerSide = await pair.offerer.openDataChannel(config)
         try await eventually(.seconds(10), "channel reopened") { offerSide.isOpen }
         try offerSide.send("after-rebuild")
-        #expect(await received.value == "after-rebuild")
+        #expect(try await value(of: received, within: .seconds(10), "text after the rebuild") == "after-rebuild")
         await pair.close()
     }
 
@@ -104,7 +104,7 @@ import Testing
         let errors = Task { for await case .error(let message) in pair.answerer.events() { return message }; return "" }
         try await pair.answerer.start()
         await pair.answerer.receive(.offer(sdp: "this is not SDP"))
-        #expect(await errors.value.contains("SDP"))
+        #expect(try await value(of: errors, within: .seconds(10), "an error for the malformed offer").contains("SDP"))
         #expect(await pair.answerer.peerState != .connected)
         await pair.close()
     }

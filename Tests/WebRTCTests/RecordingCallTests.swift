@@ -42,7 +42,7 @@ import Testing
         for message in late { await answerer.receive(message) }
         try await waitFor(.connected, on: recorded)
         try await waitForAllTracks(recording)
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2)) // media time to record
         let summary = try await recording.stop()
         await offerer.close()
         await answerer.close()
@@ -81,7 +81,7 @@ import Testing
         let recording = try await pair.answerer.startRecording(to: url, labels: RecordingLabels(local: "agent", remote: "caller"))
         try await waitForAllTracks(recording)
         #expect(pipeline.children.count == elementsBefore + 8, "a queue and an appsink per tapped stream")
-        try await Task.sleep(for: .seconds(4))
+        try await Task.sleep(for: .seconds(4)) // media time to record
         let summary = try await recording.stop()
         #expect(pipeline.children.count == elementsBefore, "the recorder's elements left the call's pipeline")
 
@@ -158,7 +158,7 @@ import Testing
         let seen = Locked<[RecordingEvent]>([])
         let watcher = Task { for await event in events { seen.withLock { $0.append(event) } } }
         try await waitForAllTracks(recording)
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2)) // media time to record
         let rebuiltAt = recording.recorder.mediaTime.seconds
         try await pair.offerer.rebuild()
         try await waitFor(.connected, on: pair.offerer)
@@ -166,7 +166,7 @@ import Testing
             let events = seen.value
             return events.contains(.reattached(.remoteVideo)) && events.contains(.reattached(.remoteAudio))
         }
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: .seconds(3)) // media time to record
         let summary = try await recording.stop()
         watcher.cancel()
         #expect(recording.problems.isEmpty, "\(recording.problems)")
@@ -195,7 +195,7 @@ import Testing
         let recording = try await pair.offerer.startRecording(to: url, labels: RecordingLabels(local: "caller", remote: "agent"))
         #expect(Set(recording.recorder.tracks.map(\.role)) == [.localAudio, .remoteAudio])
         try await waitForAllTracks(recording)
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2)) // media time to record
         try await recording.stop()
         let discovery = try Discovery.run(url)
         #expect(discovery.streams("video").isEmpty && discovery.streams("audio").count == 2, "\(discovery.output)")
@@ -207,7 +207,7 @@ import Testing
         let url = recordingFile("hung-up.mkv")
         let recording = try await pair.answerer.startRecording(to: url)
         try await waitForAllTracks(recording)
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2)) // media time to record
         await pair.close()
         let summary = try await recording.stop()
         #expect(summary.tracks.count == 4)

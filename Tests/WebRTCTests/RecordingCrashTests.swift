@@ -19,7 +19,9 @@ import Testing
 
         // Let the file grow for a few seconds, then kill the process without warning.
         var size = 0, grew = 0
+        let deadline = ContinuousClock.now + .seconds(30)
         while grew < 16 {
+            guard ContinuousClock.now < deadline else { throw TestFailure("the file grew in only \(grew) polls within 30 s: \(size) bytes") }
             try await Task.sleep(for: .milliseconds(250))
             let now = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? Int) ?? 0
             if now > size { grew += 1 }

@@ -34,7 +34,7 @@ import Testing
         let (pair, _, _) = try await connectedPair(offerer: caller, answerer: agent)
         let url = recordingFile("composite.webm")
         let recording = try await pair.answerer.startCompositeRecording(to: url)
-        try await Task.sleep(for: .seconds(4))
+        try await Task.sleep(for: .seconds(4)) // media time to record
         try await recording.stop()
         #expect(recording.problems.isEmpty, "\(recording.problems)")
 

@@ -72,6 +72,14 @@ func withTimeout<T: Sendable>(_ timeout: Duration, _ what: String, _ body: @esca
     }
 }
 
+/// The value of `task`, or a failure after `timeout` (the task is cancelled then, so that a stream
+/// it iterates ends instead of holding the test).
+func value<T: Sendable>(of task: Task<T, Never>, within timeout: Duration, _ what: String) async throws -> T {
+    try await withTimeout(timeout, what) {
+        await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }
+    }
+}
+
 /// Counts frames and remembers the last one, from an appsink.
 final class FrameCollector: Sendable {
     private let state = Locked<(count: Int, last: VideoFrame?)>((0, nil))
