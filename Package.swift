@@ -4,8 +4,9 @@
 //   CGLib, CGStreamer, CSoup, COpenSSL   C module maps (COpenSSL: libcrypto, for DTLS certificates)
 //   CGLibShims, CGStreamerShims, CSoupShims   shims
 //   GLibCore                        the GLib main loop and the utilities every layer shares
-//   GStreamer, Soup                 the binding (GObjects, GStreamer, libsoup), each on GLibCore alone
-//   MediaPipeline                   pure Swift: ConnectParameters -> PipelineGraph
+//   MediaPipeline                   pure Swift: ConnectParameters -> PipelineGraph, and the media values the SDK shows
+//                                   (video frames, peer stats, recording summaries); on no other target
+//   GStreamer, Soup                 the binding (GObjects, GStreamer, libsoup), on GLibCore (GStreamer also on MediaPipeline)
 //   MediaRuntime                    PipelineGraph -> live GStreamer graph, runtime controls
 //   WebRTC                          a peer connection over webrtcbin
 //   ECVProtocol                     the wire protocol's types (REST, signaling, data channel)
@@ -44,7 +45,7 @@ let package = Package(
         // The main loop and shared utilities
         .target(name: "GLibCore", dependencies: ["CGLib"], swiftSettings: strict),
         // The binding
-        .target(name: "GStreamer", dependencies: ["GLibCore", "CGStreamer", "CGLibShims", "CGStreamerShims", "COpenSSL"], swiftSettings: strict),
+        .target(name: "GStreamer", dependencies: ["GLibCore", "MediaPipeline", "CGStreamer", "CGLibShims", "CGStreamerShims", "COpenSSL"], swiftSettings: strict),
         .target(name: "Soup", dependencies: ["GLibCore", "CSoup", "CGLibShims", "CSoupShims"], swiftSettings: strict),
         // Media
         .target(name: "MediaPipeline", swiftSettings: strict),
@@ -72,7 +73,7 @@ let package = Package(
         .executableTarget(name: "ecv-recording-probe", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                           path: "Tests/Support/RecordingProbe", swiftSettings: strict),
         // Test support shared by the test targets
-        .target(name: "MediaTestSupport", dependencies: ["GLibCore", "GStreamer"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
+        .target(name: "MediaTestSupport", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
         .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
                 path: "Tests/Support/ECVTestSupport", swiftSettings: strict),
         // Tests

@@ -1,6 +1,7 @@
 import ECVProtocol
 import Foundation
 import GLibCore
+import MediaPipeline
 import MediaRuntime
 import Synchronization
 import WebRTC

@@ -1,5 +1,6 @@
 import GLibCore
 import GStreamer
+import MediaPipeline
 import Synchronization
 
 /// Receives video frames: the headless counterpart of the iOS SDK's `RTCVideoRenderer`.

@@ -2,9 +2,8 @@ import Foundation
 import MediaRuntime
 import WebRTC
 
-@_exported import enum MediaRuntime.RecordingFormat
-@_exported import struct MediaRuntime.RecordingSummary
-@_exported import enum MediaRuntime.RecordingError
+@_exported import enum MediaPipeline.RecordingFormat
+@_exported import struct MediaPipeline.RecordingSummary
 
 /// How a call is laid out in its recording.
 public enum RecordingLayout: Sendable, Hashable {

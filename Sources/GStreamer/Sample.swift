@@ -1,4 +1,5 @@
 internal import CGStreamer
+import MediaPipeline
 
 /// One media sample (a buffer with its caps) handed out by an appsink.
 // @unchecked Sendable: holds one reference to an immutable GstSample; buffers in a pulled sample
@@ -70,47 +71,14 @@ public final class Sample: @unchecked Sendable {
     }
 }
 
-/// Width, height, pixel format and plane layout of raw video.
-public struct VideoInfo: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    public var format: String
-    public var framerate: (numerator: Int, denominator: Int)
-    public var strides: [Int]
-    public var offsets: [Int]
-    public var size: Int
-
+extension VideoInfo {
     init(_ info: GstVideoInfo) {
-        width = Int(info.width)
-        height = Int(info.height)
-        format = info.finfo.map { String(cString: $0.pointee.name) } ?? "unknown"
-        framerate = (Int(info.fps_n), Int(info.fps_d))
         let planes = Int(info.finfo?.pointee.n_planes ?? 1)
-        strides = withUnsafeBytes(of: info.stride) { raw in (0..<planes).map { Int(raw.load(fromByteOffset: $0 * MemoryLayout<gint>.stride, as: gint.self)) } }
-        offsets = withUnsafeBytes(of: info.offset) { raw in (0..<planes).map { Int(raw.load(fromByteOffset: $0 * MemoryLayout<gsize>.stride, as: gsize.self)) } }
-        size = Int(info.size)
-    }
-
-    public static func == (lhs: VideoInfo, rhs: VideoInfo) -> Bool {
-        lhs.width == rhs.width && lhs.height == rhs.height && lhs.format == rhs.format
-            && lhs.framerate == rhs.framerate && lhs.strides == rhs.strides && lhs.offsets == rhs.offsets && lhs.size == rhs.size
-    }
-}
-
-/// A copied raw video frame: what a headless renderer receives.
-public struct VideoFrame: Sendable {
-    public var info: VideoInfo
-    /// Presentation timestamp in nanoseconds.
-    public var pts: UInt64?
-    public var data: [UInt8]
-
-    public var width: Int { info.width }
-    public var height: Int { info.height }
-    public var format: String { info.format }
-
-    public init(info: VideoInfo, pts: UInt64?, data: [UInt8]) {
-        self.info = info
-        self.pts = pts
-        self.data = data
+        self.init(width: Int(info.width), height: Int(info.height),
+                  format: info.finfo.map { String(cString: $0.pointee.name) } ?? "unknown",
+                  framerate: (Int(info.fps_n), Int(info.fps_d)),
+                  strides: withUnsafeBytes(of: info.stride) { raw in (0..<planes).map { Int(raw.load(fromByteOffset: $0 * MemoryLayout<gint>.stride, as: gint.self)) } },
+                  offsets: withUnsafeBytes(of: info.offset) { raw in (0..<planes).map { Int(raw.load(fromByteOffset: $0 * MemoryLayout<gsize>.stride, as: gsize.self)) } },
+                  size: Int(info.size))
     }
 }

@@ -61,17 +61,7 @@ enum OfferedFormats {
     }
 }
 
-/// A codec both sides agreed on for one kind of media, from the completed negotiation.
-public struct NegotiatedCodec: Sendable, Equatable, CustomStringConvertible {
-    public var kind: MediaKind
-    public var encodingName: String
-    public var payloadType: Int
-    public var clockRate: Int
-    /// The answer's `a=fmtp` parameters for this payload type.
-    public var parameters: [String: String]
-
-    public var description: String { "\(encodingName)/\(payloadType)" }
-
+extension NegotiatedCodec {
     /// The first format of each audio/video section of an answer that is not rejected.
     static func from(answer: String) -> [MediaKind: NegotiatedCodec] {
         var codecs: [MediaKind: NegotiatedCodec] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import MediaPipeline
 import MediaRuntime
 import MediaTestSupport
 import Testing

@@ -1,25 +1,7 @@
 import Foundation
 import GLibCore
 import GStreamer
-
-/// What a finished recording holds.
-public struct RecordingSummary: Sendable {
-    public var url: URL
-    public var format: RecordingFormat
-    /// Media time from start to stop.
-    public var duration: Duration
-    /// Where the file's timeline begins on the media timeline (`CallRecorder.fileStart`).
-    public var fileStart: Duration
-    /// The roles whose tracks are in the file.
-    public var tracks: Set<TrackRole>
-    /// Declared roles left out of the file, with the reason.
-    public var droppedTracks: [TrackRole: String]
-    public var chapters: [RecordingChapter]
-    public var chaptersURL: URL?
-    public var statsURL: URL?
-    /// What went wrong without spoiling the file (`CallRecorder.problems`).
-    public var problems: [String]
-}
+import MediaPipeline
 
 extension CallRecorder {
     // MARK: Markers

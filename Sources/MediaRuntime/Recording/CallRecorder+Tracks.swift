@@ -1,6 +1,7 @@
 import Foundation
 import GLibCore
 import GStreamer
+import MediaPipeline
 import Synchronization
 
 extension CallRecorder {

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaPipeline
 
 /// The picture of a composite recording: the remote party full-frame, our own picture inset.
 public struct CompositeLayout: Sendable, Hashable {

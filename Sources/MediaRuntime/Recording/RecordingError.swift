@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaPipeline
 
 /// Why a recording could not start, continue or finish, naming the file, track or codec.
 public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible {

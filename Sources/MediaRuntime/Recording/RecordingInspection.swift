@@ -1,4 +1,5 @@
 import Foundation
+import MediaPipeline
 
 /// A recording read back for review: its tracks, container state, chapters and stats (`report`),
 /// and the pictures made from them (`TimelinePicture`, `ContactSheet`). Works on any Matroska,

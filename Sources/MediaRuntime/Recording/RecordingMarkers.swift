@@ -1,16 +1,7 @@
 import Foundation
 import GStreamer
+import MediaPipeline
 import Synchronization
-
-/// A mark or a period (hold, transfer, mute) on the recording's media timeline, in seconds.
-public struct RecordingChapter: Sendable, Hashable, Codable {
-    public enum Kind: String, Sendable, Hashable, Codable { case mark, period }
-    public var kind: Kind
-    public var label: String
-    public var start: Double
-    /// The end of a period; nil for marks and for a period still open.
-    public var end: Double?
-}
 
 /// Where markers go: a chapters sidecar written atomically on every change (`<file>.chapters.json`),
 /// and, in Matroska, a timed UTF-8 subtitle track named "markers" that is written as the call

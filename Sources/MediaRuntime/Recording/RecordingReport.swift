@@ -1,4 +1,5 @@
 import Foundation
+import MediaPipeline
 
 /// What a reviewer wants to know about a recording before playing it: who is in it, for how long,
 /// its chapters, its transport quality, where the media stops, and one verdict. Built from the

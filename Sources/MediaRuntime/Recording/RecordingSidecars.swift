@@ -1,4 +1,5 @@
 import Foundation
+import MediaPipeline
 
 /// Reads a recording's sidecars back (`<file>.chapters.json`, `<file>.stats.ndjson`), bounded:
 /// an oversized or malformed sidecar is reported, never trusted or fatal.

@@ -1,31 +1,6 @@
 import Foundation
 import MediaPipeline
 
-/// Which stream of a call a recorded track holds. A file has at most one track per role, and a
-/// role keeps its track when its source is replaced (a peer rebuild brings a new RTP tee).
-public enum TrackRole: String, Sendable, Hashable, CaseIterable, Codable {
-    case localVideo, localAudio, remoteVideo, remoteAudio
-
-    public var kind: MediaKind {
-        switch self {
-        case .localVideo, .remoteVideo: .video
-        case .localAudio, .remoteAudio: .audio
-        }
-    }
-
-    public var isLocal: Bool { self == .localVideo || self == .localAudio }
-
-    /// The role of a stream of `kind` sent (`local`) or received by this side.
-    public static func of(_ kind: MediaKind, local: Bool) -> TrackRole {
-        switch (kind, local) {
-        case (.video, true): .localVideo
-        case (.audio, true): .localAudio
-        case (.video, false): .remoteVideo
-        case (.audio, false): .remoteAudio
-        }
-    }
-}
-
 /// The encoded formats a call carries and a recorder can store without re-encoding.
 public enum RecordedCodec: String, Sendable, Hashable, CaseIterable, Codable {
     case vp8 = "VP8"
@@ -82,25 +57,9 @@ public enum RecordedCodec: String, Sendable, Hashable, CaseIterable, Codable {
     }
 }
 
-/// The container a recording is written in.
-public enum RecordingFormat: String, Sendable, Hashable, CaseIterable {
-    /// `matroskamux`: every codec a call uses, a timed "markers" subtitle track, clusters of at
-    /// most one second so a killed process leaves a file that plays.
-    case matroska
-    /// `webmmux`: VP8/VP9 and Opus only (the WebM profile of Matroska).
-    case webm
-    /// Fragmented MP4 (`mp4mux fragment-duration=1000`): H.264/VP9 and Opus; `mp4mux` in
-    /// GStreamer 1.22 has no VP8 and there is no `isofmp4mux` (gst-plugins-rs).
-    case mp4
-
-    public var fileExtension: String {
-        switch self {
-        case .matroska: "mkv"
-        case .webm: "webm"
-        case .mp4: "mp4"
-        }
-    }
-
+/// What a container means to the recorder: its muxer and the codecs it holds (the format itself is
+/// a MediaPipeline value, which the SDK shows).
+extension RecordingFormat {
     var muxerFactory: String {
         switch self {
         case .matroska: "matroskamux"

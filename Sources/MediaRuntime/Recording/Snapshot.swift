@@ -1,6 +1,7 @@
 import Foundation
 import GLibCore
 import GStreamer
+import MediaPipeline
 
 extension CallRecorder {
     /// Writes the current picture of a recorded video track as a PNG. The recorder keeps the

@@ -1,4 +1,5 @@
 import Foundation
+import MediaPipeline
 
 /// A recording's timeline as one SVG picture: a lane per track (its span, its gaps and mutes),
 /// chapter bands across the lanes (hold, mute, photo, transfer, …), and the stats sidecar's

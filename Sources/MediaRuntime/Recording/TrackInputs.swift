@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaPipeline
 import Synchronization
 
 /// The persistent input of a track: an appsrc that taps come and go behind. It follows the

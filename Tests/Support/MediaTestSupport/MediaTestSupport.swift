@@ -1,6 +1,7 @@
 import Foundation
 import GLibCore
 import GStreamer
+import MediaPipeline
 
 /// Helpers the test targets share: colours of frames, polling and timeouts with a bound, and
 /// process resource counts from /proc.
