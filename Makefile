@@ -54,6 +54,7 @@ $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS)
 # once the fuzz builds are cached in .build/fuzz; building them all first takes about 1.5 min).
 test: test-deps
 	@Tests/Support/check-try.sh $$(ls -d Sources/*/ | grep -v '^Sources/C')
+	@Tests/Support/check-public-api.sh
 	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
 	@Tests/Fuzz/run.sh $${FUZZ_SMOKE_SECONDS:-4}
 
