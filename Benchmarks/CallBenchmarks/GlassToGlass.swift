@@ -85,8 +85,8 @@ struct GlassToGlass {
         """
 
     func run(log: (String) -> Void) async throws -> GlassToGlassFigure {
-        let parameters = ConnectParameters(videoWidth: width, videoHeight: height, videoCodec: codec, videoCodecHwAcceleration: false,
-                                           noAudioProcessing: true)
+        let parameters = MediaParameters(videoWidth: width, videoHeight: height, videoCodec: codec, videoCodecHwAcceleration: false,
+                                         noAudioProcessing: true)
         let callerMedia = MediaConfiguration(parameters: parameters, video: .single(.app(name: Self.sourceName)), audio: .testTone(),
                                              receiveVideo: .discard, receiveAudio: .discard)
         let agentMedia = MediaConfiguration(parameters: parameters, video: .single(.testPattern()), audio: .testTone(),

@@ -60,7 +60,7 @@ struct BenchGraph: Sendable {
     let encoder: EncoderChoice
 
     init(encoder: EncoderChoice, width: Int, height: Int, kbps: Int, source: BenchSource, frames: Int) throws {
-        let parameters = ConnectParameters(videoWidth: width, videoHeight: height, videoFps: 30, videoMaxBitrate: kbps,
+        let parameters = MediaParameters(videoWidth: width, videoHeight: height, videoFps: 30, videoMaxBitrate: kbps,
                                            videoCodec: encoder.codec, videoCodecHwAcceleration: false, noAudioProcessing: true)
         let video: VideoSourceSpec
         switch source {

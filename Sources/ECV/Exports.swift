@@ -1,5 +1,5 @@
 // The types an app meets through the SDK's API, re-exported so `import ECV` is enough.
-@_exported import struct MediaPipeline.ConnectParameters
+@_exported import struct MediaPipeline.MediaParameters
 @_exported import struct MediaPipeline.DataChannelConfig
 @_exported import enum MediaPipeline.VideoSourceSpec
 @_exported import enum MediaPipeline.AudioSourceSpec

@@ -145,7 +145,7 @@ public final class WebRtcConnection: Sendable {
         guard !alreadyStarted else { return }
         guard !call.isEnded else { call.fail(.CALL_ENDED, "startRoom() on an ended call", endingCall: false); return }
         let config = call.sdk.config
-        let media = MediaConfiguration(parameters: parameters, video: setup.video, audio: setup.audio,
+        let media = MediaConfiguration(parameters: parameters.media, video: setup.video, audio: setup.audio,
                                        receiveVideo: .renderer(name: "remote_video"), receiveAudio: setup.remoteAudio,
                                        localPreview: setup.localPreview && parameters.videoCallEnabled ? "local_preview" : nil)
         let signaling = RoomSignaling.Options(

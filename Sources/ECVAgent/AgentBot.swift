@@ -202,7 +202,7 @@ public final class AgentBot: Sendable {
         case .transferCompleted(let rtcId, let newRtcId):
             if let call = state.withLock({ $0.calls.removeValue(forKey: rtcId) }) {
                 call.emit(.transferCompleted(newRtcId: newRtcId))
-                call.serviceEnded(reason: "TRANSFERRED")
+                call.serviceEnded(reason: ECV.CallEndReason.transferred)
             }
         case .ack(let requestId):
             state.withLock { $0.pending.removeValue(forKey: requestId) }?.resolve(.success(()))

@@ -12,6 +12,8 @@ import WebRTC
 public final class AgentCall: Sendable {
     public let offer: CallOffer
     public var rtcId: String { offer.rtcId }
+    /// The end reason of a call whose caller left the room (`bye`) before the service said why.
+    public static let callerLeft = "CALLER_LEFT"
     /// Weak: a call's tasks (a late `bye`, the service's end) may outlive the bot that took it.
     private weak let bot: AgentBot?
     private let broadcaster = Broadcaster<AgentCallEvent>()
@@ -62,7 +64,7 @@ public final class AgentCall: Sendable {
                                               signalingUrl: configuration.signalingUrl, pins: configuration.pinnedCertificates,
                                               signalingPins: configuration.signalingPinnedCertificates, credential: bot.sessionToken,
                                               trustedCAFile: configuration.trustedCAFile)
-        let media = MediaConfiguration(parameters: configuration.parameters, video: configuration.video, audio: configuration.audio,
+        let media = MediaConfiguration(parameters: configuration.parameters.media, video: configuration.video, audio: configuration.audio,
                                        receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
                                        sendsMedia: configuration.sendsMedia)
         let session = CallSession(plan: CallSessionPlan(room: rtcId, signaling: signaling, iceServers: configuration.iceServers.map(WebRTC.ICEServer.init), media: media,
@@ -179,7 +181,7 @@ public final class AgentCall: Sendable {
             bot?.eventError("call \(rtcId): the service did not take the hangup: \(error)")
         }
         await closeMedia(sendBye: true)
-        finish(reason: "AGENT_HANGUP")
+        finish(reason: ECVProtocol.CallEndReason.agentHangup.rawValue)
     }
 
     // MARK: Recording
@@ -225,7 +227,7 @@ public final class AgentCall: Sendable {
     private func remoteLeft() {
         Task {
             await closeMedia(sendBye: false)
-            finish(reason: "CALLER_LEFT")
+            finish(reason: Self.callerLeft)
         }
     }
 

@@ -5,7 +5,7 @@ import Synchronization
 
 /// GStreamer's `latency` tracer, switched on at run time, with its records delivered to Swift.
 ///
-/// Tracers are normally chosen by `GST_TRACERS` before initialisation; `ConnectParameters.tracing`
+/// Tracers are normally chosen by `GST_TRACERS` before initialisation; `MediaParameters.tracing`
 /// and the benchmarks need it on demand, so we instantiate the tracer type ourselves (its hooks
 /// register on construction) and read its records from the `GST_TRACER` debug category through a
 /// log function that forwards every other message to GStreamer's default logger unchanged.

@@ -2,7 +2,7 @@
 /// input → [webrtcdsp] → volume (mute) → opusenc → rtpopuspay, plus, when echo cancellation is
 /// on, the speaker chain holding the `webrtcechoprobe` that webrtcdsp needs from the start.
 struct AudioBranch {
-    var parameters: ConnectParameters
+    var parameters: MediaParameters
     var presets: PresetLibrary
 
     /// The echo probe's element name, which webrtcdsp's `probe` property refers to.

@@ -9,7 +9,7 @@ public enum VideoCodec: String, Sendable, Hashable, CaseIterable {
     public static let payloadType = 96
     public static let clockRate = 90000
 
-    /// The codec named by a `ConnectParameters.videoCodec` string (case-insensitive), or an error
+    /// The codec named by a `MediaParameters.videoCodec` string (case-insensitive), or an error
     /// saying why it cannot be used.
     public static func parse(_ name: String) throws(PipelineCompileError) -> VideoCodec {
         let upper = name.uppercased()

@@ -10,7 +10,7 @@ public struct DataChannelConfig: Sendable, Equatable, Hashable {
     /// what our reference service and agent bots listen for.
     public static let defaultTextChannelLabel = "textchannel"
 
-    /// The default `ConnectParameters.textChannelConfig`: enabled, reliable and ordered,
+    /// The default of the SDK's `ConnectParameters.textChannelConfig`: enabled, reliable and ordered,
     /// negotiated in-band (the agent side learns it from the DCEP open message).
     public static let defaultTextChannel = DataChannelConfig(enabled: true, label: defaultTextChannelLabel)
 

@@ -40,7 +40,7 @@ public enum PipelineCompileError: Error, Sendable, Equatable, CustomStringConver
         case .invalidVideoSize(let width, let height, let reason):
             return "video size \(width)x\(height) is invalid: \(reason)"
         case .invalidFrameRate(let asked, let allowed):
-            return "videoFps \(asked) is out of range: use 0 (= \(ConnectParameters.defaultVideoFps)) or \(allowed.lowerBound)…\(allowed.upperBound)"
+            return "videoFps \(asked) is out of range: use 0 (= \(MediaParameters.defaultVideoFps)) or \(allowed.lowerBound)…\(allowed.upperBound)"
         case .invalidBitrate(let parameter, let kbps, let allowed):
             return "\(parameter) \(kbps) kbit/s is out of range: use 0 (= default) or \(allowed.lowerBound)…\(allowed.upperBound) kbit/s"
         case .missingElement(let factory, let package, let purpose):

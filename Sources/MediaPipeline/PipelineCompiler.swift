@@ -1,4 +1,4 @@
-/// Compiles `ConnectParameters` plus chosen sources and sinks into inspectable graphs, using an
+/// Compiles `MediaParameters` plus chosen sources and sinks into inspectable graphs, using an
 /// element catalog instead of the live registry so results are deterministic and testable.
 public struct PipelineCompiler: Sendable {
     public var catalog: any ElementCatalog
@@ -11,7 +11,7 @@ public struct PipelineCompiler: Sendable {
 
     /// The send side of a call: the video branch (unless `videoCallEnabled` is false), the audio
     /// branch and, with echo cancellation, the speaker chain. Outputs end at payloaders.
-    public func compileSend(parameters: ConnectParameters,
+    public func compileSend(parameters: MediaParameters,
                             video: VideoInputs = .single(.testPattern()),
                             audio: AudioSourceSpec = .testTone()) throws(PipelineCompileError) -> PipelineGraph {
         var builder = GraphBuilder(catalog: catalog)
@@ -41,7 +41,7 @@ public struct PipelineCompiler: Sendable {
     }
 
     /// The send side with a single video source.
-    public func compileSend(parameters: ConnectParameters, video: VideoSourceSpec,
+    public func compileSend(parameters: MediaParameters, video: VideoSourceSpec,
                             audio: AudioSourceSpec = .testTone()) throws(PipelineCompileError) -> PipelineGraph {
         try compileSend(parameters: parameters, video: .single(video), audio: audio)
     }
@@ -50,7 +50,7 @@ public struct PipelineCompiler: Sendable {
     /// `idPrefix` names the fragment's nodes (default: the sink's name, else `rx_<kind>`); give
     /// each fragment added to one pipeline a distinct prefix.
     public func compileReceive(kind: MediaKind, encodingName: String, sink: ReceiveSinkSpec,
-                               parameters: ConnectParameters, idPrefix: String? = nil) throws(PipelineCompileError) -> PipelineFragment {
+                               parameters: MediaParameters, idPrefix: String? = nil) throws(PipelineCompileError) -> PipelineFragment {
         try ReceiveCompiler(catalog: catalog, presets: presets, parameters: parameters)
             .compile(kind: kind, encodingName: encodingName, sink: sink, idPrefix: idPrefix)
     }

@@ -23,7 +23,7 @@ public struct PipelineGraph: Sendable, Hashable {
     /// `webrtcechoprobe` already exists, so the probe and the speaker live in this graph from the
     /// start and receive-side playback fragments join them later. Nil when AEC is off.
     public var speakerInput: PadRef?
-    /// True when `ConnectParameters.tracing` asked for it: the runtime enables the latency tracer.
+    /// True when `MediaParameters.tracing` asked for it: the runtime enables the latency tracer.
     public var tracing: Bool
 
     /// The node with this id.

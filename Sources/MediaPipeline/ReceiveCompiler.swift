@@ -3,7 +3,7 @@
 struct ReceiveCompiler {
     var catalog: any ElementCatalog
     var presets: PresetLibrary
-    var parameters: ConnectParameters
+    var parameters: MediaParameters
 
     /// Decoded video for a Swift callback never waits for the clock (lowest latency; the
     /// jitterbuffer already smoothed arrival) and keeps only the newest 2 frames when the callback lags.

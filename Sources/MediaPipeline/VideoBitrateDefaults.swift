@@ -1,4 +1,4 @@
-/// The video bitrate used when `ConnectParameters.videoMaxBitrate` is 0 ("WebRTC default").
+/// The video bitrate used when `MediaParameters.videoMaxBitrate` is 0 ("WebRTC default").
 ///
 /// libwebrtc picks its default maximum from the frame's pixel count rather than from width and
 /// height separately, so a portrait 480x640 frame gets the same budget as landscape 640x480.

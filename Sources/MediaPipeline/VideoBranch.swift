@@ -1,7 +1,7 @@
 /// Compiles the video half of the send graph:
 /// inputs → [input-selector] → videobalance (mute) → leaky queue → encoder → [caps, h264parse] → payloader.
 struct VideoBranch {
-    var parameters: ConnectParameters
+    var parameters: MediaParameters
     var presets: PresetLibrary
 
     /// Allowed `videoFps` values besides 0 (= 30).

@@ -6,7 +6,7 @@ struct VideoSourceBuilder {
                                      "chroma-zone-plate", "solid-color", "ball", "smpte100", "bar", "pinwheel", "spokes",
                                      "gradient", "colors", "smpte-rp-219"]
 
-    var parameters: ConnectParameters
+    var parameters: MediaParameters
     var presets: PresetLibrary
 
     /// The raw caps every video input is normalised to. `pixel-aspect-ratio=1/1` makes

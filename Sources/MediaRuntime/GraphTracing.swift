@@ -3,7 +3,7 @@ import GLibCore
 import GStreamer
 import Synchronization
 
-/// What `ConnectParameters.tracing` turns on: GStreamer's latency tracer, with its records
+/// What `MediaParameters.tracing` turns on: GStreamer's latency tracer, with its records
 /// written as NDJSON, and Graphviz dumps of the live pipeline at every state change.
 ///
 /// Files go to `directory` (default `$ECV_TRACE_DIR` or the temporary directory's `ecvkit-trace`):

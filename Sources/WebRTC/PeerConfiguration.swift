@@ -62,7 +62,7 @@ public struct PeerConfiguration: Sendable {
 
 /// What a peer sends and what it does with what it receives.
 public struct MediaConfiguration: Sendable {
-    public var parameters: ConnectParameters
+    public var parameters: MediaParameters
     public var video: VideoInputs
     public var audio: AudioSourceSpec
     /// What to do with each incoming stream, by kind.
@@ -76,7 +76,7 @@ public struct MediaConfiguration: Sendable {
     /// headless local video renderer. Find it with `SendMedia.appSink(named:)`.
     public var localPreview: String?
 
-    public init(parameters: ConnectParameters = ConnectParameters(), video: VideoInputs = .single(.testPattern()),
+    public init(parameters: MediaParameters = MediaParameters(), video: VideoInputs = .single(.testPattern()),
                 audio: AudioSourceSpec = .testTone(), receiveVideo: ReceiveSinkSpec = .discard,
                 receiveAudio: ReceiveSinkSpec = .discard, sendsMedia: Bool = true,
                 catalog: (any ElementCatalog)? = nil, presets: PresetLibrary = .builtIn, localPreview: String? = nil) {

@@ -159,7 +159,7 @@ public actor PeerConnection {
     }
 
     /// Codec preferences for a peer that only receives: the codecs the parameters name.
-    static func receiveOnlyCaps(for parameters: ConnectParameters) -> [MediaKind: String] {
+    static func receiveOnlyCaps(for parameters: MediaParameters) -> [MediaKind: String] {
         var caps: [MediaKind: String] = [MediaKind.audio: "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000"]
         if parameters.videoCallEnabled {
             let codec = parameters.videoCodec.uppercased()

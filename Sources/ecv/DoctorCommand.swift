@@ -15,7 +15,7 @@ enum DoctorCommand {
         print("Audio output device: \(HeadlessAudio.outputAvailable ? "yes" : "none (far-end audio goes to a clock-synced fakesink)")")
         print("\nVideo codecs (what `--codec` can ask for):")
         for codec in ["VP8", "VP9", "H264", "AV1", "H265"] {
-            let parameters = ConnectParameters(videoWidth: 640, videoHeight: 480, videoCodec: codec, videoCodecHwAcceleration: true)
+            let parameters = MediaParameters(videoWidth: 640, videoHeight: 480, videoCodec: codec, videoCodecHwAcceleration: true)
             do throws(PipelineCompileError) {
                 let graph = try PipelineCompiler(catalog: catalog).compileSend(parameters: parameters)
                 let encoder = graph.nodes(withRole: .videoEncoder).first?.factory ?? "?"

@@ -29,12 +29,12 @@ enum PipelineCommand {
                 let kind: MediaKind = receive.uppercased() == "OPUS" ? .audio : .video
                 let fragment = try compiler.compileReceive(kind: kind, encodingName: receive.uppercased(),
                                                            sink: kind == .video ? .renderer(name: "remote_video") : .playback,
-                                                           parameters: parameters)
+                                                           parameters: parameters.media)
                 print(format == "dot" ? fragment.dot : fragment.launchDescription)
                 for decision in fragment.decisions { printErr("# \(decision)") }
                 return
             }
-            let graph = try compiler.compileSend(parameters: parameters, video: .single(video), audio: audio).adaptedToAudioOutput()
+            let graph = try compiler.compileSend(parameters: parameters.media, video: .single(video), audio: audio).adaptedToAudioOutput()
             print(format == "dot" ? graph.dot : graph.launchDescription(testRun: testRun))
             for decision in graph.decisions { printErr("# \(decision)") }
         } catch {

@@ -61,7 +61,7 @@ private func compile(_ preset: Preset) {
     let catalog = StaticCatalog.debian12Software.adding(factories.map { CatalogEntry(name: $0, rank: 0, klass: "Fuzz") })
     let library = PresetLibrary.builtIn.overriding(with: [preset])
     let compiler = PipelineCompiler(catalog: catalog, presets: library)
-    let parameters = ConnectParameters()
+    let parameters = MediaParameters()
     var rendered: [(nodes: [PipelineNode], launch: String)] = []
     switch preset.kind {
     case .videoSource:

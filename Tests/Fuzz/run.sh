@@ -20,7 +20,8 @@ shift || true
 out=.build/fuzz
 lib=$out/lib
 mkdir -p "$lib"
-flags=(-sanitize=fuzzer,address -parse-as-library -O)
+# -package-name: the sources use `package` access, as they do in the SwiftPM package ECVKit.
+flags=(-sanitize=fuzzer,address -parse-as-library -O -package-name ECVKit)
 # A failed property is a fatalError: let libFuzzer report it, not Swift's backtracer (which reads
 # memory ASan then flags).
 export SWIFT_BACKTRACE=enable=no

@@ -12,7 +12,7 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
-    static func send(_ name: String, _ parameters: ConnectParameters, hardware: Bool = false,
+    static func send(_ name: String, _ parameters: MediaParameters, hardware: Bool = false,
                      catalog softwareCatalog: StaticCatalog = Fixtures.software,
                      video: VideoInputs = .single(.testPattern())) -> GoldenCase {
         let catalog = hardware ? Fixtures.hardware : softwareCatalog
@@ -22,7 +22,7 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
     }
 
     static func receive(_ name: String, kind: MediaKind, encoding: String, sink: ReceiveSinkSpec,
-                        _ parameters: ConnectParameters = ConnectParameters()) -> GoldenCase {
+                        _ parameters: MediaParameters = MediaParameters()) -> GoldenCase {
         let fragment: @Sendable () throws -> PipelineFragment = {
             try PipelineCompiler(catalog: Fixtures.software).compileReceive(kind: kind, encodingName: encoding, sink: sink, parameters: parameters)
         }
@@ -46,25 +46,25 @@ struct GoldenCase: Sendable, CustomTestStringConvertible {
             for hardware in [false, true] {
                 for processing in [true, false] {
                     let name = "send-\(codec.lowercased())-\(hardware ? "hardware" : "software")" + (processing ? "" : "-noaudioprocessing")
-                    cases.append(.send(name, ConnectParameters(videoCodec: codec, noAudioProcessing: !processing), hardware: hardware))
+                    cases.append(.send(name, MediaParameters(videoCodec: codec, noAudioProcessing: !processing), hardware: hardware))
                 }
             }
         }
-        cases.append(.send("send-audio-only", ConnectParameters(videoCallEnabled: false)))
-        cases.append(.send("send-audio-only-noaudioprocessing", ConnectParameters(videoCallEnabled: false, noAudioProcessing: true)))
-        cases.append(.send("send-vp8-software-noaec", ConnectParameters(disableBuiltInAEC: true)))
-        cases.append(.send("send-h264-openh264", ConnectParameters(videoCodec: "H264"), catalog: Fixtures.software.removing(["x264enc"])))
-        cases.append(.send("send-vp8-front-back", ConnectParameters(),
+        cases.append(.send("send-audio-only", MediaParameters(videoCallEnabled: false)))
+        cases.append(.send("send-audio-only-noaudioprocessing", MediaParameters(videoCallEnabled: false, noAudioProcessing: true)))
+        cases.append(.send("send-vp8-software-noaec", MediaParameters(disableBuiltInAEC: true)))
+        cases.append(.send("send-h264-openh264", MediaParameters(videoCodec: "H264"), catalog: Fixtures.software.removing(["x264enc"])))
+        cases.append(.send("send-vp8-front-back", MediaParameters(),
                            video: .cameras(front: .testPattern(pattern: "smpte"), back: .preset(name: "ball"))))
         cases.append(.receive("receive-vp8-renderer", kind: .video, encoding: "VP8", sink: .renderer(name: "remote_video")))
         cases.append(.receive("receive-vp9-renderer", kind: .video, encoding: "VP9", sink: .renderer(name: "remote_video", format: .i420)))
         cases.append(.receive("receive-h264-renderer", kind: .video, encoding: "H264", sink: .renderer(name: "remote_video")))
         cases.append(.receive("receive-h264-passthrough", kind: .video, encoding: "H264", sink: .passthrough(name: "remote_video_tee")))
         cases.append(.receive("receive-opus-playback-aec", kind: .audio, encoding: "OPUS", sink: .playback))
-        cases.append(.receive("receive-opus-playback-noaec", kind: .audio, encoding: "OPUS", sink: .playback, ConnectParameters(disableBuiltInAEC: true)))
+        cases.append(.receive("receive-opus-playback-noaec", kind: .audio, encoding: "OPUS", sink: .playback, MediaParameters(disableBuiltInAEC: true)))
         cases.append(.receive("receive-opus-samples", kind: .audio, encoding: "OPUS", sink: .audioSamples(name: "remote_audio")))
         for codec in ["VP8", "H264"] {
-            let parameters = ConnectParameters(videoCodec: codec)
+            let parameters = MediaParameters(videoCodec: codec)
             cases.append(GoldenCase(name: "loopback-\(codec.lowercased())", launch: { try Loopback(parameters).launchDescription },
                                     testRun: { try Loopback(parameters).testRunLaunchDescription }))
         }

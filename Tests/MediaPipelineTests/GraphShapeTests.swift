@@ -5,8 +5,8 @@ import Testing
 struct GraphShapeTests {
     @Test("every link and output refers to nodes of the graph, and names are unique")
     func integrity() throws {
-        let graphs = [try Fixtures.compile(), try Fixtures.compile(ConnectParameters(videoCodec: "H264"), catalog: Fixtures.hardware),
-                      try Fixtures.compile(ConnectParameters(videoCallEnabled: false)),
+        let graphs = [try Fixtures.compile(), try Fixtures.compile(MediaParameters(videoCodec: "H264"), catalog: Fixtures.hardware),
+                      try Fixtures.compile(MediaParameters(videoCallEnabled: false)),
                       try Fixtures.compile(video: .cameras(front: .testPattern(), back: .preset(name: "ball")))]
         for graph in graphs {
             let ids = Set(graph.nodes.map(\.id))
@@ -41,7 +41,7 @@ struct GraphShapeTests {
 
     @Test("VP8 encoder settings: real-time, CBR, no lookahead, no extra threads, bitrate in bit/s")
     func vp8Settings() throws {
-        let encoder = try #require(try Fixtures.compile(ConnectParameters(videoMaxBitrate: 800)).node("video_encoder"))
+        let encoder = try #require(try Fixtures.compile(MediaParameters(videoMaxBitrate: 800)).node("video_encoder"))
         #expect(encoder[property: "target-bitrate"] == .int(800_000))
         #expect(encoder[property: "deadline"] == .int(1))
         #expect(encoder[property: "cpu-used"] == .int(-6))
@@ -53,7 +53,7 @@ struct GraphShapeTests {
 
     @Test("H.264 via x264: bitrate in kbit/s, constrained baseline, parser, zero-latency payloader")
     func h264Settings() throws {
-        let graph = try Fixtures.compile(ConnectParameters(videoMaxBitrate: 1500, videoCodec: "H264"))
+        let graph = try Fixtures.compile(MediaParameters(videoMaxBitrate: 1500, videoCodec: "H264"))
         let encoder = try #require(graph.node("video_encoder"))
         #expect(encoder.factory == "x264enc")
         #expect(encoder[property: "bitrate"] == .uint(1500))
@@ -67,14 +67,14 @@ struct GraphShapeTests {
 
     @Test("keyframe interval is two seconds of frames")
     func keyframeInterval() throws {
-        let graph = try Fixtures.compile(ConnectParameters(videoFps: 15))
+        let graph = try Fixtures.compile(MediaParameters(videoFps: 15))
         #expect(graph.node("video_encoder")?[property: "keyframe-max-dist"] == .int(30))
         #expect(graph.node("video_caps")?[property: "caps"] == .caps("video/x-raw,width=480,height=640,framerate=15/1,pixel-aspect-ratio=1/1"))
     }
 
     @Test("audio-only graphs have no video node, output or control")
     func audioOnly() throws {
-        let graph = try Fixtures.compile(ConnectParameters(videoCallEnabled: false))
+        let graph = try Fixtures.compile(MediaParameters(videoCallEnabled: false))
         #expect(graph.outputs.map(\.kind) == [.audio])
         #expect(!graph.factories.contains { $0.hasPrefix("video") || $0.hasPrefix("vp") || $0.contains("264") })
         #expect(!graph.nodes.contains { node in
@@ -111,7 +111,7 @@ struct GraphShapeTests {
 
     @Test("noAudioProcessing removes webrtcdsp, the echo probe and the speaker chain")
     func noAudioProcessing() throws {
-        let graph = try Fixtures.compile(ConnectParameters(noAudioProcessing: true))
+        let graph = try Fixtures.compile(MediaParameters(noAudioProcessing: true))
         #expect(!graph.factories.contains("webrtcdsp"))
         #expect(!graph.factories.contains("webrtcechoprobe"))
         #expect(graph.speakerInput == nil)
@@ -120,19 +120,19 @@ struct GraphShapeTests {
 
     @Test("AEC off keeps noise suppression but drops the echo probe; NS off is passed through")
     func aecAndNsSwitches() throws {
-        let noAEC = try Fixtures.compile(ConnectParameters(disableBuiltInAEC: true))
+        let noAEC = try Fixtures.compile(MediaParameters(disableBuiltInAEC: true))
         let dsp = try #require(noAEC.node("audio_dsp"))
         #expect(dsp[property: "echo-cancel"] == .bool(false))
         #expect(dsp[property: "probe"] == nil)
         #expect(!noAEC.factories.contains("webrtcechoprobe"))
-        let noNS = try Fixtures.compile(ConnectParameters(disableBuiltInNS: true))
+        let noNS = try Fixtures.compile(MediaParameters(disableBuiltInNS: true))
         #expect(noNS.node("audio_dsp")?[property: "noise-suppression"] == .bool(false))
         #expect(noNS.node("audio_dsp")?[property: "echo-cancel"] == .bool(true))
     }
 
     @Test("speakerphone off discards far-end audio through a clock-synced fakesink")
     func speakerphoneOff() throws {
-        let graph = try Fixtures.compile(ConnectParameters(useSpeakerPhone: false))
+        let graph = try Fixtures.compile(MediaParameters(useSpeakerPhone: false))
         #expect(graph.node("speaker_sink")?.factory == "fakesink")
         #expect(graph.node("speaker_sink")?[property: "sync"] == .bool(true))
     }
@@ -144,7 +144,7 @@ struct GraphShapeTests {
         #expect(defaulted[property: "inband-fec"] == .bool(true))
         #expect(defaulted[property: "frame-size"] == .enumNick("20"))
         #expect(defaulted[property: "audio-type"] == .enumNick("voice"))
-        let asked = try #require(try Fixtures.compile(ConnectParameters(audioStartBitrate: 32)).node("audio_encoder"))
+        let asked = try #require(try Fixtures.compile(MediaParameters(audioStartBitrate: 32)).node("audio_encoder"))
         #expect(asked[property: "bitrate"] == .int(32_000))
     }
 
@@ -167,7 +167,7 @@ struct GraphShapeTests {
 
     @Test("one video source has no selector")
     func singleSourceNoSelector() throws {
-        let graph = try PipelineCompiler(catalog: Fixtures.software).compileSend(parameters: ConnectParameters(), video: .testPattern(pattern: "ball"))
+        let graph = try PipelineCompiler(catalog: Fixtures.software).compileSend(parameters: MediaParameters(), video: .testPattern(pattern: "ball"))
         #expect(graph.node("video_src")?[property: "pattern"] == .enumNick("ball"))
         #expect(!graph.factories.contains("input-selector"))
         #expect(graph.cameraSwitch == nil)
@@ -213,7 +213,7 @@ struct GraphShapeTests {
 
     @Test("tracing is carried into the graph")
     func tracing() throws {
-        #expect(try Fixtures.compile(ConnectParameters(tracing: true)).tracing)
+        #expect(try Fixtures.compile(MediaParameters(tracing: true)).tracing)
         #expect(try !Fixtures.compile().tracing)
     }
 

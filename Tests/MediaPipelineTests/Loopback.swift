@@ -6,7 +6,7 @@ struct Loopback {
     var send: PipelineGraph
     var fragments: [PipelineFragment]
 
-    init(_ parameters: ConnectParameters, video: ReceiveSinkSpec = .renderer(name: "remote_video"), audio: ReceiveSinkSpec = .playback) throws {
+    init(_ parameters: MediaParameters, video: ReceiveSinkSpec = .renderer(name: "remote_video"), audio: ReceiveSinkSpec = .playback) throws {
         send = try Fixtures.compile(parameters)
         let compiler = PipelineCompiler(catalog: Fixtures.software)
         fragments = try send.outputs.map { output in

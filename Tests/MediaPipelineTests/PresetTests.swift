@@ -39,7 +39,7 @@ struct PresetTests {
         #expect(library.preset(named: "black")?.launch == "videotestsrc is-live=true pattern=snow")
         #expect(library.preset(named: "ball") != nil)
         let graph = try PipelineCompiler(catalog: Fixtures.software, presets: library)
-            .compileSend(parameters: ConnectParameters(), video: .single(.preset(name: "green")))
+            .compileSend(parameters: MediaParameters(), video: .single(.preset(name: "green")))
         #expect(Array(graph.factories.prefix(3)) == ["videotestsrc", "capsfilter", "videoconvert"])
         #expect(graph.node("video_src")?[property: "pattern"] == .serialized("green"))
         #expect(graph.node("video_src1")?[property: "caps"] == .caps("video/x-raw,width=320,height=240"))

@@ -6,7 +6,7 @@ struct ReceiveTests {
     let compiler = PipelineCompiler(catalog: Fixtures.software)
 
     private func receive(_ kind: MediaKind, _ encoding: String, _ sink: ReceiveSinkSpec,
-                         _ parameters: ConnectParameters = ConnectParameters(), catalog: StaticCatalog = Fixtures.software,
+                         _ parameters: MediaParameters = MediaParameters(), catalog: StaticCatalog = Fixtures.software,
                          prefix: String? = nil) throws -> PipelineFragment {
         try PipelineCompiler(catalog: catalog).compileReceive(kind: kind, encodingName: encoding, sink: sink, parameters: parameters, idPrefix: prefix)
     }
@@ -32,7 +32,7 @@ struct ReceiveTests {
         #expect(noLibav.node("remote_decoder")?.factory == "openh264dec")
         let failure = compileError { () throws(PipelineCompileError) in
             _ = try PipelineCompiler(catalog: Fixtures.software.removing(["avdec_h264", "openh264dec"]))
-                .compileReceive(kind: .video, encodingName: "H264", sink: .renderer(name: "remote"), parameters: ConnectParameters())
+                .compileReceive(kind: .video, encodingName: "H264", sink: .renderer(name: "remote"), parameters: MediaParameters())
         }
         #expect(failure?.description.contains("gstreamer1.0-libav") == true)
     }
@@ -56,7 +56,7 @@ struct ReceiveTests {
 
     @Test("playback with AEC joins the send graph's speaker mixer, which holds the echo probe")
     func playbackWithAEC() throws {
-        let parameters = ConnectParameters()
+        let parameters = MediaParameters()
         let fragment = try receive(.audio, "OPUS", .playback, parameters)
         let send = try Fixtures.compile(parameters)
         #expect(fragment.exit == PadRef("rx_audio_format"))
@@ -68,14 +68,14 @@ struct ReceiveTests {
 
     @Test("playback without AEC has no echo probe anywhere and plays by itself")
     func playbackWithoutAEC() throws {
-        for parameters in [ConnectParameters(disableBuiltInAEC: true), ConnectParameters(noAudioProcessing: true)] {
+        for parameters in [MediaParameters(disableBuiltInAEC: true), MediaParameters(noAudioProcessing: true)] {
             let fragment = try receive(.audio, "OPUS", .playback, parameters)
             #expect(!fragment.nodes.contains { $0.factory == "webrtcechoprobe" })
             #expect(!(try Fixtures.compile(parameters)).factories.contains("webrtcechoprobe"))
             #expect(fragment.exit == nil && fragment.exitTarget == nil)
             #expect(fragment.nodes.last?.factory == "autoaudiosink")
         }
-        let quiet = try receive(.audio, "OPUS", .playback, ConnectParameters(useSpeakerPhone: false, disableBuiltInAEC: true))
+        let quiet = try receive(.audio, "OPUS", .playback, MediaParameters(useSpeakerPhone: false, disableBuiltInAEC: true))
         #expect(quiet.nodes.last?.factory == "fakesink")
         #expect(quiet.nodes.last?[property: "sync"] == .bool(true))
     }
@@ -101,7 +101,7 @@ struct ReceiveTests {
     func refusals() {
         func failure(_ kind: MediaKind, _ encoding: String, _ sink: ReceiveSinkSpec) -> PipelineCompileError? {
             compileError { () throws(PipelineCompileError) in
-                _ = try PipelineCompiler(catalog: Fixtures.software).compileReceive(kind: kind, encodingName: encoding, sink: sink, parameters: ConnectParameters())
+                _ = try PipelineCompiler(catalog: Fixtures.software).compileReceive(kind: kind, encodingName: encoding, sink: sink, parameters: MediaParameters())
             }
         }
         if case .unsupportedReceive(.audio, "OPUS", _)? = failure(.audio, "OPUS", .renderer(name: "x")) {} else { Issue.record("audio renderer accepted") }

@@ -18,7 +18,7 @@ enum Fixtures {
         return software.adding(extra)
     }
 
-    static func compile(_ parameters: ConnectParameters = ConnectParameters(), catalog: StaticCatalog = software,
+    static func compile(_ parameters: MediaParameters = MediaParameters(), catalog: StaticCatalog = software,
                         video: VideoInputs = .single(.testPattern()), audio: AudioSourceSpec = .testTone()) throws -> PipelineGraph {
         try PipelineCompiler(catalog: catalog).compileSend(parameters: parameters, video: video, audio: audio)
     }

@@ -62,7 +62,7 @@ import Testing
     @Test(arguments: 0..<matrix.count)
     func softwareGraphRunsForReal(index: Int) async throws {
         let (codec, video, processing) = Self.matrix[index]
-        let parameters = ConnectParameters(videoCallEnabled: video, videoWidth: 320, videoHeight: 240, videoCodec: codec,
+        let parameters = MediaParameters(videoCallEnabled: video, videoWidth: 320, videoHeight: 240, videoCodec: codec,
                                            videoCodecHwAcceleration: false, noAudioProcessing: !processing)
         let graph = try PipelineCompiler(catalog: LiveCatalog.shared).compileSend(parameters: parameters)
         let result = try await run(graph, until: 60)
@@ -78,7 +78,7 @@ import Testing
         if encoder == "openh264enc" { catalog = catalog.removing(["x264enc"]) }
         let scrolling = try Preset.parse(name: "scrolling", text: "# kind: video-source\nvideotestsrc is-live=false pattern=smpte horizontal-speed=4\n")
         let compiler = PipelineCompiler(catalog: catalog, presets: PresetLibrary.builtIn.overriding(with: [scrolling]))
-        let parameters = ConnectParameters(videoWidth: 640, videoHeight: 480, videoMaxBitrate: kbps, videoCodec: codec,
+        let parameters = MediaParameters(videoWidth: 640, videoHeight: 480, videoMaxBitrate: kbps, videoCodec: codec,
                                            videoCodecHwAcceleration: false, noAudioProcessing: true)
         var graph = try compiler.compileSend(parameters: parameters, video: .single(.preset(name: "scrolling")), audio: .silence)
         #expect(graph.nodes(withRole: .videoEncoder).first?.factory == encoder)
@@ -100,7 +100,7 @@ import Testing
     @Test func runtimeBitrateChangeLowersTheOutput() async throws {
         let scrolling = try Preset.parse(name: "scrolling", text: "# kind: video-source\nvideotestsrc is-live=true pattern=smpte horizontal-speed=4\n")
         let compiler = PipelineCompiler(catalog: LiveCatalog.shared, presets: PresetLibrary.builtIn.overriding(with: [scrolling]))
-        let graph = try compiler.compileSend(parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, videoMaxBitrate: 1000,
+        let graph = try compiler.compileSend(parameters: MediaParameters(videoWidth: 320, videoHeight: 240, videoMaxBitrate: 1000,
                                                                            noAudioProcessing: true),
                                              video: .single(.preset(name: "scrolling")), audio: .silence)
         let pipeline = Pipeline(name: "bitrate-change")

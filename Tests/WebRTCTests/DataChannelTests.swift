@@ -27,7 +27,7 @@ import Testing
     @Test func defaultChannelCarriesMessagesBothWaysInOrder() async throws {
         let media = testMedia(videoEnabled: false)
         let pair = PeerPair(offerer: media, answerer: media)
-        let config = try #require(ConnectParameters().textChannelConfig)
+        let config = DataChannelConfig.defaultTextChannel
         try await pair.start(dataChannels: [config])
         let (offerSide, answerSide) = try await channels(pair, config: config)
         let atAnswerer = collect(answerSide, count: 3), atOfferer = collect(offerSide, count: 2)

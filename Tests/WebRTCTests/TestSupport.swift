@@ -156,7 +156,7 @@ final class Counter: Sendable {
 /// Small test media: 320×240 video, renderers and sample sinks on the receiving side.
 func testMedia(codec: String = "VP8", video: VideoInputs = .single(.testPattern()), bitrate: Int = 0,
                videoEnabled: Bool = true, audio: AudioSourceSpec = .testTone()) -> MediaConfiguration {
-    MediaConfiguration(parameters: ConnectParameters(videoCallEnabled: videoEnabled, videoWidth: 320, videoHeight: 240,
+    MediaConfiguration(parameters: MediaParameters(videoCallEnabled: videoEnabled, videoWidth: 320, videoHeight: 240,
                                                      videoMaxBitrate: bitrate, videoCodec: codec, noAudioProcessing: true),
                        video: video, audio: audio,
                        receiveVideo: .renderer(name: "remote_video"), receiveAudio: .audioSamples(name: "remote_audio"))

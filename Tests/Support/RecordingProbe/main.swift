@@ -26,7 +26,7 @@ let formatName = arguments.dropFirst(2).first ?? "matroska"
 guard let format = RecordingFormat(rawValue: formatName) else { fail("unknown format \(formatName)") }
 
 func media(pattern: String) -> MediaConfiguration {
-    MediaConfiguration(parameters: ConnectParameters(videoCallEnabled: true, videoWidth: 320, videoHeight: 240,
+    MediaConfiguration(parameters: MediaParameters(videoCallEnabled: true, videoWidth: 320, videoHeight: 240,
                                                      videoCodec: codec, noAudioProcessing: true),
                        video: .single(.testPattern(pattern: pattern)), audio: .testTone())
 }

@@ -1,31 +1,16 @@
-/// The knobs of one WebRTC connection, exactly as the seed SDK's `ConnectParameters` names them,
-/// with the same defaults, so `videoCall.connect(parameters:)` code ports unchanged.
+/// What the pipeline compiler needs to know of a call's media: codecs, sizes, rates, bitrates and
+/// audio processing, nothing about signaling or the call's behaviour. The SDK's
+/// `MediaParameters` (the seed's names and defaults, in `ECV`) carries one and adds the rest.
 ///
-/// Declaration order follows the seed's list except for `additionalHeaders`, which is declared
-/// **last**: Swift requires arguments in declaration order, and the seed's own example passes
-/// `additionalHeaders:` after `videoCodec:`. Declaring it last makes that example compile and
-/// lets headers follow any other argument.
-///
-/// Units: timeouts in milliseconds, bitrates in kbit/s (as in the seed), sizes in pixels.
-/// `0` means "default" for `videoFps`, `videoMaxBitrate` and `audioStartBitrate`; the effective
-/// values are `effectiveVideoFps` and `effectiveVideoMaxBitrateKbps`.
-public struct ConnectParameters: Sendable, Equatable {
-    // Connection & signaling
-    /// Overall connection attempt timeout (ms).
-    public var connectionTimeout: Int
-    /// HTTP connect timeout for `/join` (ms).
-    public var joinHttpConnectTimeout: Int
-    /// HTTP read timeout for `/join` (ms).
-    public var joinHttpReadTimeout: Int
-
-    // Media control & behaviour
+/// Units: bitrates in kbit/s (as in the seed), sizes in pixels. `0` means "default" for
+/// `videoFps`, `videoMaxBitrate` and `audioStartBitrate`; the effective values are
+/// `effectiveVideoFps` and `effectiveVideoMaxBitrateKbps`. The defaults are the seed's.
+public struct MediaParameters: Sendable, Equatable {
     /// False for an audio-only call: the send graph then has no video branch at all.
     public var videoCallEnabled: Bool
     /// Play far-end audio on the speaker; when false, far-end audio is decoded but discarded
     /// (in real time, so echo cancellation and timing stay right).
     public var useSpeakerPhone: Bool
-    public var autoHandleCameraSwitch: Bool
-    public var autoHandleHoldSideEffects: Bool
 
     // Video
     public var videoWidth: Int
@@ -55,44 +40,12 @@ public struct ConnectParameters: Sendable, Equatable {
     /// Carried into `PipelineGraph.tracing`; the runtime then enables GStreamer's latency tracer.
     public var tracing: Bool
 
-    // Data channel
-    /// The text channel for HOLD/FLASH commands; nil = no text channel.
-    public var textChannelConfig: DataChannelConfig?
-
-    // Declared last on purpose (see the type's doc comment).
-    /// Extra HTTP headers for `/join` and the signaling WebSocket handshake.
-    public var additionalHeaders: [String: String]
-
-    public init(
-        connectionTimeout: Int = 10000,
-        joinHttpConnectTimeout: Int = 3000,
-        joinHttpReadTimeout: Int = 3000,
-        videoCallEnabled: Bool = true,
-        useSpeakerPhone: Bool = true,
-        autoHandleCameraSwitch: Bool = true,
-        autoHandleHoldSideEffects: Bool = true,
-        videoWidth: Int = 480,
-        videoHeight: Int = 640,
-        videoFps: Int = 0,
-        videoMaxBitrate: Int = 0,
-        videoCodec: String = "VP8",
-        videoCodecHwAcceleration: Bool = true,
-        audioCodec: String = "OPUS",
-        audioStartBitrate: Int = 0,
-        noAudioProcessing: Bool = false,
-        disableBuiltInAEC: Bool = false,
-        disableBuiltInNS: Bool = false,
-        tracing: Bool = false,
-        textChannelConfig: DataChannelConfig? = DataChannelConfig.defaultTextChannel,
-        additionalHeaders: [String: String] = [:]
-    ) {
-        self.connectionTimeout = connectionTimeout
-        self.joinHttpConnectTimeout = joinHttpConnectTimeout
-        self.joinHttpReadTimeout = joinHttpReadTimeout
+    public init(videoCallEnabled: Bool = true, useSpeakerPhone: Bool = true, videoWidth: Int = 480, videoHeight: Int = 640,
+                videoFps: Int = 0, videoMaxBitrate: Int = 0, videoCodec: String = "VP8", videoCodecHwAcceleration: Bool = true,
+                audioCodec: String = "OPUS", audioStartBitrate: Int = 0, noAudioProcessing: Bool = false,
+                disableBuiltInAEC: Bool = false, disableBuiltInNS: Bool = false, tracing: Bool = false) {
         self.videoCallEnabled = videoCallEnabled
         self.useSpeakerPhone = useSpeakerPhone
-        self.autoHandleCameraSwitch = autoHandleCameraSwitch
-        self.autoHandleHoldSideEffects = autoHandleHoldSideEffects
         self.videoWidth = videoWidth
         self.videoHeight = videoHeight
         self.videoFps = videoFps
@@ -105,12 +58,10 @@ public struct ConnectParameters: Sendable, Equatable {
         self.disableBuiltInAEC = disableBuiltInAEC
         self.disableBuiltInNS = disableBuiltInNS
         self.tracing = tracing
-        self.textChannelConfig = textChannelConfig
-        self.additionalHeaders = additionalHeaders
     }
 }
 
-extension ConnectParameters {
+extension MediaParameters {
     /// The frame rate used when `videoFps` is 0, as the seed's "Defaults to ~30".
     public static let defaultVideoFps = 30
 
