@@ -23,9 +23,10 @@ public struct ConnectParameters: Sendable, Equatable {
     // Behaviour
     /// Photo mode (`TAKE_PHOTO_ON`) switches to the back source, and back after.
     public var autoHandleCameraSwitch: Bool
-    /// HOLD mutes local media and PICKUP restores it; with `ECVSdkConfiguration`'s flag of the
-    /// same name (the Danamon guide's home for it), both must allow it.
-    public var autoHandleHoldSideEffects: Bool
+    /// HOLD mutes local media and PICKUP restores it. The setting's home is
+    /// `ECVSdkConfiguration.autoHandleHoldSideEffects` (true by default, as both guides say);
+    /// this is the call's own choice over it, nil (the default) leaving it to the configuration.
+    public var autoHandleHoldSideEffects: Bool?
 
     /// What the media pipeline is compiled from; the properties below read and write it.
     public var media: MediaParameters
@@ -45,7 +46,7 @@ public struct ConnectParameters: Sendable, Equatable {
         videoCallEnabled: Bool = true,
         useSpeakerPhone: Bool = true,
         autoHandleCameraSwitch: Bool = true,
-        autoHandleHoldSideEffects: Bool = true,
+        autoHandleHoldSideEffects: Bool? = nil,
         videoWidth: Int = 480,
         videoHeight: Int = 640,
         videoFps: Int = 0,
@@ -74,6 +75,11 @@ public struct ConnectParameters: Sendable, Equatable {
         self.textChannelConfig = textChannelConfig
         self.additionalHeaders = additionalHeaders
     }
+}
+
+extension ConnectParameters {
+    /// Whether HOLD mutes local media: this call's choice, else the SDK configuration's.
+    package func holdSideEffects(configured: Bool) -> Bool { autoHandleHoldSideEffects ?? configured }
 }
 
 /// The seed's media fields, kept in `media` (see `MediaParameters` for what each means).

@@ -23,6 +23,8 @@ public struct ECVSdkConfiguration: Sendable {
     /// Queue-info endpoint path or URL; `?rtcId=` is appended unless it already has a query.
     public var queueInfoEndpoint: String
     /// Mute local media while the agent holds the call, restoring the previous state on pickup.
+    /// The setting's home; a call's `ConnectParameters.autoHandleHoldSideEffects` can choose
+    /// otherwise for that call.
     public var autoHandleHoldSideEffects: Bool
 
     /// ICE servers used in addition to those of the join answer (the answer's come first).

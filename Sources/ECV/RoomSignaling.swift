@@ -66,11 +66,17 @@ package final class RoomSignaling: Sendable {
     package let room: String
     package let options: Options
     private let http: HTTPClient
-    private let joined = Locked<JoinParameters?>(nil)
-    private let socket = Locked<WebSocketConnection?>(nil)
-    private let outbox = Locked<(registered: Bool, pending: [ECVProtocol.SignalingMessage])>((false, []))
+    /// The participant's one state: the join answer, the socket and its reader, and what waits
+    /// for the registration.
+    private struct State {
+        var joined: JoinParameters?
+        var socket: WebSocketConnection?
+        var reader: Task<Void, Never>?
+        var registered = false
+        var pending: [ECVProtocol.SignalingMessage] = []
+    }
+    private let state = Locked(State())
     private let broadcaster = Broadcaster<RoomSignalingEvent>()
-    private let reader = Locked<Task<Void, Never>?>(nil)
     /// `options.headers` plus the credential header.
     private let requestHeaders: HTTPHeaders
     private let tls: TLSSettings
@@ -88,7 +94,7 @@ package final class RoomSignaling: Sendable {
     }
 
     /// The parameters of the join answer, once joined.
-    package var parameters: JoinParameters? { joined.value }
+    package var parameters: JoinParameters? { state.value.joined }
 
     /// Everything the socket delivers from now on.
     package func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
@@ -110,7 +116,7 @@ package final class RoomSignaling: Sendable {
         switch answer.result {
         case .success:
             guard let parameters = answer.params else { throw .join(url: url, reason: "SUCCESS without params") }
-            joined.withLock { $0 = parameters }
+            state.withLock { $0.joined = parameters }
             return parameters
         case .full:
             throw .roomFull(room: room)
@@ -121,7 +127,7 @@ package final class RoomSignaling: Sendable {
 
     /// Opens the collider WebSocket (with the configured headers on the handshake).
     package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
-        guard let parameters = joined.value else { throw .notJoined }
+        guard let parameters = state.value.joined else { throw .notJoined }
         let url = options.signalingUrl.map { ECVAPI.webSocketBase(ECVAPI.url(base: $0, path: ECVAPI.signalingSocket)) }
             ?? parameters.wssUrl
         let connection: WebSocketConnection
@@ -132,7 +138,6 @@ package final class RoomSignaling: Sendable {
         } catch {
             throw .socket(url: url, reason: error.description)
         }
-        socket.withLock { $0 = connection }
         let broadcaster = self.broadcaster
         let reading = Task {
             for await event in connection.events {
@@ -152,32 +157,34 @@ package final class RoomSignaling: Sendable {
                 }
             }
         }
-        reader.withLock { $0 = reading }
+        state.withLock { state in
+            state.socket = connection
+            state.reader = reading
+        }
     }
 
     /// Registers the socket for this room and client; messages sent before are flushed after.
     package func register() throws(RoomSignalingError) {
-        guard let parameters = joined.value, let connection = socket.value else { throw .notJoined }
+        guard let parameters = state.value.joined, let connection = state.value.socket else { throw .notJoined }
         do {
             try connection.send(text: ECVJSON.encodeString(ColliderCommand.register(roomId: parameters.roomId, clientId: parameters.clientId)))
         } catch {
             throw .socket(url: connection.url, reason: "register: \(error)")
         }
-        let pending = outbox.withLock { state in
+        // Under the lock, so a message sent meanwhile cannot overtake the ones that waited.
+        state.withLock { state in
             state.registered = true
-            defer { state.pending = [] }
-            return state.pending
+            for message in state.pending { transmit(message, on: connection) }
+            state.pending = []
         }
-        for message in pending { transmit(message, on: connection) }
     }
 
-    /// Sends a payload to the other participant (queued until registered).
+    /// Sends a payload to the other participant (queued until registered), in the order of the calls.
     package func send(_ message: ECVProtocol.SignalingMessage) {
-        let connection: WebSocketConnection? = outbox.withLock { state in
-            guard state.registered else { state.pending.append(message); return nil }
-            return socket.value
+        state.withLock { state in
+            guard state.registered, let connection = state.socket else { state.pending.append(message); return }
+            transmit(message, on: connection)
         }
-        if let connection { transmit(message, on: connection) }
     }
 
     private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection) {
@@ -192,7 +199,7 @@ package final class RoomSignaling: Sendable {
 
     /// `POST /leave/<room>/<client>` (best effort).
     package func leave() async {
-        guard let parameters = joined.value else { return }
+        guard let parameters = state.value.joined else { return }
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.leavePath(room: room, client: parameters.clientId))
         do { _ = try await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders)) } catch {
             // The room forgets a participant whose socket closed anyway; the leave only makes it sooner.
@@ -211,9 +218,10 @@ package final class RoomSignaling: Sendable {
 
     /// Closes the socket; the event stream ends.
     package func close() {
+        let (socket, reader) = state.withLock { ($0.socket, $0.reader) }
         // Closing a socket the collider may already have closed: either way it is closed.
-        try? socket.value?.close(code: 1000, reason: "leaving")
-        reader.value?.cancel()
+        try? socket?.close(code: 1000, reason: "leaving")
+        reader?.cancel()
         broadcaster.finish()
     }
 }

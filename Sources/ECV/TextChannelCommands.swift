@@ -69,8 +69,8 @@ extension WebRtcConnection {
         call.emit(.TextChannelMessage, detail: text)
     }
 
-    /// Hold mutes local media only when both the SDK configuration and the connect parameters allow it.
-    var holdSideEffects: Bool { call.sdk.config.autoHandleHoldSideEffects && parameters.autoHandleHoldSideEffects }
+    /// Whether hold mutes local media: the call's `ConnectParameters` choice, else the SDK configuration's.
+    var holdSideEffects: Bool { parameters.holdSideEffects(configured: call.sdk.config.autoHandleHoldSideEffects) }
 
     /// The agent asked for the torch (`FlashOn`/`FlashOff` already raised): the app's approval, then the reply.
     private func flashRequested(on: Bool) async {

@@ -324,10 +324,10 @@ public final class VideoCall: Sendable {
     }
 
     static func endDetail(_ reason: ECVProtocol.CallEndReason?) -> String {
-        switch reason?.rawValue {
-        case "AGENT_HANGUP", "AGENT_LOST", nil: CallEndReason.remoteHangup
-        case "CALLER_HANGUP": CallEndReason.localHangup
-        case let other?: other
+        switch reason {
+        case ECVProtocol.CallEndReason.agentHangup?, ECVProtocol.CallEndReason.agentLost?, nil: CallEndReason.remoteHangup
+        case ECVProtocol.CallEndReason.callerHangup?: CallEndReason.localHangup
+        case let other?: other.rawValue
         }
     }
 
@@ -399,7 +399,7 @@ public final class VideoCall: Sendable {
     /// `CallEnded`. Ends the service reported (or a hangup already sent) are not echoed back.
     func end(_ detail: String, notifyService: Bool? = nil) {
         let serviceKnows = [CallEndReason.remoteHangup, CallEndReason.transferred, CallEndReason.localHangup].contains(detail)
-            || detail == "QUEUE_TIMEOUT" || detail == "SERVICE_SHUTDOWN"
+            || [ECVProtocol.CallEndReason.queueTimeout, .serviceShutdown].map(\.rawValue).contains(detail)
         let notify = notifyService ?? !serviceKnows
         let taken = state.withLock { state -> (waiter: (any QueueWaiter)?, connection: WebRtcConnection?, dialed: Bool)? in
             guard !state.ended else { return nil }

@@ -264,6 +264,13 @@ public final class WebRtcConnection: Sendable {
         }
     }
 
+    /// The call's media pipeline as Graphviz text (every element, pad and negotiated caps), for
+    /// diagnostics; nil before the peer runs.
+    public func pipelineDOT() async -> String? {
+        guard let peer = peerConnection else { return nil }
+        return await peer.dot
+    }
+
     /// A stats sample of the peer connection; nil before the peer runs or after it closed.
     public func stats() async -> PeerStats? {
         guard let peer = peerConnection else { return nil }

@@ -47,6 +47,18 @@ public final class AgentCall: Sendable {
     public var isConnected: Bool { state.value.connected }
     public var isEnded: Bool { state.value.ended }
 
+    /// The call's media pipeline as Graphviz text, for diagnostics; nil before the media started.
+    public func pipelineDOT() async -> String? {
+        guard let peer = peerConnection else { return nil }
+        return await peer.dot
+    }
+
+    /// What the offer/answer agreed on ("audio"/"video" → "OPUS/111", "VP8/96"); empty before.
+    public func negotiatedCodecs() async -> [String: String] {
+        guard let peer = peerConnection else { return [:] }
+        return Dictionary(uniqueKeysWithValues: await peer.negotiatedCodecs.map { ($0.key.rawValue, $0.value.description) })
+    }
+
     /// Receives the caller's decoded frames (when the bot decodes video).
     public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { state.withLock { $0.renderer = handler } }
 

@@ -27,15 +27,20 @@ final class PeerSession: Sendable {
     private let pipeline: Pipeline
     /// The DTLS certificate every transport of this webrtcbin uses (nil: GStreamer's default).
     let certificate: DTLSCertificate?
-    private let teePads: Mutex<[(tee: Element, pad: Pad)]>
-    private let receivers = Locked<[ReceiveMedia]>([])
-    /// The RTP tees in front of each incoming branch, where recorders tap incoming streams.
-    private let incomingTees = Locked<[Element]>([])
-    /// SSRC → kind of incoming streams, from webrtcbin's src pad caps when each pad appeared.
-    private let incomingKinds = Locked<[UInt: MediaKind]>([:])
-    private let connections: Mutex<[SignalConnection]>
-    /// Send outputs not linked yet: see `linkOutputs()`.
-    private let pendingOutputs = Mutex<[PendingOutput]>([])
+    /// The session's one state, behind one lock (a class, so webrtcbin's signal handlers share it).
+    private struct State {
+        /// The send graph's tee pads feeding webrtcbin.
+        var teePads: [(tee: Element, pad: Pad)] = []
+        var receivers: [ReceiveMedia] = []
+        /// The RTP tees in front of each incoming branch, where recorders tap incoming streams.
+        var incomingTees: [Element] = []
+        /// SSRC → kind of incoming streams, from webrtcbin's src pad caps when each pad appeared.
+        var incomingKinds: [UInt: MediaKind] = [:]
+        var connections: [SignalConnection] = []
+        /// Send outputs not linked yet: see `linkOutputs()`.
+        var pendingOutputs: [PendingOutput] = []
+    }
+    private let state = Locked(State())
 
     struct PendingOutput {
         var kind: MediaKind
@@ -68,8 +73,6 @@ final class PeerSession: Sendable {
             throw .setup("DTLS certificate: \(error)")
         }
         self.webrtc = webrtc
-        teePads = Mutex([])
-        connections = Mutex([])
         let media = configuration.media
         var handlers: [SignalConnection] = []
         do throws(GStreamerError) {
@@ -120,19 +123,21 @@ final class PeerSession: Sendable {
                     deliver(number, .failure("cannot attach remote data channel '\(channel.label)': \(error)"))
                 }
             })
-            let receivers = self.receivers, incomingTees = self.incomingTees, incomingKinds = self.incomingKinds
+            let state = self.state
             handlers.append(try webrtc.connect("pad-added") { arguments in
                 guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
                 do throws(PeerError) {
                     let (stream, receiver, tee) = try Self.attachIncoming(pad: pad, session: number, media: media, compiler: compiler,
                                                                           pipeline: pipeline, send: send)
                     do throws(MediaRuntimeError) {
-                        try playback.adopt(receiver) { receivers.withLock { $0.append(receiver) } }
+                        try playback.adopt(receiver) { state.withLock { $0.receivers.append(receiver) } }
                     } catch {
                         deliver(number, .failure("cannot silence far-end playback: \(error)"))
                     }
-                    incomingTees.withLock { $0.append(tee) }
-                    if let ssrc = stream.ssrc { incomingKinds.withLock { $0[ssrc] = stream.kind } }
+                    state.withLock { state in
+                        state.incomingTees.append(tee)
+                        if let ssrc = stream.ssrc { state.incomingKinds[ssrc] = stream.kind }
+                    }
                     deliver(number, .remoteStream(stream))
                 } catch {
                     deliver(number, .failure(error.description))
@@ -143,10 +148,10 @@ final class PeerSession: Sendable {
             var outputs: [PendingOutput] = []
             for (kind, tee) in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }) {
                 let teePad = try tee.requestPad("src_%u")
-                teePads.withLock { $0.append((tee, teePad)) }
+                state.withLock { $0.teePads.append((tee, teePad)) }
                 outputs.append(PendingOutput(kind: kind, tee: teePad, webrtc: try webrtc.requestPad("sink_%u")))
             }
-            pendingOutputs.withLock { $0 = outputs }
+            state.withLock { $0.pendingOutputs = outputs }
             for caps in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
                 try webrtc.addTransceiver(direction: .recvonly, caps: Caps(caps))
             }
@@ -154,7 +159,7 @@ final class PeerSession: Sendable {
             for handler in handlers { handler.cancel() }
             throw .setup(error.description)
         }
-        connections.withLock { $0 = handlers }
+        state.withLock { $0.connections = handlers }
         InstanceCounter.increment("PeerSession")
     }
 
@@ -232,38 +237,38 @@ final class PeerSession: Sendable {
     }
 
     /// The incoming branches, for controls that reach all of them.
-    var incomingBranches: [ReceiveMedia] { receivers.value }
+    var incomingBranches: [ReceiveMedia] { state.value.receivers }
 
     /// The far end's picture size, from the incoming video branch that has seen one.
-    var remotePictureSize: PictureSize? { receivers.value.lazy.compactMap(\.pictureSize).first }
+    var remotePictureSize: PictureSize? { state.value.receivers.lazy.compactMap(\.pictureSize).first }
 
     /// SSRC → kind for every stream this session sends or receives, read from pad caps.
     var ssrcKinds: [UInt: MediaKind] {
         var kinds: [UInt: MediaKind] = [:]
-        let links: [(tee: Element, pad: Pad)] = teePads.withLock { $0 }
+        let (links, incomingKinds) = state.withLock { ($0.teePads, $0.incomingKinds) }
         for pad in links.map(\.pad) {
             if let structure = pad.currentCaps?.structures.first, let ssrc = structure.uint("ssrc"),
                let kind = structure.string("media").flatMap(MediaKind.init(rawValue:)) {
                 kinds[ssrc] = kind
             }
         }
-        return kinds.merging(incomingKinds.value) { local, _ in local }
+        return kinds.merging(incomingKinds) { local, _ in local }
     }
 
     /// True once every webrtcbin sink pad we feed carries caps (an offer made before would leave
     /// that media out).
     var sendPadsHaveCaps: Bool {
-        teePads.withLock { links in links.allSatisfy { $0.pad.peer?.currentCaps != nil } }
+        state.value.teePads.allSatisfy { $0.pad.peer?.currentCaps != nil }
     }
 
     /// The media kinds this session sends, for checking that an offer includes them all.
     var sentKinds: Set<String> {
-        teePads.withLock { links in Set(links.compactMap { $0.pad.currentCaps?.structures.first?.string("media") }) }
+        Set(state.value.teePads.compactMap { $0.pad.currentCaps?.structures.first?.string("media") })
     }
 
     /// What this side sends, for deciding whether a repeated negotiation request changed anything.
     func localSignature(channels: ChannelRegistry) -> String {
-        let pads = teePads.withLock { links in links.map { $0.pad.currentCaps?.mediaType ?? "none" } }
+        let pads = state.value.teePads.map { $0.pad.currentCaps?.mediaType ?? "none" }
         return (pads + channels.localConfigs.map(\.label)).joined(separator: "|")
     }
 
@@ -271,24 +276,24 @@ final class PeerSession: Sendable {
     /// webrtcbin is up: a push into its inactive sink pads returns FLUSHING, which the tee passes
     /// upstream, and that stops the send graph's queues and live sources for good.
     func linkOutputs() throws(PeerError) {
-        let outputs = pendingOutputs.withLock { pending in defer { pending = [] }; return pending }
+        let outputs = state.withLock { state in defer { state.pendingOutputs = [] }; return state.pendingOutputs }
         for output in outputs {
             do throws(GStreamerError) { try output.tee.link(to: output.webrtc) } catch { throw .setup(error.description) }
         }
     }
 
     /// The kinds whose send output waits to be linked (an answerer's, until the offer came).
-    var pendingKinds: [MediaKind] { pendingOutputs.withLock { $0.map(\.kind) } }
+    var pendingKinds: [MediaKind] { state.value.pendingOutputs.map(\.kind) }
 
     /// Leaves `kind` out: the remote offered nothing we can send it as.
     func dropPendingOutput(_ kind: MediaKind) {
-        pendingOutputs.withLock { $0.removeAll { $0.kind == kind } }
+        state.withLock { $0.pendingOutputs.removeAll { $0.kind == kind } }
     }
 
     /// Sets the `codec-preferences` of the transceiver behind `kind`'s sink pad, before any caps
     /// reached it: webrtcbin matches the remote offer against them and answers with them.
     func setCodecPreferences(_ kind: MediaKind, _ caps: Caps) throws(GStreamerError) {
-        guard let pad = pendingOutputs.withLock({ $0.first { $0.kind == kind }?.webrtc }) else { return }
+        guard let pad = state.value.pendingOutputs.first(where: { $0.kind == kind })?.webrtc else { return }
         guard case .object(let transceiver?) = try pad.get("transceiver") else {
             throw .notSupported("webrtcbin's \(pad.name) has no transceiver")
         }
@@ -298,16 +303,14 @@ final class PeerSession: Sendable {
     /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin
     /// (so the tees keep the encoders running), incoming branches and webrtcbin removed.
     func tearDown() {
-        let handlers: [SignalConnection] = connections.withLock { state in defer { state = [] }; return state }
-        for handler in handlers { handler.cancel() }
-        let links: [(tee: Element, pad: Pad)] = teePads.withLock { state in defer { state = [] }; return state }
-        for link in links {
+        let taken = state.withLock { state in defer { state = State() }; return state }
+        for handler in taken.connections { handler.cancel() }
+        for link in taken.teePads {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }
             link.tee.releaseRequestPad(link.pad)
         }
-        let tees: [Element] = incomingTees.withLock { state in defer { state = [] }; return state }
-        for tee in tees { pipeline.stopAndRemove(tee) }
-        let incoming: [ReceiveMedia] = receivers.withLock { state in defer { state = [] }; return state }
+        for tee in taken.incomingTees { pipeline.stopAndRemove(tee) }
+        let incoming = taken.receivers
         for receiver in incoming { receiver.elements.remove(from: pipeline) }
         // GStreamer 1.22: messages webrtcbin's internals post while it is removed and stopped
         // stay queued on the pipeline bus and keep transports alive, so drop them.

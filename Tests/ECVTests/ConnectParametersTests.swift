@@ -15,7 +15,7 @@ struct ConnectParametersTests {
         #expect(parameters.videoCallEnabled)
         #expect(parameters.useSpeakerPhone)
         #expect(parameters.autoHandleCameraSwitch)
-        #expect(parameters.autoHandleHoldSideEffects)
+        #expect(parameters.autoHandleHoldSideEffects == nil, "the configuration's, true by default")
         #expect(parameters.videoWidth == 480)
         #expect(parameters.videoHeight == 640)
         #expect(parameters.videoFps == 0)
@@ -44,6 +44,14 @@ struct ConnectParametersTests {
         #expect(customConnectParams.videoCodec == "H264")
         #expect(customConnectParams.additionalHeaders == ["X-WebRTC-Auth": "webrtc_token"])
         #expect(customConnectParams.videoFps == 0)
+    }
+
+    @Test("hold side effects: the call's choice, else the configuration's")
+    func holdSideEffectsHaveOneHome() {
+        #expect(ConnectParameters().holdSideEffects(configured: true))
+        #expect(!ConnectParameters().holdSideEffects(configured: false))
+        #expect(ConnectParameters(autoHandleHoldSideEffects: true).holdSideEffects(configured: false))
+        #expect(!ConnectParameters(autoHandleHoldSideEffects: false).holdSideEffects(configured: true))
     }
 
     @Test("the media facts are the compiler's parameters, read and written through the seed's names")

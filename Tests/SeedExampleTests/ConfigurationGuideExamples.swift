@@ -119,7 +119,8 @@ func connectWithCustomParameters(videoCall: VideoCall, customConnectParams: Conn
         #expect(parameters.joinHttpConnectTimeout == 3000 && parameters.joinHttpReadTimeout == 3000)
         #expect(parameters.additionalHeaders.isEmpty)
         #expect(parameters.videoCallEnabled && parameters.useSpeakerPhone)
-        #expect(parameters.autoHandleCameraSwitch && parameters.autoHandleHoldSideEffects)
+        #expect(parameters.autoHandleCameraSwitch && parameters.autoHandleHoldSideEffects == nil,
+                "hold side effects: the configuration's unless the call says (README, Differences)")
         #expect(parameters.videoWidth == 480 && parameters.videoHeight == 640)
         #expect(parameters.videoFps == 0 && parameters.videoMaxBitrate == 0)
         #expect(parameters.videoCodec == "VP8" && parameters.videoCodecHwAcceleration)

@@ -1,4 +1,5 @@
 import ECV
+import ECVAgent
 import Foundation
 import Testing
 
@@ -28,7 +29,36 @@ func readmeCallerExample(myRenderer: some VideoRenderer) async throws {
     call.hangup()                                                          // Hangup … CallEnded(LOCAL_HANGUP)
 }
 
+// README.md, "Using the SDK": the agent-bot example, built from the ECV and ECVAgent products alone.
+func readmeAgentExample() async throws {
+    var configuration = AgentBotConfiguration(serviceUrl: "https://ecv.example.com", name: "Recorder", queues: ["TechSupport"],
+                                              parameters: ConnectParameters(videoWidth: 640, videoHeight: 480))
+    configuration.pinnedCertificates = ["sha256/<base64 of the key's SHA-256>"]
+    let bot = try AgentBot(configuration: configuration)   // throws for a pin it cannot honour
+    try await bot.connect()
+    try await bot.ready()
+    for await case .callStarted(let call) in bot.events() {  // auto-accepted (configuration.acceptPolicy)
+        Task {
+            for await event in call.events() {
+                if case .connected = event, !call.isRecording {
+                    try await call.startRecording(to: URL(fileURLWithPath: "\(call.rtcId).mkv"), layout: .pictureInPicture)
+                }
+                if case .textChannelOpen = event {
+                    try call.hold()
+                    try call.pickup()
+                    print("flash:", try await call.requestFlash(true))  // .accepted, .refused or .unavailable
+                }
+            }
+        }
+    }
+}
+
 @Suite struct ReadmeExamples {
+    /// Like the caller example, the agent example stops at its placeholder pin.
+    @Test func theAgentExampleRefusesItsPlaceholderPin() async {
+        await #expect(throws: ECVConfigurationError.self) { try await readmeAgentExample() }
+    }
+
     /// The example's own first comment: its placeholder pin is not a pin, so it stops right
     /// there, before a byte is sent.
     @Test func theCallerExampleRefusesItsPlaceholderPin() async {

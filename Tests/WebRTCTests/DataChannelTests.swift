@@ -119,6 +119,8 @@ import Testing
         try await pair.offerer.start(dataChannels: [lossy, theirs])
         let remote = await pair.offerer.openDataChannel(theirs)
         try await eventually(.seconds(15), "the adopted channel open on both sides") { ours.isOpen && remote.isOpen }
+        // The event comes through the peer's order of operations, the open state straight from the channel.
+        try await eventually(.seconds(5), "the adoption reported") { !adoptions.value.isEmpty }
         #expect(adoptions.value.map { "\($0.0)→\($0.1)" } == ["text→textchannel"])
         #expect(ours.boundLabel == "text")
         let atOurs = collect(ours, count: 1), atTheirs = collect(remote, count: 1)
