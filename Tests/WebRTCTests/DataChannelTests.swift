@@ -80,21 +80,31 @@ import Testing
         let media = testMedia(videoEnabled: false)
         let pair = PeerPair(offerer: media, answerer: media)
         let remoteChannels = Locked<[DataChannelHandle]>([])
+        // Subscribed before anything starts, so no announcement can come first.
+        let announcements = pair.answerer.events()
         let watcher = Task {
-            for await case .remoteDataChannel(let handle) in pair.answerer.events() { remoteChannels.withLock { $0.append(handle) } }
+            for await case .remoteDataChannel(let handle) in announcements { remoteChannels.withLock { $0.append(handle) } }
         }
         try await pair.start(dataChannels: [DataChannelConfig(enabled: true, label: "files")])
         try await eventually(.seconds(15), "remote channel announced") { !remoteChannels.value.isEmpty }
         let remote = try #require(remoteChannels.value.first)
         #expect(remote.label == "files")
+        let remoteEvents = remote.events()
         let bytes = Task { () -> [UInt8] in
-            for await case .binary(let data) in remote.events() { return data }
+            for await case .binary(let data) in remoteEvents { return data }
             return []
         }
         let local = await pair.offerer.openDataChannel(DataChannelConfig(enabled: true, label: "files"))
-        try await eventually(.seconds(10), "open") { local.isOpen }
-        try local.send(data: [0, 1, 2, 255])
-        #expect(try await value(of: bytes, within: .seconds(10), "the binary message") == [0, 1, 2, 255])
+        do {
+            try await eventually(.seconds(10), "open at both ends") { local.isOpen && remote.isOpen }
+            try local.send(data: [0, 1, 2, 255])
+            #expect(try await value(of: bytes, within: .seconds(10), "the binary message") == [0, 1, 2, 255])
+        } catch {
+            // A failure must not leave a running call behind for the suites after this one.
+            watcher.cancel()
+            await pair.close()
+            throw error
+        }
         watcher.cancel()
         await pair.close()
     }
@@ -106,8 +116,9 @@ import Testing
         let media = testMedia(videoEnabled: false)
         let pair = PeerPair(offerer: media, answerer: media)
         let adoptions = Locked<[(String, String)]>([])
+        let answererEvents = pair.answerer.events()
         let watcher = Task {
-            for await case .adoptedDataChannel(let remoteLabel, let configuredLabel) in pair.answerer.events() {
+            for await case .adoptedDataChannel(let remoteLabel, let configuredLabel) in answererEvents {
                 adoptions.withLock { $0.append((remoteLabel, configuredLabel)) }
             }
         }

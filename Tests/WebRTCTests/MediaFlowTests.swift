@@ -59,7 +59,8 @@ import Testing
     @Test func answererKeepsItsCodecWhenTheOfferHasIt() async throws {
         let pair = PeerPair(offerer: testMedia(codec: "H264"), answerer: testMedia(codec: "H264"))
         let answers = Locked<[String]>([])
-        let task = Task { for await case .sentAnswer(let sdp) in pair.answerer.events() { answers.withLock { $0.append(sdp) } } }
+        let answererEvents = pair.answerer.events()  // subscribed now: nothing it waits for can come first
+        let task = Task { for await case .sentAnswer(let sdp) in answererEvents { answers.withLock { $0.append(sdp) } } }
         try await pair.start()
         try await waitFor(.connected, on: pair.answerer)
         let answer = try #require(answers.value.first)

@@ -22,8 +22,9 @@ import Testing
         }
         answererBox.withLock { $0 = answerer }
         offererBox.withLock { $0 = offerer }
+        let offererEvents = offerer.events()  // subscribed now: nothing it waits for can come first
         let watcher = Task {
-            for await case .iceGatheringStateChanged(.complete) in offerer.events() { offerGathered.withLock { $0 = true }; return }
+            for await case .iceGatheringStateChanged(.complete) in offererEvents { offerGathered.withLock { $0 = true }; return }
         }
         try await answerer.start()
         try await offerer.start()
@@ -66,7 +67,8 @@ import Testing
         let channel = await pair.answerer.openDataChannel(config)
         try await waitFor(.connected, on: pair.offerer)
         try await eventually(.seconds(10), "frames before rebuild") { atAnswerer.video.count > 10 && channel.isOpen }
-        let rebuilt = Task { for await case .rebuilt(let count) in pair.answerer.events() { return count }; return 0 }
+        let answererEvents = pair.answerer.events()  // subscribed now: nothing it waits for can come first
+        let rebuilt = Task { for await case .rebuilt(let count) in answererEvents { return count }; return 0 }
         try await pair.offerer.rebuild()
         #expect(try await value(of: rebuilt, within: .seconds(15), "the answerer's rebuild") == 1, "the answerer rebuilt itself for the new offer")
         try await waitFor(.connected, on: pair.offerer)
@@ -77,7 +79,8 @@ import Testing
                 && atAnswerer.audio.count > before.2 + 50 && atOfferer.audio.count > before.3 + 50
         }
         // The same data channel handle carries on over the new webrtcbin.
-        let received = Task { for await case .text(let text) in channel.events() { return text }; return "" }
+        let channelEvents = channel.events()  // subscribed now: nothing it waits for can come first
+        let received = Task { for await case .text(let text) in channelEvents { return text }; return "" }
         let offerSide = await pair.offerer.openDataChannel(config)
         try await eventually(.seconds(10), "channel reopened") { offerSide.isOpen }
         try offerSide.send("after-rebuild")
@@ -101,7 +104,8 @@ import Testing
 
     @Test func malformedRemoteOfferIsAnErrorNotACrash() async throws {
         let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
-        let errors = Task { for await case .error(let message) in pair.answerer.events() { return message }; return "" }
+        let answererEvents = pair.answerer.events()  // subscribed now: nothing it waits for can come first
+        let errors = Task { for await case .error(let message) in answererEvents { return message }; return "" }
         try await pair.answerer.start()
         await pair.answerer.receive(.offer(sdp: "this is not SDP"))
         #expect(try await value(of: errors, within: .seconds(10), "an error for the malformed offer").contains("SDP"))
