@@ -74,18 +74,22 @@ final class RendererFeed: Sendable {
 
     func attach(_ sink: AppSink) {
         sink.setSampleHandler { [weak self] sample in
-            guard let self, let info = sample.videoInfo else { return }
+            guard let self else { return }
             let now = ContinuousClock.now
+            // The caps are parsed only when someone renders, and otherwise once per rate window:
+            // this runs on the streaming thread for every frame.
+            let needsInfo = self.state.withLock { $0.renderer != nil && $0.enabled || $0.measurement.frames % Self.rateWindow == 0 }
+            let info = needsInfo ? sample.videoInfo : nil
             let (target, sizeChanged) = self.state.withLock { state -> ((any VideoRenderer)?, Bool) in
                 state.measurement.frames += 1
-                state.measurement.size = (info.width, info.height)
+                if let info { state.measurement.size = (info.width, info.height) }
                 state.arrivals.append(now)
                 if state.arrivals.count > Self.rateWindow + 1 { state.arrivals.removeFirst() }
                 if let first = state.arrivals.first, state.arrivals.count > 1 {
                     let seconds = Double((now - first).nanoseconds) / 1e9
                     state.measurement.framesPerSecond = seconds > 0 ? Double(state.arrivals.count - 1) / seconds : nil
                 }
-                guard state.enabled, let renderer = state.renderer else { return (nil, false) }
+                guard state.enabled, let renderer = state.renderer, let info else { return (nil, false) }
                 let changed = state.toldSize.map { $0 != (info.width, info.height) } ?? true
                 state.toldSize = (info.width, info.height)
                 return (renderer, changed)
