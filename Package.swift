@@ -12,6 +12,7 @@
 //   ECVProtocol                     the wire protocol's types (REST, signaling, data channel)
 //   ECV                             the public SDK of the seeds
 //   ECVService, ECVAgent            the reference backend and headless agent bots
+//   EnQualify                       the identity-verification (EnQualify VideoCall) facade on ECV
 //   ecv                             the CLI
 import PackageDescription
 
@@ -30,6 +31,7 @@ let package = Package(
         .library(name: "ECV", targets: ["ECV"]),
         .library(name: "ECVAgent", targets: ["ECVAgent"]),
         .library(name: "ECVService", targets: ["ECVService"]),
+        .library(name: "EnQualify", targets: ["EnQualify"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .executable(name: "ecv", targets: ["ecv"]),
     ],
@@ -58,7 +60,8 @@ let package = Package(
         .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
         .target(name: "ECVAgent", dependencies: ["GLibCore", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
                 swiftSettings: strict),
-        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "MediaPipeline", "MediaRuntime", "GStreamer"],
+        .target(name: "EnQualify", dependencies: ["GLibCore", "ECV", "ECVProtocol"], swiftSettings: strict),
+        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "MediaPipeline", "MediaRuntime", "GStreamer"],
                           swiftSettings: strict),
         // Benchmarks (programs, not tests: `make bench`)
         .target(name: "BenchmarkSupport", dependencies: ["GLibCore", "GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),
@@ -92,6 +95,8 @@ let package = Package(
         // importing only the ECV and ECVAgent products.
         .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent"], swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "EnQualifyTests", dependencies: ["GLibCore", "ECVTestSupport", "EnQualify", "ECV", "ECVService", "ECVAgent",
+                                                          "ECVProtocol"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",
                                                         "MediaRuntime", "GStreamer"], swiftSettings: strict),

@@ -15,7 +15,7 @@ public final class AgentCall: Sendable {
     /// The end reason of a call whose caller left the room (`bye`) before the service said why.
     public static let callerLeft = "CALLER_LEFT"
     /// Weak: a call's tasks (a late `bye`, the service's end) may outlive the bot that took it.
-    private weak let bot: AgentBot?
+    weak let bot: AgentBot?
     private let broadcaster = Broadcaster<AgentCallEvent>()
 
     private struct State {

@@ -8,6 +8,9 @@ import Foundation
 /// Steps: `wait Ns` · `hold` / `hold Ns` (hold, then wait) · `pickup` · `flash on|off` (waits for the
 /// caller's answer) · `take photo` (on, 2 s, off) / `take photo on|off` · `status audio|video
 /// muted|unmuted` · `say TEXT` · `transfer QUEUE` / `transfer agent:ID` · `hangup` / `hangup after Ns`.
+/// Identity verification (EnQualify): `ocr retry` / `face retry` / `nfc retry` (waits for the
+/// customer's outcome) · `verdict RESULT "reason"` (posts the verdict, e.g. `verdict APPROVED "documents match"`;
+/// the reason cannot contain a comma).
 public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
     public enum Step: Sendable, Equatable {
         case wait(Duration)
@@ -19,6 +22,8 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
         case say(String)
         case transfer(TransferTarget)
         case hangup(after: Duration?)
+        case retry(VerificationCommand.VerificationStep)
+        case verdict(result: String, reason: String)
     }
 
     public let steps: [Step]
@@ -50,6 +55,17 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
         case "transfer" where rest.count == 1:
             let target = rest[0]
             return .transfer(target.lowercased().hasPrefix("agent:") ? .agent(String(target.dropFirst(6))) : .queue(target))
+        case "ocr" where lower == ["retry"]: return .retry(.ocr)
+        case "face" where lower == ["retry"]: return .retry(.face)
+        case "nfc" where lower == ["retry"]: return .retry(.nfc)
+        case "verdict" where !rest.isEmpty:
+            let result = rest[0].uppercased()
+            guard (1...32).contains(result.count), result.allSatisfy({ ("A"..."Z").contains($0) || $0 == "_" }) else {
+                throw .invalid(step: raw.trimmingCharacters(in: .whitespaces), reason: "the verdict must be 1-32 of A-Z and _, e.g. APPROVED")
+            }
+            var reason = rest.dropFirst().joined(separator: " ")
+            if reason.count >= 2, reason.hasPrefix("\""), reason.hasSuffix("\"") { reason = String(reason.dropFirst().dropLast()) }
+            return .verdict(result: result, reason: reason)
         case "hangup" where rest.isEmpty: return .hangup(after: nil)
         case "hangup" where lower.count == 2 && lower[0] == "after": return .hangup(after: try duration(rest[1], in: raw))
         default: throw .invalid(step: raw.trimmingCharacters(in: .whitespaces), reason: "unknown step")
@@ -100,6 +116,13 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
                 case .transfer(let target):
                     report("transfer to \(target.description)")
                     try await call.transfer(to: target)
+                case .retry(let step):
+                    report("\(step.rawValue) requested")
+                    let answer = try await call.requestRetry(step)
+                    report("\(step.rawValue): customer answered \(answer)")
+                case .verdict(let result, let reason):
+                    report("verdict \(result) \"\(reason)\"")
+                    try await call.postVerdict(result: result, description: reason)
                 case .hangup(let after):
                     if let after { try await Task.sleep(for: after) }
                     report("hangup")

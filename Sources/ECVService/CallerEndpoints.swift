@@ -21,7 +21,7 @@ extension ServiceRouter {
         if let refusal = admitCallRequest(request, "DialEx") { return refusal }
         let dial: DialExRequest
         do {
-            dial = try ECVJSON.decode(DialExRequest.self, from: Data(request.body))
+            dial = core.verification.withSessionPriority(try ECVJSON.decode(DialExRequest.self, from: Data(request.body)))
         } catch {
             core.log.record(.rest, "DialEx refused: \(error)")
             return .badRequest(error)

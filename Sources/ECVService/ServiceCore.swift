@@ -14,6 +14,8 @@ final class ServiceCore: Sendable {
     let timer: DeadlineTimer
     let callQuota: AddressQuota
     let presence: CallerPresence
+    /// The identity-verification back office (docs/protocol.md §6).
+    let verification: VerificationBackOffice
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
         if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
@@ -21,6 +23,7 @@ final class ServiceCore: Sendable {
         let log = ServiceEventLog(capacity: configuration.logCapacity, handler: configuration.logHandler)
         let presence = CallerPresence(timeout: configuration.callerLossTimeout, clock: configuration.clock.acdClock)
         self.presence = presence
+        verification = VerificationBackOffice(configuration: configuration.verification, clock: configuration.clock.acdClock)
         let queueSockets = QueueSocketHub(log: log, presence: presence)
         let agentSockets = AgentSocketHub(log: log)
         let rooms = RoomHub(log: log, limits: configuration.limits, presence: presence)

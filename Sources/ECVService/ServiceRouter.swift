@@ -20,13 +20,15 @@ final class ServiceRouter: Sendable {
 
     /// Path segments that name endpoints; the collider's HTTP side (`/<room>/<client>`) is
     /// everything else with two segments.
-    private static let reservedFirstSegments: Set<String> = ["api", "agent", "join", "message", "leave", "r", "ws"]
+    private static let reservedFirstSegments: Set<String> = ["api", "agent", "join", "message", "leave", "r", "ws", "kyc"]
 
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch segments.first {
         case "api":
             return await api(segments, request)
+        case "kyc":
+            return await verification(segments, request)
         case "agent" where segments.count == 3 && segments[1] == "api":
             return await agentAPI(segments[2], request)
         case "join" where segments.count >= 2:

@@ -1,0 +1,330 @@
+import ECV
+import ECVProtocol
+import Foundation
+import GLibCore
+
+extension EnQualifyVideoCall {
+    /// Starts the verification call (headless: renderers instead of a view controller): links it
+    /// to the session (`integrationAddCompleted`), dials the back office's queue, connects the
+    /// media once an agent answers (`callStarted`). Later failures are `integrationAddFailed`,
+    /// `sessionRoomFailed` (room or signalling) or `videoCallFailed(error:)`.
+    ///
+    /// - Throws: `.notInitialized` before `initializeCompleted`; `.callAlreadyStarted` when this
+    ///   session's call is under way or over.
+    public func startVideoCall(remoteVideoRenderer: (any VideoRenderer)? = nil, localVideoRenderer: (any VideoRenderer)? = nil,
+                               videoSource: VideoInputs? = nil) throws(EnQualifyError) {
+        let prepared: Result<(ECVSdk, BackOfficeClient, String, String, VerificationSettings, SessionModelVideoCall, Task<Void, Never>?, Int),
+                             EnQualifyError> = state.withLock { state in
+            switch state.phase {
+            case .idle, .initializing: return .failure(.notInitialized)
+            case .calling, .callEnded: return .failure(.callAlreadyStarted)
+            case .ready: break
+            }
+            guard let sdk = state.callSdk, let office = state.backOffice, let token = state.token, let id = state.sessionId,
+                  let settings = state.settings, let model = state.sessionModel else { return .failure(.notInitialized) }
+            state.phase = .calling(live: false)
+            state.retriesUsed = [:]
+            state.lastAgentRequest = .none
+            return .success((sdk, office, token, id, settings, model, state.sessionUpdate, state.generation))
+        }
+        let (sdk, office, token, sessionId, settings, model, update, generation) = try prepared.get()
+        Task {
+            await update?.value
+            await self.runCall(sdk: sdk, office: office, token: token, sessionId: sessionId, settings: settings, model: model,
+                               generation: generation, renderers: (remoteVideoRenderer, localVideoRenderer), videoSource: videoSource)
+        }
+    }
+
+    private func runCall(sdk: ECVSdk, office: BackOfficeClient, token: String, sessionId: String, settings: VerificationSettings,
+                         model: SessionModelVideoCall, generation: Int, renderers: ((any VideoRenderer)?, (any VideoRenderer)?),
+                         videoSource: VideoInputs?) async {
+        func abandon(_ message: String, _ deliver: @escaping @Sendable (any EnQualifyVideoCallDelegate) -> Void) {
+            state.withLock { if $0.generation == generation { $0.phase = .callEnded } }
+            tell(failure: message, deliver)
+        }
+        guard let call = await sdk.createVideoCall(), !call.rtcId.isEmpty, !call.isEnded else {
+            return abandon("the call could not be created") { $0.videoCallFailed(error: "the ECV service gave no call id") }
+        }
+        let events = call.events()
+        let kept = state.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            state.call = call
+            return true
+        }
+        guard kept else { call.hangup(); return }
+        do {
+            _ = try await office.send("POST", VerificationAPI.integrationAdd, token: token,
+                                      body: IntegrationAddRequest(sessionId: sessionId, rtcId: call.rtcId), as: VerificationStatusResponse.self)
+        } catch {
+            call.hangup()
+            return abandon("integration add failed: \(error)") { $0.integrationAddFailed(errorMessage: error.description) }
+        }
+        tell { $0.integrationAddCompleted() }
+        let watcher = Task { await self.watch(events, call: call, generation: generation) }
+        let (hearing, visually) = state.withLock { ($0.hearingImpaired, $0.visuallyImpaired) }
+        var attributes = ["reference": model.reference, "callType": model.callType]
+        if let identityType = model.identityType { attributes["identityType"] = identityType }
+        let dial = DialCallParameters(callerName: model.displayName, attributes: attributes, queue: settings.queue,
+                                      acdAttributes: [VerificationAPI.sessionAttribute: sessionId,
+                                                      ACDAttributeKey.hearingImpaired: hearing ? "true" : "false",
+                                                      ACDAttributeKey.visuallyImpaired: visually ? "true" : "false"])
+        await call.start(dialCallParameters: dial)
+        guard await call.agentConnected?.value == true else { return await watcher.value }
+        let parameters = ConnectParameters(videoWidth: settings.videoWidth, videoHeight: settings.videoHeight,
+                                           videoCodec: settings.videoCodec.uppercased(), noAudioProcessing: true)
+        guard let connection = call.connect(parameters: parameters) else { return await watcher.value }
+        connection.remoteVideoRenderer = renderers.0
+        connection.localVideoRenderer = renderers.1
+        if let videoSource { connection.videoSource = videoSource }
+        connection.flashlightHandler = TorchBridge(owner: self, approvalTimeout: .milliseconds(settings.flashApprovalTimeoutMs))
+        state.withLock { if $0.generation == generation { $0.connection = connection } }
+        await connection.startRoom()
+        await watcher.value
+    }
+
+    /// The call's events, in order: connection, agent texts, errors, the end.
+    private func watch(_ events: AsyncStream<VideoCallEvent>, call: VideoCall, generation: Int) async {
+        var started = false
+        var roomFailure = false
+        var failure: String?
+        for await event in events {
+            switch event.type {
+            case .WebRtcConnected where !started:
+                started = true
+                state.withLock { if $0.generation == generation { $0.phase = .calling(live: true) } }
+                tell { $0.callStarted() }
+            case .TextChannelMessage:
+                if let command = VerificationCommand(parsing: event.detail ?? "") { await received(command) }
+            case .Error:
+                let name = event.data["name"] ?? ""
+                if name == ErrorName.JOIN_ROOM_FAILED.rawValue || name == ErrorName.SIGNALING_FAILED.rawValue { roomFailure = true }
+                failure = failure ?? "\(name): \(event.detail ?? "")"
+            case .CallEnded:
+                let pending = state.withLock { state -> PendingTorch? in
+                    if state.generation == generation { state.phase = .callEnded; state.connection = nil }
+                    defer { state.pendingTorch = nil }
+                    return state.pendingTorch
+                }
+                pending?.reply.resolve(.success(false))
+                guard started else {
+                    let message = failure ?? "the call ended before it connected (\(event.detail ?? "no reason"))"
+                    if roomFailure { tell(failure: message) { $0.sessionRoomFailed() } } else { tell(failure: message) { $0.videoCallFailed(error: message) } }
+                    return
+                }
+                tell { $0.hangupConfirmation() }
+                await fetchResult(afterEnd: true)
+            default:
+                break
+            }
+        }
+    }
+
+    /// A verification command from the agent.
+    private func received(_ command: VerificationCommand) async {
+        switch command {
+        case .retryRequest(let step):
+            let event: AgentRequestEvent = switch step {
+            case .ocr: .ocrRetry
+            case .face: .faceRetry
+            case .nfc: .nfcRetry
+            }
+            announce(event)
+        case .callResultReady:
+            announce(.callResult)
+            await fetchResult(afterEnd: false)
+        case .retryOutcome:
+            break // the customer's own kind of message, echoed or misdirected: nothing to do
+        }
+    }
+
+    /// `agentRequest(event:lastEvent:)`, remembering the request as the next one's `lastEvent`.
+    func announce(_ event: AgentRequestEvent) {
+        let last = state.withLock { state in defer { state.lastAgentRequest = event }; return state.lastAgentRequest }
+        tell { $0.agentRequest(event: event, lastEvent: last) }
+    }
+
+    /// The verdict from the back office, delivered once: `callResultCompleted`, or after the
+    /// call's end without one, `callResultFailed`.
+    private func fetchResult(afterEnd: Bool) async {
+        let request: (BackOfficeClient, String, String)? = state.withLock { state in
+            guard state.result == nil, let office = state.backOffice, let token = state.token, let id = state.sessionId else { return nil }
+            return (office, token, id)
+        }
+        guard let (office, token, id) = request else { return }
+        do {
+            let answer = try await office.get(VerificationAPI.callResult, query: BackOfficeClient.query(sessionId: id), token: token,
+                                              as: CallResultResponse.self)
+            let result = EnQualifyCallResult(result: answer.result, description: answer.description, reference: answer.reference)
+            let first = state.withLock { state -> Bool in
+                guard state.result == nil else { return false }
+                state.result = result
+                return true
+            }
+            if first { tell { $0.callResultCompleted(result: result.result, description: result.description, reference: result.reference) } }
+        } catch {
+            if afterEnd { tell(failure: "call result failed: \(error)") { $0.callResultFailed() } }
+        }
+    }
+
+    // MARK: During the call
+
+    /// The live call's connection, or `.notInCall`.
+    func liveConnection() throws(EnQualifyError) -> WebRtcConnection {
+        let connection = state.withLock { state -> WebRtcConnection? in
+            guard case .calling(live: true) = state.phase else { return nil }
+            return state.connection
+        }
+        guard let connection else { throw .notInCall }
+        return connection
+    }
+
+    /// The customer agrees to repeat the OCR step: the agent is told (`OCR_RETRY|STARTED`), the
+    /// call's camera pauses for the step (`backToVideoCall()` resumes it), and `ocrRetryRequested`
+    /// follows. Report the step's outcome with `retryCompleted(kind: .ocr, success:)`.
+    ///
+    /// - Throws: `.notInCall` outside an active video call; `.retryLimitReached` past the back
+    ///   office's limit (the agent is told `LIMIT_REACHED`).
+    public func ocrRetry() throws(EnQualifyError) {
+        try beginRetry(.ocr)
+        tell { $0.ocrRetryRequested() }
+    }
+
+    /// As `ocrRetry()`, for the face step: `faceRetryRequested` follows.
+    public func faceRetry() throws(EnQualifyError) {
+        try beginRetry(.face)
+        tell { $0.faceRetryRequested() }
+    }
+
+    private func beginRetry(_ kind: VerificationRetryKind) throws(EnQualifyError) {
+        let connection = try liveConnection()
+        let step = Self.step(kind)
+        let limit = state.withLock { state -> Int? in
+            let limit = kind == .face ? state.settings?.maxFaceRetries ?? 0 : state.settings?.maxOcrRetries ?? 0
+            let used = state.retriesUsed[kind, default: 0]
+            guard used < limit else { return limit }
+            state.retriesUsed[kind] = used + 1
+            return nil
+        }
+        if let limit {
+            connection.sendTextMessage(VerificationCommand.retryOutcome(step, .limitReached, detail: nil).text)
+            throw .retryLimitReached(kind, limit: limit)
+        }
+        connection.sendTextMessage(VerificationCommand.retryOutcome(step, .started, detail: nil).text)
+        connection.setVideoEnabled(state: false)
+    }
+
+    /// The outcome of a repeated step, for the agent (`…|SUCCEEDED` / `…|FAILED`, with `detail`).
+    public func retryCompleted(kind: VerificationRetryKind, success: Bool, detail: String? = nil) throws(EnQualifyError) {
+        let connection = try liveConnection()
+        connection.sendTextMessage(VerificationCommand.retryOutcome(Self.step(kind), success ? .succeeded : .failed, detail: detail).text)
+    }
+
+    /// Back to the call after a retry step: the camera is sent again.
+    public func backToVideoCall() throws(EnQualifyError) {
+        try liveConnection().setVideoEnabled(state: true)
+    }
+
+    /// Hangs up the call, if there is one (`hangupConfirmation` follows its end).
+    public func endVideoCall() {
+        state.withLock { $0.call }?.hangup()
+    }
+
+    static func step(_ kind: VerificationRetryKind) -> VerificationCommand.VerificationStep {
+        switch kind {
+        case .ocr: .ocr
+        case .face: .face
+        case .nfc: .nfc
+        }
+    }
+
+    // MARK: Torch
+
+    /// The user's answer to the agent's `flashOpen` request; the agent hears `ACCEPTED` (and the
+    /// torch is on), `REFUSED`, or `UNAVAILABLE` when the device has no `torch`.
+    public func openTorch(isApproved: Bool) throws(EnQualifyError) { try answerTorch(.flashOpen, isApproved) }
+
+    /// The user's answer to the agent's `flashClose` request.
+    public func closeTorch(isApproved: Bool) throws(EnQualifyError) { try answerTorch(.flashClose, isApproved) }
+
+    private func answerTorch(_ event: AgentRequestEvent, _ approved: Bool) throws(EnQualifyError) {
+        _ = try liveConnection()
+        let pending = state.withLock { state -> PendingTorch? in
+            guard let pending = state.pendingTorch, pending.event == event else { return nil }
+            state.pendingTorch = nil
+            return pending
+        }
+        guard let pending else { throw .noPendingTorchRequest }
+        pending.reply.resolve(.success(approved))
+    }
+
+    /// The agent asked for the torch: `agentRequest`, then the user's answer (never assumed: no
+    /// answer within the settings' timeout refuses).
+    func askTorchApproval(turningOn: Bool, timeout: Duration) async -> Bool {
+        let event: AgentRequestEvent = turningOn ? .flashOpen : .flashClose
+        let reply = OneShot<Bool, Never>()
+        let replaced = state.withLock { state in defer { state.pendingTorch = PendingTorch(event: event, reply: reply) }; return state.pendingTorch }
+        replaced?.reply.resolve(.success(false))
+        announce(event)
+        let timer = Task {
+            try? await Task.sleep(for: timeout) // cancelled once answered: the answer decided
+            guard !Task.isCancelled else { return }
+            self.state.withLock { state in if state.pendingTorch?.reply === reply { state.pendingTorch = nil } }
+            reply.resolve(.success(false))
+        }
+        let approved = await reply.value()
+        timer.cancel()
+        return approved
+    }
+
+    // MARK: Signing
+
+    /// Sets a document for the customer to sign: `signingSetCompleted` or `signingSetFailed(error:)`.
+    public func setSigning(documentName: String, document: String) {
+        signingRequest(VerificationAPI.signingSet, { SigningSetRequest(sessionId: $0, documentName: documentName, document: document) }) {
+            $0.signingSetCompleted()
+        }
+    }
+
+    /// Records the customer's signature of the document set before: `signingCompleted` or `signingSetFailed(error:)`.
+    public func completeSigning() {
+        signingRequest(VerificationAPI.signingComplete, { SessionReference(sessionId: $0) }) { $0.signingCompleted() }
+    }
+
+    private func signingRequest<Body: Encodable & Sendable>(_ path: String, _ body: @escaping @Sendable (String) -> Body,
+                                                            done: @escaping @Sendable (any EnQualifyVideoCallDelegate) -> Void) {
+        let request: (BackOfficeClient, String, String)? = state.withLock { state in
+            guard let office = state.backOffice, let token = state.token, let id = state.sessionId else { return nil }
+            return (office, token, id)
+        }
+        guard let (office, token, id) = request else {
+            let message = "there is no session (initialize first)"
+            tell(failure: "signing failed: \(message)") { $0.signingSetFailed(error: message) }
+            return
+        }
+        Task {
+            do {
+                _ = try await office.send("POST", path, token: token, body: body(id), as: VerificationStatusResponse.self)
+                self.tell(done)
+            } catch {
+                self.tell(failure: "signing failed: \(error)") { $0.signingSetFailed(error: "\(error)") }
+            }
+        }
+    }
+}
+
+/// The ECV connection's flashlight handler for an EnQualify call: the approval is the user's
+/// answer through `openTorch`/`closeTorch`, the switch is the app's `torch`.
+struct TorchBridge: FlashlightHandler {
+    weak let owner: EnQualifyVideoCall?
+    let approvalTimeout: Duration
+
+    func approve(turningOn: Bool) async -> Bool {
+        guard let owner else { return false }
+        return await owner.askTorchApproval(turningOn: turningOn, timeout: approvalTimeout)
+    }
+
+    func setTorch(on: Bool) async -> Bool {
+        guard let torch = owner?.torch else { return false }
+        return await torch.setTorch(on: on)
+    }
+}
