@@ -12,6 +12,12 @@ public struct VerificationRetryAnswer: Sendable, Equatable, CustomStringConverti
     public var outcome: VerificationCommand.RetryOutcome?
     public var detail: String?
 
+    public init(started: Bool = false, outcome: VerificationCommand.RetryOutcome? = nil, detail: String? = nil) {
+        self.started = started
+        self.outcome = outcome
+        self.detail = detail
+    }
+
     public var description: String {
         var text = started ? "started" : "not started"
         if let outcome { text += ", \(outcome.rawValue)" } else { text += ", no outcome" }

@@ -14,7 +14,7 @@ extension ServiceRouter {
         do throws(VerificationRefusal) {
             switch (name, request.method.uppercased()) {
             case ("Token/Create", "POST"):
-                _ = try decode(TokenCreateRequest.self, request, allowEmpty: true)
+                _ = try decodeIfPresent(TokenCreateRequest.self, request)
                 response = .ecvJSON(try office.createToken(apiKey: request.headers[VerificationAPI.apiKeyHeader]))
             case ("Session/Add", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
@@ -103,9 +103,9 @@ extension ServiceRouter {
         return response
     }
 
-    private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPServerRequest, allowEmpty: Bool = false) throws(VerificationRefusal) -> T? {
-        if allowEmpty && request.body.isEmpty { return nil }
-        return try decode(type, request)
+    /// An optional body: none at all is nil, anything else must be valid.
+    private func decodeIfPresent<T: Decodable>(_ type: T.Type, _ request: HTTPServerRequest) throws(VerificationRefusal) -> T? {
+        request.body.isEmpty ? nil : try decode(type, request) as T
     }
 
     private func decode<T: Decodable>(_ type: T.Type, _ request: HTTPServerRequest) throws(VerificationRefusal) -> T {

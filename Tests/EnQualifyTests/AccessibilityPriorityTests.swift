@@ -1,0 +1,64 @@
+import ECV
+import ECVAgent
+import ECVProtocol
+import ECVService
+import ECVTestSupport
+import EnQualify
+import Foundation
+import Testing
+
+/// `setHandicappedStatus` updates the back-office session, and the service then routes that
+/// customer before one who has waited longer.
+@Suite(.serialized) struct AccessibilityPriorityTests {
+    @Test func aHearingImpairedCustomerIsOfferedFirst() async throws {
+        let backend = try await verificationBackend()
+        let first = RecordingDelegate()
+        let earlier = try await initializedCall(backend, delegate: first, reference: "REF-EARLY")
+        try earlier.startVideoCall()
+        try await eventually(.seconds(10), "the first customer queued") { backend.service.acd.snapshot().interactions.count == 1 }
+
+        let second = RecordingDelegate()
+        let impaired = try await initializedCall(backend, delegate: second, reference: "REF-HEARING")
+        impaired.setHandicappedStatus(hearing: true, visually: false)
+        try impaired.startVideoCall()
+        try await eventually(.seconds(10), "the second customer queued") { backend.service.acd.snapshot().interactions.count == 2 }
+
+        let queued = backend.service.acd.snapshot().interactions
+        let early = try #require(queued.first { $0.attributes["reference"] == "REF-EARLY" })
+        let hearing = try #require(queued.first { $0.attributes["reference"] == "REF-HEARING" })
+        #expect(early.priority == 0)
+        #expect(hearing.priority == backend.service.acd.configuration.accessibilityPriority)
+        #expect(hearing.acdAttributes[ACDAttributeKey.hearingImpaired] == "true")
+        #expect(backend.service.acd.queueInfo(rtcId: hearing.rtcId).position == 1)
+
+        // An agent who only looks at offers: the impaired customer, who came second, is offered first.
+        let bot = try await backend.agent(name: "Verifier") { $0.joinsRooms = false }
+        try await eventually(.seconds(10), "an offer") { bot.calls.count == 1 }
+        #expect(bot.calls.first?.rtcId == hearing.rtcId)
+        #expect(second.trail.contains("sessionUpdateFailed") == false)
+
+        earlier.deinitialize(deinitializeCore: true)
+        impaired.deinitialize(deinitializeCore: true)
+        await bot.logout()
+        await backend.close()
+    }
+
+    @Test func theSessionDecidesTheFlagsNotTheDial() async throws {
+        // A customer whose session says nothing cannot claim priority by naming its session in a
+        // hand-made DialEx: the back office puts the session's flags in.
+        let backend = try await verificationBackend()
+        let delegate = RecordingDelegate()
+        let call = try await initializedCall(backend, delegate: delegate, reference: "REF-PLAIN")
+        let sessionId = try #require(call.sessionId)
+        let sdk = try backend.sdk()
+        let raw = try #require(await sdk.createVideoCall())
+        await raw.start(dialCallParameters: DialCallParameters(callerName: "Claimant", acdAttributes: [
+            VerificationAPI.sessionAttribute: sessionId, ACDAttributeKey.hearingImpaired: "true"]))
+        let dialed = try #require(backend.service.acd.snapshot().interactions.first { $0.rtcId == raw.rtcId })
+        #expect(dialed.priority == 0)
+        #expect(dialed.acdAttributes[ACDAttributeKey.hearingImpaired] == "false")
+        raw.hangup()
+        call.deinitialize(deinitializeCore: true)
+        await backend.close()
+    }
+}
