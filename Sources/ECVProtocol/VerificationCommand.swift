@@ -7,7 +7,8 @@ import Foundation
 /// Rules, the same as `DataChannelCommand`'s: the message is trimmed, split on `|`, each field
 /// trimmed; the keyword and enumerated values match ASCII case-insensitively; fields beyond the
 /// ones a command defines are ignored, except a retry outcome's detail, which is the rest of the
-/// message (at most `maxDetailLength` characters, longer is cut). Text that is none of these is
+/// message on one line (CR and LF become spaces; at most `maxDetailLength` characters, longer is
+/// cut; an empty one is none). Text that is none of these is
 /// not a verification command (`init(parsing:)` returns nil), and a known keyword with an
 /// unknown value is not one either.
 public enum VerificationCommand: Sendable, Hashable, CustomStringConvertible {
@@ -56,8 +57,15 @@ public enum VerificationCommand: Sendable, Hashable, CustomStringConvertible {
             return
         }
         guard let outcome = RetryOutcome(rawValue: Self.asciiUppercased(fields[1])) else { return nil }
-        let detail = fields.count > 2 && !fields[2].isEmpty ? String(fields[2].prefix(Self.maxDetailLength)) : nil
-        self = .retryOutcome(step, outcome, detail: detail)
+        self = .retryOutcome(step, outcome, detail: fields.count > 2 ? Self.normalizedDetail(fields[2]) : nil)
+    }
+
+    /// A detail as carried: one line, trimmed, at most `maxDetailLength` characters; nil when empty.
+    static func normalizedDetail(_ text: String) -> String? {
+        let oneLine = String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
+        let cut = String(oneLine.trimmingCharacters(in: .whitespacesAndNewlines).prefix(maxDetailLength))
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        return cut.isEmpty ? nil : cut
     }
 
     /// ASCII letters upper-cased only (a non-ASCII letter never folds into a keyword).
@@ -67,16 +75,14 @@ public enum VerificationCommand: Sendable, Hashable, CustomStringConvertible {
         }))
     }
 
-    /// The text to send; a detail is cut to `maxDetailLength` and its line breaks become spaces.
+    /// The text to send; a detail is normalized as the parser does (one line, trimmed, cut).
     public var text: String {
         switch self {
         case .retryRequest(let step): return step.rawValue
         case .retryOutcome(let step, let outcome, let detail):
             let base = step.rawValue + "|" + outcome.rawValue
-            guard let detail else { return base }
-            let flat = String(detail.prefix(Self.maxDetailLength)).replacingOccurrences(of: "\n", with: " ")
-                .replacingOccurrences(of: "\r", with: " ").trimmingCharacters(in: .whitespaces)
-            return flat.isEmpty ? base : base + "|" + flat
+            guard let detail = detail.flatMap(Self.normalizedDetail) else { return base }
+            return base + "|" + detail
         case .callResultReady: return Self.callResultKeyword
         }
     }

@@ -28,6 +28,21 @@ public func fuzzREST(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     roundTrip(AgentLoginResponse.self, bytes)
     roundTrip(AgentLogoutResponse.self, bytes)
     roundTrip(RoomResponse.self, bytes)
+    // The verification back office's bodies (docs/protocol.md §6), both directions.
+    roundTrip(TokenCreateRequest.self, bytes)
+    if let token = roundTrip(TokenCreateResponse.self, bytes), token.token.isEmpty { fatalError("an empty token decoded") }
+    if let session = roundTrip(SessionAddRequest.self, bytes), session.callType.isEmpty || session.reference.isEmpty {
+        fatalError("a session without callType or reference decoded")
+    }
+    roundTrip(SessionAddResponse.self, bytes)
+    roundTrip(SessionUpdateRequest.self, bytes)
+    roundTrip(SessionReference.self, bytes)
+    roundTrip(VerificationStatusResponse.self, bytes)
+    if let settings = roundTrip(VerificationSettings.self, bytes) { _ = settings.problem }
+    roundTrip(IntegrationAddRequest.self, bytes)
+    roundTrip(SigningSetRequest.self, bytes)
+    roundTrip(CallResultPost.self, bytes)
+    roundTrip(CallResultResponse.self, bytes)
     // rtcIds travel in URL paths and queries: a valid one needs no escaping, and escaping leaves
     // no separator in anything else (short texts only: percent-encoding is slow on Linux).
     let text = String(decoding: bytes, as: UTF8.self)
