@@ -20,10 +20,15 @@ enum DemoCommand {
           --recordings DIR         where recordings go (default ./recordings)
           --codec VP8|VP9|H264     video codec (default VP8)
           --json                   NDJSON events instead of text
+          --kyc                    an identity-verification call instead (EnQualify: torch, OCR/face retry, verdict)
         """
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["json"])
+        var arguments = try Arguments(words, flags: ["json", "kyc"])
+        if arguments.flag("kyc") {
+            try arguments.finish()
+            return try await KycDemo.run()
+        }
         let directory = URL(fileURLWithPath: arguments.value("recordings") ?? "recordings")
         let codec = arguments.value("codec") ?? "VP8"
         let json = arguments.flag("json")
