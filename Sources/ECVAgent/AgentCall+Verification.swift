@@ -26,7 +26,7 @@ public struct VerificationRetryAnswer: Sendable, Equatable, CustomStringConverti
     }
 }
 
-/// The verification agent's side of an EnQualify call (docs/protocol.md §4.1, §6): process-retry
+/// The verification agent's side of an EnQualify call (docs/protocol.md §4.1, §7): process-retry
 /// requests with the customer's answers, and the verdict.
 extension AgentCall {
     /// Asks the customer to repeat `step` (`OCR_RETRY`, `FACE_RETRY`, `NFC_RETRY`) and waits for

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The identity-verification back office's REST endpoints (docs/protocol.md §6). Every path is
+/// The identity-verification back office's REST endpoints (docs/protocol.md §7). Every path is
 /// relative to the back office's base URL (EnQualify's `baseURL`); the reference service serves
 /// them next to the ECV API.
 public enum VerificationAPI {

@@ -112,7 +112,7 @@ public struct ReferenceServiceConfiguration: Sendable {
     /// How long a dialed call's caller may hold neither its queue socket nor its signaling socket
     /// without polling before the call ends with `CALLER_LOST` (docs/protocol.md §1.7).
     public var callerLossTimeout: Duration = .seconds(10)
-    /// The identity-verification back office (EnQualify; docs/protocol.md §6). Closed (no API key) by default.
+    /// The identity-verification back office (EnQualify; docs/protocol.md §7). Closed (no API key) by default.
     public var verification = VerificationBackOfficeConfiguration()
 
     public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),

@@ -14,7 +14,7 @@ final class ServiceCore: Sendable {
     let timer: DeadlineTimer
     let callQuota: AddressQuota
     let presence: CallerPresence
-    /// The identity-verification back office (docs/protocol.md §6).
+    /// The identity-verification back office (docs/protocol.md §7).
     let verification: VerificationBackOffice
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {

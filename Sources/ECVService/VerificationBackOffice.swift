@@ -2,7 +2,7 @@ import ECVProtocol
 import Foundation
 import Synchronization
 
-/// How the reference identity-verification back office behaves (docs/protocol.md §6).
+/// How the reference identity-verification back office behaves (docs/protocol.md §7).
 public struct VerificationBackOfficeConfiguration: Sendable, Equatable {
     /// The integrators' API keys `Token/Create` accepts (header `X-API-Key`). Empty: no token is
     /// ever issued (the back office is closed), never an open one.

@@ -2,7 +2,7 @@ import ECVProtocol
 import Foundation
 import Soup
 
-/// The identity-verification back office's REST endpoints (docs/protocol.md §6): `/kyc/api/<Group>/<Action>`.
+/// The identity-verification back office's REST endpoints (docs/protocol.md §7): `/kyc/api/<Group>/<Action>`.
 /// Bodies are bounded by the server's body limit and validated field by field; every refusal is
 /// the service's JSON error body naming the reason.
 extension ServiceRouter {

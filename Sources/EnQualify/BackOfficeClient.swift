@@ -8,7 +8,7 @@ struct BackOfficeFailure: Error, Sendable, CustomStringConvertible {
     var description: String { message }
 }
 
-/// The back office's REST API (docs/protocol.md §6) on the SDK's pinned API client: every request
+/// The back office's REST API (docs/protocol.md §7) on the SDK's pinned API client: every request
 /// goes out only to a server whose certificate matches the MAPI pins (when there are any).
 struct BackOfficeClient: Sendable {
     let sdk: ECVSdk

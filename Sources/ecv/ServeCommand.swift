@@ -25,7 +25,7 @@ enum ServeCommand {
           --no-attr-defaults       fill no attached data (docs/protocol.md §1.3)
           --no-caller-tokens       issue no caller tokens: anyone who knows an rtcId acts for its caller (labs only)
           --tls-cert FILE --tls-key FILE   serve HTTPS and WSS with this PEM certificate (chain) and key
-          --kyc-api-key KEY        open the identity-verification back office (/kyc/api, docs/protocol.md §6) to this key (repeatable)
+          --kyc-api-key KEY        open the identity-verification back office (/kyc/api, docs/protocol.md §7) to this key (repeatable)
           --log                    print the service's event log
         """
 

@@ -45,6 +45,19 @@ struct DocumentedExamplesTests {
         "AgentLogoutResponse": roundTrip(AgentLogoutResponse.self),
         "AgentRequest": roundTrip(AgentRequest.self),
         "AgentEvent": roundTrip(AgentEvent.self),
+        // The identity-verification back office (§7).
+        "TokenCreateRequest": roundTrip(TokenCreateRequest.self),
+        "TokenCreateResponse": roundTrip(TokenCreateResponse.self),
+        "SessionAddRequest": roundTrip(SessionAddRequest.self),
+        "SessionAddResponse": roundTrip(SessionAddResponse.self),
+        "SessionUpdateRequest": roundTrip(SessionUpdateRequest.self),
+        "SessionReference": roundTrip(SessionReference.self),
+        "VerificationStatusResponse": roundTrip(VerificationStatusResponse.self),
+        "VerificationSettings": roundTrip(VerificationSettings.self),
+        "IntegrationAddRequest": roundTrip(IntegrationAddRequest.self),
+        "SigningSetRequest": roundTrip(SigningSetRequest.self),
+        "CallResultPost": roundTrip(CallResultPost.self),
+        "CallResultResponse": roundTrip(CallResultResponse.self),
     ]
 
     @Test func documentIsReadableAndEveryJSONBlockIsTagged() throws {

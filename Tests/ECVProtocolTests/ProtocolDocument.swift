@@ -21,6 +21,8 @@ enum ProtocolDocument {
         var examples: [Example] = []
         var untaggedJSONBlockLines: [Int] = []
         var dataChannelRows: [TableRow] = []
+        /// The rows of the verification-command table (§4.1).
+        var verificationRows: [TableRow] = []
         var malformedTableLines: [Int] = []
     }
 
@@ -59,7 +61,7 @@ enum ProtocolDocument {
                     contents.untaggedJSONBlockLines.append(start)
                 }
                 pendingTag = nil
-            } else if marker(in: line, prefix: "<!-- table:") == "data-channel" {
+            } else if let table = marker(in: line, prefix: "<!-- table:"), table == "data-channel" || table == "verification-commands" {
                 index += 1
                 var rowIndex = 0
                 while index < lines.count, lines[index].hasPrefix("|") {
@@ -67,7 +69,7 @@ enum ProtocolDocument {
                     // Row 0 is the header, row 1 the separator.
                     if rowIndex >= 2 {
                         if let row = tableRow(lines[index], line: index + 1) {
-                            contents.dataChannelRows.append(row)
+                            if table == "data-channel" { contents.dataChannelRows.append(row) } else { contents.verificationRows.append(row) }
                         } else {
                             contents.malformedTableLines.append(index + 1)
                         }

@@ -28,7 +28,7 @@ public func fuzzREST(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     roundTrip(AgentLoginResponse.self, bytes)
     roundTrip(AgentLogoutResponse.self, bytes)
     roundTrip(RoomResponse.self, bytes)
-    // The verification back office's bodies (docs/protocol.md §6), both directions.
+    // The verification back office's bodies (docs/protocol.md §7), both directions.
     roundTrip(TokenCreateRequest.self, bytes)
     if let token = roundTrip(TokenCreateResponse.self, bytes), token.token.isEmpty { fatalError("an empty token decoded") }
     if let session = roundTrip(SessionAddRequest.self, bytes), session.callType.isEmpty || session.reference.isEmpty {
