@@ -1,0 +1,3 @@
+// EnQualify is a facade over the ECV call: its API names ECV's values (renderers, video sources,
+// the underlying VideoCall), so an app that imports EnQualify sees them without a second import.
+@_exported import ECV
