@@ -111,6 +111,12 @@ extension EnQualifyVideoCall {
                     if roomFailure { tell(failure: message) { $0.sessionRoomFailed() } } else { tell(failure: message) { $0.videoCallFailed(error: message) } }
                     return
                 }
+                // A call that broke off (not hung up by either side) is also a failure of the call.
+                let reason = event.detail ?? ""
+                if reason != CallEndReason.localHangup, reason != CallEndReason.remoteHangup {
+                    let message = "the call ended: \(reason)"
+                    tell(failure: message) { $0.videoCallFailed(error: message) }
+                }
                 tell { $0.hangupConfirmation() }
                 await fetchResult(afterEnd: true)
             default:

@@ -231,7 +231,7 @@ public final class EnQualifyVideoCall: Sendable {
             return (office, token, id)
         }
         guard let (office, token, id) = request else {
-            tell(failure: "session update failed: there is no session yet (initialize first)") { $0.sessionUpdateFailed() }
+            tell(failure: "session update failed: the status is set between initializeCompleted and startVideoCall") { $0.sessionUpdateFailed() }
             return
         }
         let previous = state.withLock { $0.sessionUpdate }
