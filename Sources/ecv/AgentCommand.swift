@@ -21,7 +21,8 @@ enum AgentCommand {
           --record-layout tracks|pip   separate tracks as sent (default), or one picture: the caller
                                    full-frame, this bot inset (re-encoded)
           --script "STEPS"         actions per call, e.g. "hold 2s, pickup, flash on, take photo,
-                                   transfer Billing, hangup after 20s"
+                                   transfer Billing, hangup after 20s"; identity verification: "ocr retry,
+                                   face retry, verdict APPROVED \"documents match\"" (docs/protocol.md §4.1, §7)
           --calls N                exit after N calls (default: run until Ctrl-C)
           --receive-only           send no media (a recording bot)
           --json                   one JSON object per line

@@ -103,6 +103,35 @@ import Testing
         await backend.close()
     }
 
+    @Test func anUnansweredTorchRequestIsRefusedAndTheAgentScriptReadsVerificationSteps() async throws {
+        var quick = testSettings
+        quick.flashApprovalTimeoutMs = 300
+        let backend = try await verificationBackend(settings: ["*": quick])
+        let bot = try await backend.agent(name: "Verifier")
+        let delegate = RecordingDelegate()
+        let call = try await initializedCall(backend, delegate: delegate, reference: "REF-3")
+        call.torch = TestTorch()
+        try call.startVideoCall()
+        let verifier = try await takenCall(bot)
+        try await delegate.waitFor("callStarted")
+        try await eventually(.seconds(10), "the agent's text channel") { verifier.eventHistory.contains(.textChannelOpen) }
+        // Nobody answers: never assumed approved.
+        #expect(try await verifier.requestFlash(true) == .refused)
+        #expect(throws: EnQualifyError.noPendingTorchRequest) { try call.openTorch(isApproved: true) }
+        #expect(delegate.trail.contains("agentRequest(flashOpen, last: none)"))
+        call.endVideoCall()
+        try await delegate.waitFor("hangupConfirmation")
+        call.deinitialize(deinitializeCore: true)
+        await bot.logout()
+        await backend.close()
+
+        let script = try AgentScript("flash on, ocr retry, face retry, nfc retry, verdict approved \"documents and face match\"")
+        #expect(script.steps == [.flash(on: true), .retry(.ocr), .retry(.face), .retry(.nfc),
+                                 .verdict(result: "APPROVED", reason: "documents and face match")])
+        #expect(throws: AgentScriptError.self) { try AgentScript("verdict approved! \"x\"") }
+        #expect(throws: AgentScriptError.self) { try AgentScript("ocr again") }
+    }
+
     /// The call the bot took (it accepts every offer).
     private func takenCall(_ bot: AgentBot) async throws -> AgentCall {
         try await eventually(.seconds(15), "the agent bot took the call") { !bot.calls.isEmpty }
