@@ -22,9 +22,22 @@ extension ServiceRouter {
             case ("Session/Update", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
                 let update = try decode(SessionUpdateRequest.self, request)
-                try office.withSession(update.sessionId, token: token) { session in
+                let rtcId = try office.withSession(update.sessionId, token: token) { session in
                     session.hearingImpaired = update.hearingImpaired
                     session.visuallyImpaired = update.visuallyImpaired
+                    return session.rtcId
+                }
+                // A call of the session that is live follows the new flags (a waiting one moves in its queue).
+                if let rtcId {
+                    do {
+                        let priority = try core.withEngine { engine throws(ACDError) in
+                            try engine.setAccessibility(rtcId: rtcId, hearingImpaired: update.hearingImpaired,
+                                                        visuallyImpaired: update.visuallyImpaired)
+                        }
+                        core.log.record(.rest, "Session/Update: call \(rtcId) now has priority \(priority)", rtcId: rtcId)
+                    } catch {
+                        core.log.record(.rest, "Session/Update: call \(rtcId) is not live (\(error.code)); the session alone changed", rtcId: rtcId)
+                    }
                 }
                 response = .ecvJSON(VerificationStatusResponse(status: "OK"))
             case ("Session/Close", "POST"):

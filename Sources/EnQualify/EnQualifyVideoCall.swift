@@ -222,16 +222,17 @@ public final class EnQualifyVideoCall: Sendable {
     // MARK: Session
 
     /// Marks the customer as hearing and/or visually impaired: the session is updated, and the
-    /// call is then routed before other customers' (and to agents who serve them first). Call it
-    /// before `startVideoCall`; a failure is `sessionUpdateFailed`.
+    /// call is routed before other customers' who waited longer; set while the call waits, it
+    /// moves the call up at once. A failure (no session yet, the back office refused) is
+    /// `sessionUpdateFailed`.
     public func setHandicappedStatus(hearing: Bool, visually: Bool) {
         let request: (BackOfficeClient, String, String)? = state.withLock { state in
             guard let office = state.backOffice, let token = state.token, let id = state.sessionId,
-                  state.phase == .ready || state.phase == .initializing else { return nil }
+                  state.phase != .callEnded else { return nil }
             return (office, token, id)
         }
         guard let (office, token, id) = request else {
-            tell(failure: "session update failed: the status is set between initializeCompleted and startVideoCall") { $0.sessionUpdateFailed() }
+            tell(failure: "session update failed: there is no session (before initializeCompleted) or its call is over") { $0.sessionUpdateFailed() }
             return
         }
         let previous = state.withLock { $0.sessionUpdate }

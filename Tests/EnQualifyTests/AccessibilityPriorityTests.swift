@@ -43,6 +43,34 @@ import Testing
         await backend.close()
     }
 
+    @Test func settingTheStatusWhileWaitingMovesTheCallUp() async throws {
+        let backend = try await verificationBackend()
+        let first = try await initializedCall(backend, delegate: RecordingDelegate(), reference: "REF-EARLY")
+        try first.startVideoCall()
+        try await eventually(.seconds(10), "the first customer queued") { backend.service.acd.snapshot().interactions.count == 1 }
+        let delegate = RecordingDelegate()
+        let second = try await initializedCall(backend, delegate: delegate, reference: "REF-LATE")
+        try second.startVideoCall()
+        try await eventually(.seconds(10), "the second customer queued") { backend.service.acd.snapshot().interactions.count == 2 }
+        let late = try #require(backend.service.acd.snapshot().interactions.first { $0.attributes["reference"] == "REF-LATE" })
+        #expect(backend.service.acd.queueInfo(rtcId: late.rtcId).position == 2)
+
+        second.setHandicappedStatus(hearing: false, visually: true)
+        try await eventually(.seconds(10), "the waiting call moved up") { backend.service.acd.queueInfo(rtcId: late.rtcId).position == 1 }
+        let moved = try #require(backend.service.acd.snapshot().interactions.first { $0.rtcId == late.rtcId })
+        #expect(moved.priority == backend.service.acd.configuration.accessibilityPriority)
+        #expect(moved.acdAttributes[ACDAttributeKey.visuallyImpaired] == "true")
+
+        let bot = try await backend.agent(name: "Verifier") { $0.joinsRooms = false }
+        try await eventually(.seconds(10), "an offer") { bot.calls.count == 1 }
+        #expect(bot.calls.first?.rtcId == late.rtcId)
+        #expect(!delegate.trail.contains("sessionUpdateFailed"))
+        first.deinitialize(deinitializeCore: true)
+        second.deinitialize(deinitializeCore: true)
+        await bot.logout()
+        await backend.close()
+    }
+
     @Test func theSessionDecidesTheFlagsNotTheDial() async throws {
         // A customer whose session says nothing cannot claim priority by naming its session in a
         // hand-made DialEx: the back office puts the session's flags in.

@@ -59,6 +59,16 @@ public final class ACDEngine: Sendable {
         try mutateThrowing { state throws(ACDError) in try state.callerHangUp(rtcId: rtcId) }
     }
 
+    /// The caller's accessibility flags changed (EnQualify's `setHandicappedStatus`): the call's
+    /// priority is derived again and, while it waits, its place in the queue with it. Returns the
+    /// new priority.
+    @discardableResult
+    public func setAccessibility(rtcId: String, hearingImpaired: Bool, visuallyImpaired: Bool) throws(ACDError) -> Int {
+        try mutateThrowing { state throws(ACDError) in
+            try state.setAccessibility(rtcId: rtcId, hearingImpaired: hearingImpaired, visuallyImpaired: visuallyImpaired)
+        }
+    }
+
     /// The caller vanished: the call ends with `CALLER_LOST` (no-op once it ended).
     public func callerLost(rtcId: String) {
         mutate { state in state.callerLost(rtcId: rtcId) }

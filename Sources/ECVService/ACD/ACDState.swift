@@ -17,10 +17,11 @@ struct InteractionRecord {
     let interactionId: String
     let callerName: String
     let attributes: [String: String]
-    let acdAttributes: [String: String]
+    /// `var`: the accessibility flags may change while the call waits (ACDState+Accessibility).
+    var acdAttributes: [String: String]
     let customPayload: [String: String]
     let queue: String
-    let priority: Int
+    var priority: Int
     /// What the caller presents for this call (nil when the service issues no tokens); a
     /// transferred leg keeps its caller's token.
     let callerToken: String?
