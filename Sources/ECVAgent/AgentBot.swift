@@ -51,7 +51,8 @@ public final class AgentBot: Sendable {
         let url = ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentLogin)
         let login: AgentLoginResponse
         do {
-            let body = try ECVJSON.encode(AgentLoginRequest(name: configuration.name, secret: configuration.secret))
+            let body = try ECVJSON.encode(AgentLoginRequest(name: configuration.name, secret: configuration.secret,
+                                                           servesAccessibility: configuration.servesAccessibility ? true : nil))
             var request = HTTPRequest(method: "POST", url: url, body: body)
             request.headers["Content-Type"] = "application/json"
             let response = try await http.send(request)

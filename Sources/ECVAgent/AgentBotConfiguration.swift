@@ -41,6 +41,9 @@ public struct AgentBotConfiguration: Sendable {
     public var signalingPinnedCertificates: [String] = []
     /// A PEM file of CA certificates trusted instead of the system store.
     public var trustedCAFile: String?
+    /// The bot serves customers with hearing or visual impairment first: the service offers it
+    /// such calls before other free agents (EnQualify's accessibility routing).
+    public var servesAccessibility = false
 
     public init(serviceUrl: String, name: String = "Agent Bot", secret: String? = nil, queues: [String] = [],
                 webrtcUrl: String? = nil, signalingUrl: String? = nil, autoAccept: Bool = true,

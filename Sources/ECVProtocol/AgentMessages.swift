@@ -6,16 +6,21 @@ public struct AgentLoginRequest: Codable, Sendable, Equatable {
     public var name: String
     /// Required only when the service is configured with an agent secret.
     public var secret: String?
+    /// The agent serves customers with hearing or visual impairment first (EnQualify's
+    /// accessibility routing, §3.7); absent means false.
+    public var servesAccessibility: Bool?
 
-    public init(name: String, secret: String? = nil) {
+    public init(name: String, secret: String? = nil, servesAccessibility: Bool? = nil) {
         self.name = name
         self.secret = secret
+        self.servesAccessibility = servesAccessibility
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decodeNonEmptyString(forKey: .name)
         secret = try container.decodeIfPresent(String.self, forKey: .secret)
+        servesAccessibility = try container.decodeIfPresent(Bool.self, forKey: .servesAccessibility)
     }
 }
 

@@ -135,7 +135,7 @@ extension ServiceRouter {
             return .ecvError(503, ServiceErrorResponse(code: .serviceUnavailable, message: "too many agents logged in"))
         }
         do {
-            let response = try core.withEngine { engine throws(ACDError) in try engine.login(name: login.name) }
+            let response = try core.withEngine { engine throws(ACDError) in try engine.login(name: login.name, servesAccessibility: login.servesAccessibility ?? false) }
             core.log.record(.agent, "\(response.agentId) logged in as \"\(login.name)\"")
             return .ecvJSON(response)
         } catch {

@@ -70,6 +70,8 @@ extension EnQualifyVideoCall {
                                                       ACDAttributeKey.visuallyImpaired: visually ? "true" : "false"])
         await call.start(dialCallParameters: dial)
         guard await call.agentConnected?.value == true else { return await watcher.value }
+        // Deinitialized (or ended) while waiting for the agent: no media is set up for a call that is going.
+        guard state.withLock({ $0.generation == generation }), !call.isEnded else { return await watcher.value }
         let parameters = ConnectParameters(videoWidth: settings.videoWidth, videoHeight: settings.videoHeight,
                                            videoCodec: settings.videoCodec.uppercased(), noAudioProcessing: true)
         guard let connection = call.connect(parameters: parameters) else { return await watcher.value }

@@ -37,8 +37,8 @@ import Testing
         #expect(bot.calls.first?.rtcId == hearing.rtcId)
         #expect(second.trail.contains("sessionUpdateFailed") == false)
 
-        earlier.deinitialize(deinitializeCore: true)
-        impaired.deinitialize(deinitializeCore: true)
+        try await finish(earlier)
+        try await finish(impaired)
         await bot.logout()
         await backend.close()
     }
@@ -65,9 +65,33 @@ import Testing
         try await eventually(.seconds(10), "an offer") { bot.calls.count == 1 }
         #expect(bot.calls.first?.rtcId == late.rtcId)
         #expect(!delegate.trail.contains("sessionUpdateFailed"))
-        first.deinitialize(deinitializeCore: true)
-        second.deinitialize(deinitializeCore: true)
+        try await finish(first)
+        try await finish(second)
         await bot.logout()
+        await backend.close()
+    }
+
+    @Test func anImpairedCustomerGoesToAnAgentWhoServesAccessibilityWhenThereIsOne() async throws {
+        let backend = try await verificationBackend()
+        // Alice has been free longest; Bob serves accessibility first.
+        let alice = try await backend.agent(name: "Alice") { $0.joinsRooms = false }
+        let bob = try await backend.agent(name: "Bob") { configuration in
+            configuration.joinsRooms = false
+            configuration.servesAccessibility = true
+        }
+        let impaired = try await initializedCall(backend, delegate: RecordingDelegate(), reference: "REF-HEARING")
+        impaired.setHandicappedStatus(hearing: true, visually: false)
+        try impaired.startVideoCall()
+        try await eventually(.seconds(10), "the impaired customer offered") { bob.calls.count + alice.calls.count == 1 }
+        #expect(bob.calls.count == 1, "offered to Alice instead")
+        // Anyone else goes to the longest-free agent, as before.
+        let plain = try await initializedCall(backend, delegate: RecordingDelegate(), reference: "REF-PLAIN")
+        try plain.startVideoCall()
+        try await eventually(.seconds(10), "the other customer offered") { alice.calls.count == 1 }
+        try await finish(impaired)
+        try await finish(plain)
+        await alice.logout()
+        await bob.logout()
         await backend.close()
     }
 
@@ -86,7 +110,8 @@ import Testing
         #expect(dialed.priority == 0)
         #expect(dialed.acdAttributes[ACDAttributeKey.hearingImpaired] == "false")
         raw.hangup()
-        call.deinitialize(deinitializeCore: true)
+        try await eventually(.seconds(10), "the hand-made call ended") { raw.isEnded }
+        try await finish(call)
         await backend.close()
     }
 }

@@ -42,7 +42,7 @@ import Testing
         try await delegate.waitFor("callStarted")
         call.endVideoCall()
         try await delegate.waitFor("hangupConfirmation")
-        call.deinitialize(deinitializeCore: true)
+        try await finish(call)
         await bot.logout()
         await backend.close()
     }
@@ -76,7 +76,7 @@ import Testing
         try await delegate.waitFor("sessionRoomFailed")
         #expect(!delegate.trail.contains("callStarted"))
         #expect(call.lastError?.contains("JOIN_ROOM_FAILED") == true)
-        call.deinitialize(deinitializeCore: true)
+        try await finish(call)
         await bot.logout()
         await backend.close()
     }

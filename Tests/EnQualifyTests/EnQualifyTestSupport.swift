@@ -99,3 +99,13 @@ func initializedCall(_ backend: Backend, delegate: RecordingDelegate, reference:
     try await delegate.waitFor("initializeCompleted")
     return call
 }
+
+/// Deinitializes each facade and waits until its call, if it had one, has ended: a test never
+/// leaves a call setting up its media behind it (the process would exit under its feet).
+func finish(_ calls: EnQualifyVideoCall...) async throws {
+    for call in calls {
+        let video = call.videoCall
+        call.deinitialize(deinitializeCore: true)
+        if let video { try await eventually(.seconds(15), "call \(video.rtcId) ended") { video.isEnded } }
+    }
+}

@@ -28,7 +28,7 @@ import Testing
         call.closeSession()
         try await delegate.waitFor("sessionCloseCompleted")
         #expect(delegate.trail.last == "sessionCloseCompleted(CLOSED)")
-        call.deinitialize(deinitializeCore: true)
+        try await finish(call)
         await backend.close()
     }
 
@@ -109,7 +109,7 @@ import Testing
         #expect(throws: EnQualifyError.notInCall) { try ready.openTorch(isApproved: true) }
         #expect(throws: EnQualifyError.notInCall) { try ready.retryCompleted(kind: .ocr, success: true) }
         #expect(throws: EnQualifyError.notInCall) { try ready.backToVideoCall() }
-        ready.deinitialize(deinitializeCore: true)
+        try await finish(ready)
         await backend.close()
     }
 

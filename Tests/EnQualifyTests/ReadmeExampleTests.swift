@@ -20,7 +20,7 @@ import Testing
         try await verifier.postVerdict(result: "APPROVED", description: "documents match")
         try await eventually(.seconds(10), "the verdict") { screen.videoCall.callResult?.result == "APPROVED" }
         await verifier.hangup()
-        screen.videoCall.deinitialize(deinitializeCore: true)
+        try await finish(screen.videoCall)
         await bot.logout()
         await backend.close()
     }

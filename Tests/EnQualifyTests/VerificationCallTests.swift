@@ -80,7 +80,7 @@ import Testing
             "agentRequest(callResult, last: faceRetry)", "callResultCompleted(APPROVED, documents and face match, REF-1)",
             "hangupConfirmation", "sessionCloseCompleted(CLOSED)",
         ])
-        call.deinitialize(deinitializeCore: true)
+        try await finish(call)
         await bot.logout()
         await backend.close()
     }
@@ -98,7 +98,7 @@ import Testing
         try await delegate.waitFor("callResultFailed")
         await call.delegateCallsDelivered()
         #expect(Array(delegate.trail.suffix(2)) == ["hangupConfirmation", "callResultFailed"])
-        call.deinitialize(deinitializeCore: true)
+        try await finish(call)
         await bot.logout()
         await backend.close()
     }
@@ -121,7 +121,7 @@ import Testing
         #expect(delegate.trail.contains("agentRequest(flashOpen, last: none)"))
         call.endVideoCall()
         try await delegate.waitFor("hangupConfirmation")
-        call.deinitialize(deinitializeCore: true)
+        try await finish(call)
         await bot.logout()
         await backend.close()
 

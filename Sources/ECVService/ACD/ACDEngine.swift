@@ -98,8 +98,10 @@ public final class ACDEngine: Sendable {
     // MARK: Agent side
 
     /// `POST /agent/api/Login`. The agent starts not ready, on no queue.
-    public func login(name: String) throws(ACDError) -> AgentLoginResponse {
-        try mutateThrowing { state throws(ACDError) in try state.login(name: name) }
+    /// - Parameter servesAccessibility: the agent is offered callers flagged hearing or visually
+    ///   impaired before other free agents are.
+    public func login(name: String, servesAccessibility: Bool = false) throws(ACDError) -> AgentLoginResponse {
+        try mutateThrowing { state throws(ACDError) in try state.login(name: name, servesAccessibility: servesAccessibility) }
     }
 
     public func agentId(forToken token: String) -> String? {

@@ -15,3 +15,10 @@ extension ACDState {
         return record.priority
     }
 }
+
+extension ACDState {
+    /// Whether the caller is flagged hearing or visually impaired (acdAttributes, validated at DialEx).
+    static func isImpaired(_ record: InteractionRecord) -> Bool {
+        [ACDAttributeKey.hearingImpaired, ACDAttributeKey.visuallyImpaired].contains { record.acdAttributes[$0]?.lowercased() == "true" }
+    }
+}

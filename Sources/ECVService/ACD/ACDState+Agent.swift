@@ -2,13 +2,15 @@ import ECVProtocol
 import Foundation
 
 extension ACDState {
-    mutating func login(name: String) throws(ACDError) -> AgentLoginResponse {
+    mutating func login(name: String, servesAccessibility: Bool = false) throws(ACDError) -> AgentLoginResponse {
         guard !name.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw .invalidField(field: "name", reason: "must not be empty")
         }
         let agentId = ids.agentId()
         let token = ids.token()
-        agents[agentId] = AgentRecord(id: agentId, name: name, token: token, sequence: nextSequence(), idleSince: now)
+        var agent = AgentRecord(id: agentId, name: name, token: token, sequence: nextSequence(), idleSince: now)
+        agent.servesAccessibility = servesAccessibility
+        agents[agentId] = agent
         agentIdsByToken[token] = agentId
         return AgentLoginResponse(agentId: agentId, token: token)
     }

@@ -33,9 +33,18 @@ extension ACDState {
         }
     }
 
-    /// The longest-idle free agent of `queue` who has not declined `record`.
+    /// The longest-idle free agent of `queue` who has not declined `record`; for a caller flagged
+    /// hearing or visually impaired, the longest-idle such agent who serves accessibility first,
+    /// when there is one (that walk is as long as the queue's free agents).
     private func firstAvailableAgent(in queue: String, for record: InteractionRecord) -> String? {
         guard let available = index.queues[queue]?.available else { return nil }
+        if Self.isImpaired(record) {
+            var candidate = available.first
+            while let agent = candidate {
+                if agents[agent.agentId]?.servesAccessibility == true, !record.declinedBy.contains(agent.agentId) { return agent.agentId }
+                candidate = available.successor(of: agent)
+            }
+        }
         var candidate = available.first
         while let agent = candidate {
             if !record.declinedBy.contains(agent.agentId) { return agent.agentId }

@@ -69,6 +69,8 @@ struct AgentRecord {
     /// Since when the agent has been idle: the longest-idle ready agent gets the next call.
     var idleSince: Double
     var reason: String?
+    /// Offered callers flagged hearing or visually impaired before other free agents are.
+    var servesAccessibility = false
 
     var status: AgentStatus {
         switch activity {
