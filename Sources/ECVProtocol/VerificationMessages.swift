@@ -56,8 +56,10 @@ public struct TokenCreateResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// `POST Session/Add`: EnQualify's `SessionModelVideoCall`, field for field.
-public struct SessionAddRequest: Codable, Sendable, Equatable {
+/// The customer and the case a verification call is about (EnQualify's `SessionModelVideoCall`):
+/// every field of the document, `callType` and `reference` mandatory, the defaults as written.
+/// It is also the body of `POST Session/Add`, checked there field by field.
+public struct SessionModelVideoCall: Codable, Sendable, Equatable {
     public var callType: String
     public var userName: String?
     public var surname: String?
@@ -65,12 +67,17 @@ public struct SessionAddRequest: Codable, Sendable, Equatable {
     public var email: String?
     public var identityType: String?
     public var identityNo: String?
+    /// The integrator's own id for the case (mandatory); the verdict names it.
     public var reference: String
+    /// The session may close on its own when the back office's conditions are met.
     public var canAutoClose: Bool
+    /// The session continues an earlier one.
     public var isContinue: Bool
     public var category: String?
     public var taxNumber: String?
     public var businessReference: String?
+    /// The customer has special needs; `true` counts as hearing impaired for routing (see also
+    /// `setHandicappedStatus(hearing:visually:)`, which says which).
     public var handicapped: Bool?
 
     public init(callType: String, userName: String? = nil, surname: String? = nil, phone: String? = nil, email: String? = nil,

@@ -45,7 +45,7 @@ final class VerificationBackOffice: Sendable {
     struct Session {
         let id: String
         let token: String
-        let request: SessionAddRequest
+        let request: SessionModelVideoCall
         var hearingImpaired = false
         var visuallyImpaired = false
         var rtcId: String?
@@ -98,7 +98,7 @@ final class VerificationBackOffice: Sendable {
         return token
     }
 
-    func addSession(_ request: SessionAddRequest, token: String) throws(VerificationRefusal) -> SessionAddResponse {
+    func addSession(_ request: SessionModelVideoCall, token: String) throws(VerificationRefusal) -> SessionAddResponse {
         for (name, value) in request.textFields {
             guard let value else { continue }
             if value.count > VerificationAPI.maxFieldLength || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {

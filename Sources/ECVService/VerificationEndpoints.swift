@@ -18,7 +18,7 @@ extension ServiceRouter {
                 response = .ecvJSON(try office.createToken(apiKey: request.headers[VerificationAPI.apiKeyHeader]))
             case ("Session/Add", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
-                response = .ecvJSON(try office.addSession(try decode(SessionAddRequest.self, request), token: token))
+                response = .ecvJSON(try office.addSession(try decode(SessionModelVideoCall.self, request), token: token))
             case ("Session/Update", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
                 let update = try decode(SessionUpdateRequest.self, request)

@@ -178,7 +178,7 @@ public final class EnQualifyVideoCall: Sendable {
 
         let sessionId: String
         do {
-            sessionId = try await backOffice.send("POST", VerificationAPI.sessionAdd, token: token, body: Self.request(for: session),
+            sessionId = try await backOffice.send("POST", VerificationAPI.sessionAdd, token: token, body: session,
                                                   as: SessionAddResponse.self).sessionId
         } catch {
             return stop("session add failed: \(error)") { $0.sessionAddFailed() }
@@ -210,13 +210,6 @@ public final class EnQualifyVideoCall: Sendable {
         }
         guard ready else { return }
         tell { $0.initializeCompleted(moduleName: Self.moduleName) }
-    }
-
-    static func request(for model: SessionModelVideoCall) -> SessionAddRequest {
-        SessionAddRequest(callType: model.callType, userName: model.userName, surname: model.surname, phone: model.phone, email: model.email,
-                          identityType: model.identityType, identityNo: model.identityNo, reference: model.reference,
-                          canAutoClose: model.canAutoClose, isContinue: model.isContinue, category: model.category,
-                          taxNumber: model.taxNumber, businessReference: model.businessReference, handicapped: model.handicapped)
     }
 
     // MARK: Session

@@ -1,47 +1,7 @@
+import ECVProtocol
 import Foundation
 
-/// The customer and the case a verification call is about (EnQualify's `SessionModelVideoCall`):
-/// every field of the document, `callType` and `reference` mandatory, the defaults as written.
-/// Sent to the back office as the session (`Session/Add`); checked there field by field.
-public struct SessionModelVideoCall: Sendable, Equatable {
-    public var callType: String
-    public var userName: String?
-    public var surname: String?
-    public var phone: String?
-    public var email: String?
-    public var identityType: String?
-    public var identityNo: String?
-    public var reference: String
-    /// The session may close on its own when the back office's conditions are met.
-    public var canAutoClose: Bool
-    /// The session continues an earlier one.
-    public var isContinue: Bool
-    public var category: String?
-    public var taxNumber: String?
-    public var businessReference: String?
-    /// The customer has special needs (see also `setHandicappedStatus(hearing:visually:)`).
-    public var handicapped: Bool?
-
-    public init(callType: String, userName: String? = nil, surname: String? = nil, phone: String? = nil, email: String? = nil,
-                identityType: String? = nil, identityNo: String? = nil, reference: String, canAutoClose: Bool = false,
-                isContinue: Bool = false, category: String? = nil, taxNumber: String? = nil, businessReference: String? = nil,
-                handicapped: Bool? = false) {
-        self.callType = callType
-        self.userName = userName
-        self.surname = surname
-        self.phone = phone
-        self.email = email
-        self.identityType = identityType
-        self.identityNo = identityNo
-        self.reference = reference
-        self.canAutoClose = canAutoClose
-        self.isContinue = isContinue
-        self.category = category
-        self.taxNumber = taxNumber
-        self.businessReference = businessReference
-        self.handicapped = handicapped
-    }
-
+extension SessionModelVideoCall {
     /// The name the agent sees: "userName surname", or the reference.
     var displayName: String {
         let name = [userName, surname].compactMap { $0?.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " ")

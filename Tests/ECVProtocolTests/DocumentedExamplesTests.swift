@@ -48,7 +48,7 @@ struct DocumentedExamplesTests {
         // The identity-verification back office (§7).
         "TokenCreateRequest": roundTrip(TokenCreateRequest.self),
         "TokenCreateResponse": roundTrip(TokenCreateResponse.self),
-        "SessionAddRequest": roundTrip(SessionAddRequest.self),
+        "SessionModelVideoCall": roundTrip(SessionModelVideoCall.self),
         "SessionAddResponse": roundTrip(SessionAddResponse.self),
         "SessionUpdateRequest": roundTrip(SessionUpdateRequest.self),
         "SessionReference": roundTrip(SessionReference.self),

@@ -20,7 +20,7 @@ import Testing
 
     private func bearer(_ token: String) -> HTTPHeaders { ["Authorization": "Bearer \(token)"] }
 
-    private let session = SessionAddRequest(callType: "NewCustomer", userName: "Enqura", identityNo: "12345678901", reference: "REF-1")
+    private let session = SessionModelVideoCall(callType: "NewCustomer", userName: "Enqura", identityNo: "12345678901", reference: "REF-1")
 
     @Test func tokensNeedAnAcceptedKeyAndAClosedBackOfficeIssuesNone() async throws {
         let service = try await start()

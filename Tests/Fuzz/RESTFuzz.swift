@@ -31,7 +31,7 @@ public func fuzzREST(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // The verification back office's bodies (docs/protocol.md §7), both directions.
     roundTrip(TokenCreateRequest.self, bytes)
     if let token = roundTrip(TokenCreateResponse.self, bytes), token.token.isEmpty { fatalError("an empty token decoded") }
-    if let session = roundTrip(SessionAddRequest.self, bytes), session.callType.isEmpty || session.reference.isEmpty {
+    if let session = roundTrip(SessionModelVideoCall.self, bytes), session.callType.isEmpty || session.reference.isEmpty {
         fatalError("a session without callType or reference decoded")
     }
     roundTrip(SessionAddResponse.self, bytes)
