@@ -40,7 +40,8 @@ public final class EnQualifyVideoCall: Sendable {
     struct State {
         var phase = Phase.idle
         var generation = 0
-        var delegate: (any EnQualifyVideoCallDelegate)?
+        /// Weak, as UIKit delegates are: the app's screen usually owns the call.
+        weak var delegate: (any EnQualifyVideoCallDelegate)?
         var sessionModel: SessionModelVideoCall?
         var backOffice: BackOfficeClient?
         var pins: CertificateLists?
@@ -102,6 +103,8 @@ public final class EnQualifyVideoCall: Sendable {
         initialize(delegate: delegate, sessionModel: sessionModel, baseModel: baseModel)
     }
 
+    /// The delegate is held weakly (the app keeps it, as a view controller is kept).
+    ///
     /// Creates the back office's token, adds the session and reads the settings, in this order:
     /// `tokenCreateCompleted`, then `initializeCompleted(moduleName: "EnQualifyVideoCall")`. Each
     /// failure calls its own delegate method (`tokenCreateFailed`, `sessionAddFailed`,

@@ -25,6 +25,7 @@ enum AgentCommand {
                                    face retry, verdict APPROVED \"documents match\"" (docs/protocol.md §4.1, §7)
           --calls N                exit after N calls (default: run until Ctrl-C)
           --receive-only           send no media (a recording bot)
+          --serves-accessibility   be offered callers with hearing or visual impairment before other agents are
           --json                   one JSON object per line
         \(MediaOptions.help)
           Exits 0 after Ctrl-C, SIGTERM or --calls; 1 when the service drops the agent socket (it has
@@ -32,7 +33,7 @@ enum AgentCommand {
         """
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["json", "receive-only"]))
+        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["json", "receive-only", "serves-accessibility"]))
         guard let serviceUrl = arguments.value("service-url") else { throw .usage("--service-url URL is required") }
         let parameters = try MediaOptions.parameters(&arguments)
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "ball"))
@@ -59,6 +60,7 @@ enum AgentCommand {
         configuration.trustedCAFile = arguments.value("ca-file")
         configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.sendsMedia = !receiveOnly
+        configuration.servesAccessibility = arguments.flag("serves-accessibility")
         try arguments.finish()
         if let record {
             do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {
