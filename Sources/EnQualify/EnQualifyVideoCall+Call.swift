@@ -109,6 +109,11 @@ extension EnQualifyVideoCall {
                 }
                 pending?.reply.resolve(.success(false))
                 guard started else {
+                    // The customer gave up waiting (endVideoCall): an end, not a failure.
+                    if event.detail == CallEndReason.localHangup, failure == nil {
+                        tell { $0.hangupConfirmation() }
+                        return
+                    }
                     let message = failure ?? "the call ended before it connected (\(event.detail ?? "no reason"))"
                     if roomFailure { tell(failure: message) { $0.sessionRoomFailed() } } else { tell(failure: message) { $0.videoCallFailed(error: message) } }
                     return

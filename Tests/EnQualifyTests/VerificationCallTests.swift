@@ -132,6 +132,21 @@ import Testing
         #expect(throws: AgentScriptError.self) { try AgentScript("ocr again") }
     }
 
+    @Test func givingUpInTheQueueIsAHangupNotAFailure() async throws {
+        let backend = try await verificationBackend()
+        let delegate = RecordingDelegate()
+        let call = try await initializedCall(backend, delegate: delegate, reference: "REF-4")
+        try call.startVideoCall()
+        try await eventually(.seconds(10), "the customer queued") { backend.service.acd.snapshot().interactions.count == 1 }
+        call.endVideoCall()
+        try await delegate.waitFor("hangupConfirmation")
+        await call.delegateCallsDelivered()
+        #expect(delegate.trail == ["tokenCreateCompleted", "initializeCompleted(EnQualifyVideoCall)", "integrationAddCompleted",
+                                   "hangupConfirmation"])
+        try await finish(call)
+        await backend.close()
+    }
+
     /// The call the bot took (it accepts every offer).
     private func takenCall(_ bot: AgentBot) async throws -> AgentCall {
         try await eventually(.seconds(15), "the agent bot took the call") { !bot.calls.isEmpty }
