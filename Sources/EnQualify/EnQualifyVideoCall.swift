@@ -222,31 +222,32 @@ public final class EnQualifyVideoCall: Sendable {
     /// moves the call up at once. A failure (no session yet, the back office refused) is
     /// `sessionUpdateFailed`.
     public func setHandicappedStatus(hearing: Bool, visually: Bool) {
-        let request: (BackOfficeClient, String, String)? = state.withLock { state in
+        // One critical section: updates run one after the other, in the order they were asked for.
+        let queued = state.withLock { state -> Bool in
             guard let office = state.backOffice, let token = state.token, let id = state.sessionId,
-                  state.phase != .callEnded else { return nil }
-            return (office, token, id)
-        }
-        guard let (office, token, id) = request else {
-            tell(failure: "session update failed: there is no session (before initializeCompleted) or its call is over") { $0.sessionUpdateFailed() }
-            return
-        }
-        let previous = state.withLock { $0.sessionUpdate }
-        let update = Task {
-            await previous?.value
-            do {
-                _ = try await office.send("POST", VerificationAPI.sessionUpdate, token: token,
-                                          body: SessionUpdateRequest(sessionId: id, hearingImpaired: hearing, visuallyImpaired: visually),
-                                          as: VerificationStatusResponse.self)
-                self.state.withLock { state in
-                    state.hearingImpaired = hearing
-                    state.visuallyImpaired = visually
+                  state.phase != .callEnded else { return false }
+            let previous = state.sessionUpdate
+            let generation = state.generation
+            state.sessionUpdate = Task {
+                await previous?.value
+                do {
+                    _ = try await office.send("POST", VerificationAPI.sessionUpdate, token: token,
+                                              body: SessionUpdateRequest(sessionId: id, hearingImpaired: hearing, visuallyImpaired: visually),
+                                              as: VerificationStatusResponse.self)
+                    self.state.withLock { state in
+                        guard state.generation == generation else { return }
+                        state.hearingImpaired = hearing
+                        state.visuallyImpaired = visually
+                    }
+                } catch {
+                    self.tell(failure: "session update failed: \(error)") { $0.sessionUpdateFailed() }
                 }
-            } catch {
-                self.tell(failure: "session update failed: \(error)") { $0.sessionUpdateFailed() }
             }
+            return true
         }
-        state.withLock { $0.sessionUpdate = update }
+        if !queued {
+            tell(failure: "session update failed: there is no session (before initializeCompleted) or its call is over") { $0.sessionUpdateFailed() }
+        }
     }
 
     /// Closes the back-office session: `sessionCloseCompleted(status:)` or `sessionCloseFailed`.
