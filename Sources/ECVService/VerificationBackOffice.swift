@@ -12,17 +12,20 @@ public struct VerificationBackOfficeConfiguration: Sendable, Equatable {
     public var settings: [String: VerificationSettings]
     /// How long a customer token is valid, seconds.
     public var tokenLifetime: Double
-    /// Live tokens and open sessions kept at most; beyond, new ones are refused with 503.
+    /// Live tokens and sessions kept at most; beyond, new ones are refused with 503.
     public var maxTokens: Int
     public var maxSessions: Int
+    /// Sessions one token may add (one customer's retries), so no token can fill the table.
+    public var maxSessionsPerToken: Int
 
     public init(apiKeys: [String] = [], settings: [String: VerificationSettings] = ["*": VerificationSettings()],
-                tokenLifetime: Double = 900, maxTokens: Int = 1000, maxSessions: Int = 1000) {
+                tokenLifetime: Double = 900, maxTokens: Int = 1000, maxSessions: Int = 1000, maxSessionsPerToken: Int = 8) {
         self.apiKeys = apiKeys
         self.settings = settings
         self.tokenLifetime = tokenLifetime
         self.maxTokens = maxTokens
         self.maxSessions = maxSessions
+        self.maxSessionsPerToken = maxSessionsPerToken
     }
 }
 
@@ -110,11 +113,16 @@ final class VerificationBackOffice: Sendable {
         }
         let now = clock.now()
         return try state.withLock { state throws(VerificationRefusal) in
-            // Closed sessions stay answerable while their token lives, then go.
+            // A session lives as long as its token (nothing can reach it without the token).
             let tokens = state.tokens
-            state.sessions = state.sessions.filter { !$0.value.closed || (tokens[$0.value.token] ?? 0) > now }
+            state.sessions = state.sessions.filter { (tokens[$0.value.token] ?? 0) > now }
+            let sessions = state.sessions
+            state.sessionOfCall = state.sessionOfCall.filter { sessions[$0.value] != nil }
             guard state.sessions.count < configuration.maxSessions else {
                 throw VerificationRefusal(503, .serviceUnavailable, "too many open sessions; try again later")
+            }
+            guard state.sessions.values.filter({ $0.token == token }).count < configuration.maxSessionsPerToken else {
+                throw VerificationRefusal(429, "TOO_MANY_SESSIONS", "this token added \(configuration.maxSessionsPerToken) sessions already")
             }
             state.counter += 1
             let id = "kyc-\(state.counter)-\(Self.randomToken().prefix(8))"

@@ -62,6 +62,18 @@ import Testing
         await service.stop()
     }
 
+    @Test func oneTokenCannotFillTheSessionTable() async throws {
+        let service = try await TestService.start {
+            $0.verification = VerificationBackOfficeConfiguration(apiKeys: ["k1"], maxSessionsPerToken: 2)
+        }
+        let headers = bearer(try await token(service))
+        for _ in 0..<2 { #expect(try await service.post(VerificationAPI.sessionAdd, json: session, headers: headers).status == 200) }
+        #expect(try service.error(try await service.post(VerificationAPI.sessionAdd, json: session, headers: headers), status: 429).code == "TOO_MANY_SESSIONS")
+        // Another customer's token is not held back by it.
+        #expect(try await service.post(VerificationAPI.sessionAdd, json: session, headers: bearer(try await token(service))).status == 200)
+        await service.stop()
+    }
+
     @Test func aSessionBelongsToTheTokenThatAddedIt() async throws {
         let service = try await start()
         let mine = bearer(try await token(service)), theirs = bearer(try await token(service))
