@@ -11,9 +11,15 @@ package enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
     case roomFull(room: String)
     case socket(url: String, reason: String)
     case notJoined
+    /// One join attempt failed on the way (retried within the window when transient).
+    case transport(url: String, HTTPError)
+    /// One join attempt was answered with a non-2xx status.
+    case joinStatus(url: String, Int)
 
     package var description: String {
         switch self {
+        case .transport(let url, let error): "joining \(url) failed: \(error)"
+        case .joinStatus(let url, let status): "joining \(url) failed: HTTP \(status)"
         case .join(let url, let reason): "joining \(url) failed: \(reason)"
         case .roomFull(let room): "room \(room) already has two participants"
         case .socket(let url, let reason): "signaling socket \(url): \(reason)"
@@ -27,11 +33,21 @@ package enum RoomSignalingEvent: Sendable {
     case message(ECVProtocol.SignalingMessage)
     /// The collider reported an error (e.g. a payload it could not relay).
     case failure(String)
+    /// The socket dropped; it is being reopened and re-registered (why it dropped).
+    case reconnecting(reason: String)
+    /// A new socket is registered in the same slot; what waited meanwhile was sent.
+    case reconnected
+    /// The socket closed for good: closed as an answer, or not reopened within the window.
     case closed(code: UInt16, reason: String)
 }
 
 /// One participant of an AppRTC room (docs/protocol.md §2): join over HTTP, register on the
 /// collider WebSocket, send and receive offer/answer/candidates/bye, leave.
+///
+/// A socket that drops (not closed as an answer: 1000, 4401, 4404, 4409) is reopened with
+/// backoff and registered again as the same client for up to `reconnectWindow`; the collider
+/// keeps the slot and queues what the other side sends meanwhile, and what this side sends
+/// waits here (at most `maxPending` messages; beyond that a message is dropped and logged).
 package final class RoomSignaling: Sendable {
     package struct Options: Sendable {
         package var webrtcUrl: String
@@ -48,6 +64,8 @@ package final class RoomSignaling: Sendable {
         /// token from DialEx, or an agent's session token. Sent as `X-ECV-Token` on the join, the
         /// leave and the socket's upgrade; nil sends none (a backend without tokens).
         package var credential: String?
+        /// How long a failed `/join` is retried and a dropped socket reconnected (0: never).
+        package var reconnectWindow: Duration = .seconds(10)
 
         package init(webrtcUrl: String, signalingUrl: String? = nil, headers: [String: String] = [:],
                     joinConnectTimeout: Duration = .seconds(3), joinReadTimeout: Duration = .seconds(3),
@@ -74,7 +92,12 @@ package final class RoomSignaling: Sendable {
         var reader: Task<Void, Never>?
         var registered = false
         var pending: [ECVProtocol.SignalingMessage] = []
+        /// `close()` was called: a socket that closes now is not reopened.
+        var closing = false
+        var lostMessages = 0
     }
+    /// The most messages kept while unregistered (a whole offer with candidates is far fewer).
+    package static let maxPending = 256
     private let state = Locked(State())
     private let broadcaster = Broadcaster<RoomSignalingEvent>()
     /// `options.headers` plus the credential header.
@@ -99,16 +122,38 @@ package final class RoomSignaling: Sendable {
     /// Everything the socket delivers from now on.
     package func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
 
-    /// `POST /join/<room>` with the configured headers and timeouts.
+    /// `POST /join/<room>` with the configured headers and timeouts, retried within the window.
+    ///
+    /// With a credential the join is safe to retry: the service gives a party that already holds
+    /// a slot that same slot again (docs/protocol.md §5), so a join whose answer was lost does
+    /// not take a second one. Without a credential only failures that never reached the service
+    /// are retried.
     package func join() async throws(RoomSignalingError) -> JoinParameters {
+        let idempotent = !(options.credential ?? "").isEmpty
+        do {
+            return try await retrying(within: options.reconnectWindow, isTransient: { (error: RoomSignalingError) in
+                switch error {
+                case .transport(_, let failure): idempotent ? failure.isTransient : failure.neverReachedServer
+                case .joinStatus(_, let status): idempotent && [502, 503, 504].contains(status)
+                default: false
+                }
+            }) { () async throws(RoomSignalingError) in try await joinOnce() }
+        } catch {
+            guard error.attempts > 1 else { throw error.last }
+            throw .join(url: ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room)),
+                        reason: "\(error.last) (gave up after \(error.attempts) attempts)")
+        }
+    }
+
+    private func joinOnce() async throws(RoomSignalingError) -> JoinParameters {
         let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room))
         let response: HTTPResponse
         do {
             response = try await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
         } catch {
-            throw .join(url: url, reason: error.description)
+            throw .transport(url: url, error)
         }
-        guard response.isSuccess else { throw .join(url: url, reason: "HTTP \(response.status)") }
+        guard response.isSuccess else { throw .joinStatus(url: url, response.status) }
         let answer: JoinResponse
         do { answer = try ECVJSON.decode(JoinResponse.self, from: response.data) } catch {
             throw .join(url: url, reason: "unexpected answer: \(error)")
@@ -127,20 +172,33 @@ package final class RoomSignaling: Sendable {
 
     /// Opens the collider WebSocket (with the configured headers on the handshake).
     package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
+        let connection = try await connectSocket(connectTimeout: connectTimeout)
+        install(connection, connectTimeout: connectTimeout)
+    }
+
+    private func socketURL() throws(RoomSignalingError) -> String {
         guard let parameters = state.value.joined else { throw .notJoined }
-        let url = options.signalingUrl.map { ECVAPI.webSocketBase(ECVAPI.url(base: $0, path: ECVAPI.signalingSocket)) }
+        return options.signalingUrl.map { ECVAPI.webSocketBase(ECVAPI.url(base: $0, path: ECVAPI.signalingSocket)) }
             ?? parameters.wssUrl
-        let connection: WebSocketConnection
+    }
+
+    private func connectSocket(connectTimeout: Duration) async throws(RoomSignalingError) -> WebSocketConnection {
+        let url = try socketURL()
         do {
-            connection = try await WebSocketClient.connect(
+            return try await WebSocketClient.connect(
                 url: url, headers: requestHeaders, connectTimeout: connectTimeout,
                 options: tls.webSocketOptions(signaling: true))
         } catch {
             throw .socket(url: url, reason: error.description)
         }
+    }
+
+    /// Makes `connection` the current socket and reads it until it closes.
+    private func install(_ connection: WebSocketConnection, connectTimeout: Duration) {
         let broadcaster = self.broadcaster
-        let reading = Task {
-            for await event in connection.events {
+        let reading = Task { [weak self] in
+            var closed: (code: UInt16, reason: String) = (1006, "connection lost")
+            reading: for await event in connection.events {
                 switch event {
                 case .text(let text):
                     // nil (undecodable) is reported as a failure below.
@@ -150,16 +208,60 @@ package final class RoomSignaling: Sendable {
                     case nil: broadcaster.yield(.failure("undecodable delivery: \(text.prefix(200))"))
                     }
                 case .closed(let code, let reason):
-                    broadcaster.yield(.closed(code: code, reason: reason))
-                    return
+                    closed = (code, reason)
+                    break reading
                 case .binary, .error:
                     continue
                 }
             }
+            await self?.socketClosed(connection, code: closed.code, reason: closed.reason, connectTimeout: connectTimeout)
         }
         state.withLock { state in
             state.socket = connection
             state.reader = reading
+        }
+    }
+
+    /// A close the collider chose as an answer is final; a lost or dropped connection is not.
+    static func mayReconnect(afterClose code: UInt16) -> Bool {
+        ![ECVCloseCode.normal, ECVCloseCode.unauthorized, ECVCloseCode.notFound, ECVCloseCode.replaced].contains(code)
+    }
+
+    /// The current socket closed: reopened and re-registered within the window, or reported.
+    private func socketClosed(_ connection: WebSocketConnection, code: UInt16, reason: String, connectTimeout: Duration) async {
+        let proceed = state.withLock { state -> Bool in
+            guard state.socket === connection, !state.closing else { return false }
+            state.registered = false
+            return true
+        }
+        guard proceed else { return }
+        let why = "closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))"
+        guard Self.mayReconnect(afterClose: code), options.reconnectWindow > .zero else {
+            broadcaster.yield(.closed(code: code, reason: reason))
+            return
+        }
+        broadcaster.yield(.reconnecting(reason: why))
+        let window = options.reconnectWindow
+        do {
+            let reopened = try await retrying(within: window, isTransient: { (error: RoomSignalingError) in
+                if case .socket = error { true } else { false }
+            }) { () async throws(RoomSignalingError) in
+                guard !self.state.value.closing else { throw .notJoined }
+                return try await connectSocket(connectTimeout: connectTimeout)
+            }
+            let kept = state.withLock { state -> Bool in
+                guard !state.closing else { return false }
+                return true
+            }
+            // Closed while reconnecting: the new socket has no one to serve.
+            guard kept else { try? reopened.close(code: 1000, reason: "leaving"); return }
+            install(reopened, connectTimeout: connectTimeout)
+            try register()
+            broadcaster.yield(.reconnected)
+        } catch {
+            guard !state.value.closing else { return }
+            Logger.warn("signaling: room \(room): reconnecting failed: \(error)")
+            broadcaster.yield(.closed(code: code, reason: "\(reason.isEmpty ? "connection lost" : reason); reconnecting failed"))
         }
     }
 
@@ -182,10 +284,21 @@ package final class RoomSignaling: Sendable {
     /// Sends a payload to the other participant (queued until registered), in the order of the calls.
     package func send(_ message: ECVProtocol.SignalingMessage) {
         state.withLock { state in
-            guard state.registered, let connection = state.socket else { state.pending.append(message); return }
+            guard state.registered, let connection = state.socket, connection.state == .open else {
+                guard state.pending.count < Self.maxPending else {
+                    state.lostMessages += 1
+                    Logger.warn("signaling: room \(room): \(message.kind.rawValue) dropped, \(Self.maxPending) messages wait already")
+                    return
+                }
+                state.pending.append(message)
+                return
+            }
             transmit(message, on: connection)
         }
     }
+
+    /// Messages dropped because too many waited for a (re)registration.
+    package var lostMessages: Int { state.value.lostMessages }
 
     private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection) {
         // A room the service closed (call ended, transferred) has no one left to tell.
@@ -218,7 +331,10 @@ package final class RoomSignaling: Sendable {
 
     /// Closes the socket; the event stream ends.
     package func close() {
-        let (socket, reader) = state.withLock { ($0.socket, $0.reader) }
+        let (socket, reader) = state.withLock { state in
+            state.closing = true
+            return (state.socket, state.reader)
+        }
         // Closing a socket the collider may already have closed: either way it is closed.
         try? socket?.close(code: 1000, reason: "leaving")
         reader?.cancel()

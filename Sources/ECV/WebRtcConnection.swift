@@ -148,10 +148,11 @@ public final class WebRtcConnection: Sendable {
         let media = MediaConfiguration(parameters: parameters.media, video: setup.video, audio: setup.audio,
                                        receiveVideo: .renderer(name: "remote_video"), receiveAudio: setup.remoteAudio,
                                        localPreview: setup.localPreview && parameters.videoCallEnabled ? "local_preview" : nil)
-        let signaling = RoomSignaling.Options(
+        var signaling = RoomSignaling.Options(
             parameters: parameters, webrtcUrl: config.webrtcUrl, signalingUrl: config.signalingUrlIsExplicit ? config.signalingUrl : nil,
             pins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates, credential: call.callerToken,
             trustedCAFile: config.trustedCAFile)
+        signaling.reconnectWindow = .milliseconds(max(0, config.reconnectWindowMs))
         let iceServers = config.iceServers.map(WebRTC.ICEServer.init)
         let session = CallSession(plan: CallSessionPlan(room: call.rtcId, signaling: signaling, iceServers: iceServers, media: media,
                                                         textChannel: parameters.textChannelConfig, requiresICEServers: true),
@@ -314,8 +315,17 @@ extension WebRtcConnection: CallSessionObserver {
             call.remoteLeftRoom()
         case .signalingFailure(let reason):
             Logger.warn("[\(call.rtcId)] signaling: \(reason)")
+        case .signalingReconnecting(let reason):
+            call.emit(.Reconnecting, detail: ReconnectingLink.signaling, data: ["reason": reason])
+        case .signalingReconnected:
+            call.emit(.Reconnected, detail: ReconnectingLink.signaling)
         case .signalingClosed(let code, let reason):
             Logger.warn("[\(call.rtcId)] the signaling socket closed (\(code) \(reason))")
+            // 1000 is the service closing the room after its `bye` (the end or a transfer, which
+            // the queue wait reports); anything else leaves the call without signaling for good.
+            if code != ECVCloseCode.normal {
+                call.fail(.SIGNALING_FAILED, "the signaling socket closed (\(code) \(reason))", endingCall: true)
+            }
         case .rebuildFailed(let error):
             call.fail(.WEBRTC_FAILED, "the peer failed and could not be rebuilt: \(error)", endingCall: false)
         case .peer(let event):

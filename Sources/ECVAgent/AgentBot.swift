@@ -215,13 +215,16 @@ public final class AgentBot: Sendable {
         }
     }
 
+    /// The agent socket closed: the service logged the bot out. Its calls keep their media: a
+    /// service that is still there ends them (`AGENT_LOST` closes their rooms, whose `bye` ends
+    /// them here), and one that is gone leaves them to their own signaling, which gives up after
+    /// its reconnect window (docs/protocol.md §5). So killing the service never cuts a call's media.
     private func socketClosed(code: UInt16, reason: String) {
-        let (pending, calls) = state.withLock { state in
-            defer { state.pending = [:]; state.calls = [:]; state.socket = nil }
-            return (Array(state.pending.values), Array(state.calls.values))
+        let pending = state.withLock { state in
+            defer { state.pending = [:]; state.socket = nil }
+            return Array(state.pending.values)
         }
         for outcome in pending { outcome.resolve(.failure(.socket("closed (\(code) \(reason))"))) }
-        for call in calls { call.serviceEnded(reason: "AGENT_LOST") }
         broadcaster.yield(.disconnected(code: code, reason: reason))
         broadcaster.finish()
     }

@@ -14,6 +14,8 @@ final class ServiceCore: Sendable {
     let timer: DeadlineTimer
     let callQuota: AddressQuota
     let presence: CallerPresence
+    /// DialEx answers by idempotency key, for retried dials.
+    let dialReplay: DialReplay
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
         if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
@@ -21,6 +23,7 @@ final class ServiceCore: Sendable {
         let log = ServiceEventLog(capacity: configuration.logCapacity, handler: configuration.logHandler)
         let presence = CallerPresence(timeout: configuration.callerLossTimeout, clock: configuration.clock.acdClock)
         self.presence = presence
+        dialReplay = DialReplay(capacity: min(configuration.limits.maxLiveCalls, 10_000) * 2)
         let queueSockets = QueueSocketHub(log: log, presence: presence)
         let agentSockets = AgentSocketHub(log: log)
         let rooms = RoomHub(log: log, limits: configuration.limits, presence: presence)
