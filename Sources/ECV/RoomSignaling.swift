@@ -125,7 +125,7 @@ package final class RoomSignaling: Sendable {
     /// `POST /join/<room>` with the configured headers and timeouts, retried within the window.
     ///
     /// With a credential the join is safe to retry: the service gives a party that already holds
-    /// a slot that same slot again (docs/protocol.md §5), so a join whose answer was lost does
+    /// a slot that same slot again (docs/protocol.md §7), so a join whose answer was lost does
     /// not take a second one. Without a credential only failures that never reached the service
     /// are retried.
     package func join() async throws(RoomSignalingError) -> JoinParameters {
