@@ -256,7 +256,7 @@ package final class RoomSignaling: Sendable {
             // Closed while reconnecting: the new socket has no one to serve.
             guard kept else { try? reopened.close(code: 1000, reason: "leaving"); return }
             install(reopened, connectTimeout: connectTimeout)
-            try register()
+            try register(resending: connection.unsentTexts)
             broadcaster.yield(.reconnected)
         } catch {
             guard !state.value.closing else { return }
@@ -266,7 +266,9 @@ package final class RoomSignaling: Sendable {
     }
 
     /// Registers the socket for this room and client; messages sent before are flushed after.
-    package func register() throws(RoomSignalingError) {
+    /// - Parameter resending: texts the previous socket accepted but never sent (it was already
+    ///   closing), sent first: they were meant to go before everything that waited since.
+    package func register(resending unsent: [String] = []) throws(RoomSignalingError) {
         guard let parameters = state.value.joined, let connection = state.value.socket else { throw .notJoined }
         do {
             try connection.send(text: ECVJSON.encodeString(ColliderCommand.register(roomId: parameters.roomId, clientId: parameters.clientId)))
@@ -276,6 +278,11 @@ package final class RoomSignaling: Sendable {
         // Under the lock, so a message sent meanwhile cannot overtake the ones that waited.
         state.withLock { state in
             state.registered = true
+            for text in unsent {
+                do { try connection.send(text: text) } catch {
+                    Logger.warn("signaling: cannot resend a message in room \(room): \(error)")
+                }
+            }
             for message in state.pending { transmit(message, on: connection) }
             state.pending = []
         }

@@ -107,7 +107,9 @@ struct RoomRegistry {
             room.stored.append(message)
             return .stored
         }
-        guard let socket = room.clients[otherIndex].socket else {
+        // A socket already closing (dropped, its close not yet handled) would lose the payload:
+        // it waits for the client's next registration instead.
+        guard let socket = room.clients[otherIndex].socket, socket.state == .open else {
             room.clients[otherIndex].pending.append(message)
             return .queued
         }
