@@ -95,7 +95,17 @@ package final class RoomSignaling: Sendable {
         /// `close()` was called: a socket that closes now is not reopened.
         var closing = false
         var lostMessages = 0
+        /// What went out lately, for `resendable`.
+        var recent: [Sent] = []
     }
+    private struct Sent {
+        let text: String
+        let isCandidate: Bool
+        let at: ContinuousClock.Instant
+    }
+    /// Candidates sent this long before a drop was noticed are sent again after reconnecting: the
+    /// collider may have stopped reading before they arrived, and a repeated candidate is harmless.
+    static let resendWindow: Duration = .seconds(1)
     /// The most messages kept while unregistered (a whole offer with candidates is far fewer).
     package static let maxPending = 256
     private let state = Locked(State())
@@ -235,6 +245,7 @@ package final class RoomSignaling: Sendable {
             return true
         }
         guard proceed else { return }
+        let noticedAt = ContinuousClock.now
         let why = "closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))"
         guard Self.mayReconnect(afterClose: code), options.reconnectWindow > .zero else {
             broadcaster.yield(.closed(code: code, reason: reason))
@@ -256,7 +267,7 @@ package final class RoomSignaling: Sendable {
             // Closed while reconnecting: the new socket has no one to serve.
             guard kept else { try? reopened.close(code: 1000, reason: "leaving"); return }
             install(reopened, connectTimeout: connectTimeout)
-            try register(resending: connection.unsentTexts)
+            try register(resending: resendable(unsent: connection.unsentTexts, noticedAt: noticedAt))
             broadcaster.yield(.reconnected)
         } catch {
             guard !state.value.closing else { return }
@@ -283,7 +294,7 @@ package final class RoomSignaling: Sendable {
                     Logger.warn("signaling: cannot resend a message in room \(room): \(error)")
                 }
             }
-            for message in state.pending { transmit(message, on: connection) }
+            for message in state.pending { transmit(message, on: connection, &state) }
             state.pending = []
         }
     }
@@ -300,20 +311,41 @@ package final class RoomSignaling: Sendable {
                 state.pending.append(message)
                 return
             }
-            transmit(message, on: connection)
+            transmit(message, on: connection, &state)
         }
     }
 
     /// Messages dropped because too many waited for a (re)registration.
     package var lostMessages: Int { state.value.lostMessages }
 
-    private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection) {
+    /// Sends on `connection` (under the state's lock, which `state` is) and remembers it a while.
+    private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection, _ state: inout State) {
         // A room the service closed (call ended, transferred) has no one left to tell.
         guard connection.state == .open else { return }
         do {
-            try connection.send(text: ECVJSON.encodeString(ColliderCommand.send(message)))
+            let text = try ECVJSON.encodeString(ColliderCommand.send(message))
+            try connection.send(text: text)
+            let now = ContinuousClock.now
+            state.recent.removeAll { $0.at < now - Self.resendWindow * 2 }
+            if state.recent.count >= Self.maxPending { state.recent.removeFirst() }
+            state.recent.append(Sent(text: text, isCandidate: message.kind == .candidate, at: now))
         } catch {
             Logger.warn("signaling: cannot send \(message.kind.rawValue) in room \(room): \(error)")
+        }
+    }
+
+    /// What to send again on a new socket, in the original order: whatever the old socket never
+    /// sent (`unsent`), and the candidates sent within `resendWindow` before the drop was noticed.
+    /// An offer or answer the collider dropped unread in that moment is not repeated (a repeat
+    /// would be applied twice): the negotiation then fails or times out as it would without it.
+    private func resendable(unsent: [String], noticedAt: ContinuousClock.Instant) -> [String] {
+        state.withLock { state in
+            let unsentSet = Set(unsent)
+            let recent = state.recent.filter { $0.at >= noticedAt - Self.resendWindow && ($0.isCandidate || unsentSet.contains($0.text)) }
+                .map(\.text)
+            let recentSet = Set(recent)
+            state.recent = []
+            return unsent.filter { !recentSet.contains($0) } + recent
         }
     }
 

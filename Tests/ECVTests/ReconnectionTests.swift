@@ -152,10 +152,13 @@ import Testing
         for n in 2...6 { first.send(candidate(n)) }
         #expect(try await withDeadline(.seconds(10)) { await firstReconnected.value })
         first.send(candidate(7))
-        do { try await eventually(.seconds(10), "every candidate") { received.value.count == 7 } } catch {
-            Issue.record("received \(received.value.map { $0.prefix(12) }); service: \(backend.service.log.entries(rtcId: "gap-room").map(\.message))")
+        let expected = (1...7).map { "candidate:\($0) 1 udp 1 127.0.0.1 \(9000 + $0) typ host" }
+        // A candidate sent just before the drop may come twice (it is sent again to be sure).
+        let firstArrivals: @Sendable () -> [String] = { received.value.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } } }
+        do { try await eventually(.seconds(10), "every candidate") { firstArrivals().count == 7 } } catch {
+            Issue.record("received \(received.value.map { $0.prefix(12) })")
         }
-        #expect(received.value == (1...7).map { "candidate:\($0) 1 udp 1 127.0.0.1 \(9000 + $0) typ host" })
+        #expect(firstArrivals() == expected, "in order")
         #expect(first.lostMessages == 0)
         await backend.close()
     }
