@@ -52,6 +52,27 @@ import Testing
         await backend.close()
     }
 
+    @Test func aJoinWhoseAnswerWasLostGetsItsSlotBack() async throws {
+        let backend = try await Backend.start()
+        let agent = try await backend.agent()
+        let front = try FlakyFront(upstream: backend.url, ["--lose-response", "POST /join/"])
+        defer { front.stop() }
+        let frontURL = try await front.url()
+        let sdk = try backend.sdk { $0.webrtcUrl = frontURL }
+        let log = EventLog(sdk)
+        let call = try await placeCall(sdk, log: log)
+        _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
+        #expect(front.output.contains("answer swallowed"), "the first join answer was lost: \(front.output)")
+        let joins = backend.service.log.entries(rtcId: call.rtcId).filter { $0.message.contains("joined room") && $0.message.contains("caller") }
+        #expect(joins.count == 2, "joined twice, one slot: \(joins.map(\.message))")
+        #expect(Set(joins.map { $0.message.prefix(8) }).count == 1, "the same client both times")
+        #expect(log.count(.JoinedRoom, call.rtcId) == 1 && log.count(.Error, call.rtcId) == 0, "\(log.types(call.rtcId))")
+        call.hangup()
+        _ = try await log.wait(for: .CallEnded, call.rtcId)
+        await agent.logout()
+        await backend.close()
+    }
+
     @Test func aDroppedSignalingSocketReconnectsAndTheMediaKeepsFlowing() async throws {
         let backend = try await Backend.start()
         let agentFrames = Locked(0)
