@@ -30,6 +30,25 @@ import Testing
         await backend.close()
     }
 
+    @Test func aServiceThatComesBackOnItsPortAnswersTheRetriedRequest() async throws {
+        // A port that was just free: nothing listens while the SDK starts asking.
+        let probe = try await Backend.start()
+        let port = try #require(URLComponents(string: probe.url)?.port)
+        await probe.close()
+        var configuration = ECVSdkConfiguration(name: "restart", serviceUrl: probe.url)
+        configuration.reconnectWindowMs = 8000
+        let sdk = try ECVSdk(config: configuration)
+        let asking = Task { await sdk.createVideoCall() }
+        // The outage itself: the service is down for 700 ms, refusing every attempt meanwhile.
+        try await Task.sleep(for: .milliseconds(700))
+        let restarted = try ReferenceService(configuration: ReferenceServiceConfiguration())
+        _ = try await restarted.start(host: "127.0.0.1", port: UInt16(port))
+        let call = try #require(await asking.value)
+        #expect(!call.rtcId.isEmpty && call.lastError.name == .NO_ERROR, "\(call.lastError)")
+        #expect(restarted.log.entries.contains { $0.message.hasPrefix("GetRtcId → \(call.rtcId)") })
+        await restarted.stop()
+    }
+
     @Test func aDialExWhoseAnswerWasLostIsRetriedWithoutASecondCall() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent { $0.joinsRooms = false }
