@@ -83,10 +83,10 @@ package final class RoomSignaling: Sendable {
 
     package let room: String
     package let options: Options
-    private let http: HTTPClient
+    let http: HTTPClient
     /// The participant's one state: the join answer, the socket and its reader, and what waits
     /// for the registration.
-    private struct State {
+    struct State {
         var joined: JoinParameters?
         var socket: WebSocketConnection?
         var reader: Task<Void, Never>?
@@ -98,7 +98,7 @@ package final class RoomSignaling: Sendable {
         /// What went out lately, for `resendable`.
         var recent: [Sent] = []
     }
-    private struct Sent {
+    struct Sent {
         let text: String
         let isCandidate: Bool
         let at: ContinuousClock.Instant
@@ -108,10 +108,10 @@ package final class RoomSignaling: Sendable {
     static let resendWindow: Duration = .seconds(1)
     /// The most messages kept while unregistered (a whole offer with candidates is far fewer).
     package static let maxPending = 256
-    private let state = Locked(State())
-    private let broadcaster = Broadcaster<RoomSignalingEvent>()
+    let state = Locked(State())
+    let broadcaster = Broadcaster<RoomSignalingEvent>()
     /// `options.headers` plus the credential header.
-    private let requestHeaders: HTTPHeaders
+    let requestHeaders: HTTPHeaders
     private let tls: TLSSettings
 
     /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured.
@@ -132,54 +132,6 @@ package final class RoomSignaling: Sendable {
     /// Everything the socket delivers from now on.
     package func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
 
-    /// `POST /join/<room>` with the configured headers and timeouts, retried within the window.
-    ///
-    /// With a credential the join is safe to retry: the service gives a party that already holds
-    /// a slot that same slot again (docs/protocol.md §7), so a join whose answer was lost does
-    /// not take a second one. Without a credential only failures that never reached the service
-    /// are retried.
-    package func join() async throws(RoomSignalingError) -> JoinParameters {
-        let idempotent = !(options.credential ?? "").isEmpty
-        do {
-            return try await retrying(within: options.reconnectWindow, isTransient: { (error: RoomSignalingError) in
-                switch error {
-                case .transport(_, let failure): idempotent ? failure.isTransient : failure.neverReachedServer
-                case .joinStatus(_, let status): idempotent && [502, 503, 504].contains(status)
-                default: false
-                }
-            }) { () async throws(RoomSignalingError) in try await joinOnce() }
-        } catch {
-            guard error.attempts > 1 else { throw error.last }
-            throw .join(url: ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room)),
-                        reason: "\(error.last) (gave up after \(error.attempts) attempts)")
-        }
-    }
-
-    private func joinOnce() async throws(RoomSignalingError) -> JoinParameters {
-        let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room))
-        let response: HTTPResponse
-        do {
-            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
-        } catch {
-            throw .transport(url: url, error)
-        }
-        guard response.isSuccess else { throw .joinStatus(url: url, response.status) }
-        let answer: JoinResponse
-        do { answer = try ECVJSON.decode(JoinResponse.self, from: response.data) } catch {
-            throw .join(url: url, reason: "unexpected answer: \(error)")
-        }
-        switch answer.result {
-        case .success:
-            guard let parameters = answer.params else { throw .join(url: url, reason: "SUCCESS without params") }
-            state.withLock { $0.joined = parameters }
-            return parameters
-        case .full:
-            throw .roomFull(room: room)
-        default:
-            throw .join(url: url, reason: "result \(answer.result.rawValue)")
-        }
-    }
-
     /// Opens the collider WebSocket (with the configured headers on the handshake).
     package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
         let connection = try await connectSocket(connectTimeout: connectTimeout)
@@ -192,7 +144,7 @@ package final class RoomSignaling: Sendable {
             ?? parameters.wssUrl
     }
 
-    private func connectSocket(connectTimeout: Duration) async throws(RoomSignalingError) -> WebSocketConnection {
+    func connectSocket(connectTimeout: Duration) async throws(RoomSignalingError) -> WebSocketConnection {
         let url = try socketURL()
         do {
             return try await WebSocketClient.connect(
@@ -204,7 +156,7 @@ package final class RoomSignaling: Sendable {
     }
 
     /// Makes `connection` the current socket and reads it until it closes.
-    private func install(_ connection: WebSocketConnection, connectTimeout: Duration) {
+    func install(_ connection: WebSocketConnection, connectTimeout: Duration) {
         let broadcaster = self.broadcaster
         let reading = Task { [weak self] in
             var closed: (code: UInt16, reason: String) = (1006, "connection lost")
@@ -229,50 +181,6 @@ package final class RoomSignaling: Sendable {
         state.withLock { state in
             state.socket = connection
             state.reader = reading
-        }
-    }
-
-    /// A close the collider chose as an answer is final; a lost or dropped connection is not.
-    static func mayReconnect(afterClose code: UInt16) -> Bool {
-        ![ECVCloseCode.normal, ECVCloseCode.unauthorized, ECVCloseCode.notFound, ECVCloseCode.replaced].contains(code)
-    }
-
-    /// The current socket closed: reopened and re-registered within the window, or reported.
-    private func socketClosed(_ connection: WebSocketConnection, code: UInt16, reason: String, connectTimeout: Duration) async {
-        let proceed = state.withLock { state -> Bool in
-            guard state.socket === connection, !state.closing else { return false }
-            state.registered = false
-            return true
-        }
-        guard proceed else { return }
-        let noticedAt = ContinuousClock.now
-        let why = "closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))"
-        guard Self.mayReconnect(afterClose: code), options.reconnectWindow > .zero else {
-            broadcaster.yield(.closed(code: code, reason: reason))
-            return
-        }
-        broadcaster.yield(.reconnecting(reason: why))
-        let window = options.reconnectWindow
-        do {
-            let reopened = try await retrying(within: window, isTransient: { (error: RoomSignalingError) in
-                if case .socket = error { true } else { false }
-            }) { () async throws(RoomSignalingError) in
-                guard !self.state.value.closing else { throw .notJoined }
-                return try await connectSocket(connectTimeout: connectTimeout)
-            }
-            let kept = state.withLock { state -> Bool in
-                guard !state.closing else { return false }
-                return true
-            }
-            // Closed while reconnecting: the new socket has no one to serve.
-            guard kept else { try? reopened.close(code: 1000, reason: "leaving"); return }
-            install(reopened, connectTimeout: connectTimeout)
-            try register(resending: resendable(unsent: connection.unsentTexts, noticedAt: noticedAt))
-            broadcaster.yield(.reconnected)
-        } catch {
-            guard !state.value.closing else { return }
-            Logger.warn("signaling: room \(room): reconnecting failed: \(error)")
-            broadcaster.yield(.closed(code: code, reason: "\(reason.isEmpty ? "connection lost" : reason); reconnecting failed"))
         }
     }
 
@@ -331,21 +239,6 @@ package final class RoomSignaling: Sendable {
             state.recent.append(Sent(text: text, isCandidate: message.kind == .candidate, at: now))
         } catch {
             Logger.warn("signaling: cannot send \(message.kind.rawValue) in room \(room): \(error)")
-        }
-    }
-
-    /// What to send again on a new socket, in the original order: whatever the old socket never
-    /// sent (`unsent`), and the candidates sent within `resendWindow` before the drop was noticed.
-    /// An offer or answer the collider dropped unread in that moment is not repeated (a repeat
-    /// would be applied twice): the negotiation then fails or times out as it would without it.
-    private func resendable(unsent: [String], noticedAt: ContinuousClock.Instant) -> [String] {
-        state.withLock { state in
-            let unsentSet = Set(unsent)
-            let recent = state.recent.filter { $0.at >= noticedAt - Self.resendWindow && ($0.isCandidate || unsentSet.contains($0.text)) }
-                .map(\.text)
-            let recentSet = Set(recent)
-            state.recent = []
-            return unsent.filter { !recentSet.contains($0) } + recent
         }
     }
 
