@@ -16,6 +16,8 @@ final class ServiceCore: Sendable {
     let presence: CallerPresence
     /// The identity-verification back office (docs/protocol.md §7).
     let verification: VerificationBackOffice
+    /// DialEx answers by idempotency key, for retried dials.
+    let dialReplay: DialReplay
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
         if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
@@ -24,6 +26,7 @@ final class ServiceCore: Sendable {
         let presence = CallerPresence(timeout: configuration.callerLossTimeout, clock: configuration.clock.acdClock)
         self.presence = presence
         verification = VerificationBackOffice(configuration: configuration.verification, clock: configuration.clock.acdClock)
+        dialReplay = DialReplay(capacity: min(configuration.limits.maxLiveCalls, 10_000) * 2)
         let queueSockets = QueueSocketHub(log: log, presence: presence)
         let agentSockets = AgentSocketHub(log: log)
         let rooms = RoomHub(log: log, limits: configuration.limits, presence: presence)
