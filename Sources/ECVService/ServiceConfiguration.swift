@@ -112,6 +112,8 @@ public struct ReferenceServiceConfiguration: Sendable {
     /// How long a dialed call's caller may hold neither its queue socket nor its signaling socket
     /// without polling before the call ends with `CALLER_LOST` (docs/protocol.md §1.7).
     public var callerLossTimeout: Duration = .seconds(10)
+    /// The PeerJS-compatible peer server (docs/protocol.md §7); nil: none.
+    public var peerServer: PeerServerConfiguration?
 
     public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),
                 agentSecrets: [String] = [], iceServers: [ICEServer] = [], pingInterval: Duration = .seconds(20),
@@ -197,6 +199,7 @@ public struct ReferenceServiceConfiguration: Sendable {
                 + "(\(limits.agentClientFrameBytes))"
         }
         if callerLossTimeout <= .zero { return "callerLossTimeout must be positive" }
+        if let problem = peerServer?.problem() { return problem }
         if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
             return "advertisedBaseURL \"\(base)\" must start with http:// or https://"
         }

@@ -14,6 +14,7 @@ final class ServiceCore: Sendable {
     let timer: DeadlineTimer
     let callQuota: AddressQuota
     let presence: CallerPresence
+    let peers: PeerServer?
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
         if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
@@ -21,6 +22,9 @@ final class ServiceCore: Sendable {
         let log = ServiceEventLog(capacity: configuration.logCapacity, handler: configuration.logHandler)
         let presence = CallerPresence(timeout: configuration.callerLossTimeout, clock: configuration.clock.acdClock)
         self.presence = presence
+        peers = configuration.peerServer.map {
+            PeerServer(configuration: $0, iceServers: configuration.iceServers, clock: configuration.clock, log: log)
+        }
         let queueSockets = QueueSocketHub(log: log, presence: presence)
         let agentSockets = AgentSocketHub(log: log)
         let rooms = RoomHub(log: log, limits: configuration.limits, presence: presence)
@@ -64,6 +68,6 @@ final class ServiceCore: Sendable {
     }
 
     var openSocketCount: Int {
-        queueSockets.open.count + agentSockets.open.count + rooms.open.count
+        queueSockets.open.count + agentSockets.open.count + rooms.open.count + (peers?.open.count ?? 0)
     }
 }
