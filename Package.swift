@@ -11,6 +11,7 @@
 //   WebRTC                          a peer connection over webrtcbin
 //   ECVProtocol                     the wire protocol's types (REST, signaling, data channel)
 //   ECV                             the public SDK of the seeds
+//   ECVPeer                         the SkyWay peer model on a PeerJS server (on ECV)
 //   ECVService, ECVAgent            the reference backend and headless agent bots
 //   ecv                             the CLI
 import PackageDescription
@@ -29,6 +30,7 @@ let package = Package(
     products: [
         .library(name: "ECV", targets: ["ECV"]),
         .library(name: "ECVAgent", targets: ["ECVAgent"]),
+        .library(name: "ECVPeer", targets: ["ECVPeer"]),
         .library(name: "ECVService", targets: ["ECVService"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .executable(name: "ecv", targets: ["ecv"]),
@@ -54,6 +56,8 @@ let package = Package(
         // The ECV system
         .target(name: "ECVProtocol", swiftSettings: strict),
         .target(name: "ECV", dependencies: ["GLibCore", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+                swiftSettings: strict),
+        .target(name: "ECVPeer", dependencies: ["GLibCore", "ECV", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                 swiftSettings: strict),
         .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
         .target(name: "ECVAgent", dependencies: ["GLibCore", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],

@@ -1,0 +1,153 @@
+import ECV
+import ECVProtocol
+import Foundation
+import MediaPipeline
+import WebRTC
+
+extension MediaConnection {
+    static let controlChannelLabel = "ecv-peer-call"
+
+    /// Builds the peer connection for `stream` and starts it: the caller offers (with the closing
+    /// channel), the callee applies the offer that came with the call.
+    func start(stream: MediaStream?) async {
+        let claimed = state.withLock { state -> Bool in
+            guard !state.started, !state.closed else { return false }
+            state.started = true
+            state.localStream = stream
+            return true
+        }
+        guard claimed else { return }
+        let constraints = stream?.constraints ?? MediaConstraints()
+        var media = MediaConfiguration(parameters: constraints.parameters, video: constraints.videoInputs,
+                                       audio: constraints.audioFlag ? constraints.microphone : .silence,
+                                       receiveVideo: .renderer(name: "remote_video"), receiveAudio: .discard,
+                                       sendsMedia: stream != nil,
+                                       localPreview: stream != nil && constraints.videoFlag ? "local_preview" : nil)
+        if stream == nil { media.parameters.videoCallEnabled = true }
+        let signaling = self.signaling
+        let pc = PeerConnection(configuration: peerConfiguration(iceServers: iceServers(), media: media),
+                                role: outgoing ? .offerer : .answerer) { message in signaling.relay(message) }
+        let events = pc.events()
+        let adopted = state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            state.peerConnection = pc
+            return true
+        }
+        guard adopted else { await pc.close(); return }
+        keep(Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.handle(event)
+            }
+        })
+        let control = DataChannelConfig(enabled: true, label: Self.controlChannelLabel)
+        do throws(WebRTC.PeerError) { try await pc.start(dataChannels: outgoing ? [control] : []) } catch {
+            await end(error: PeerError(error.isUnsupported ? .invalidArgument : .webrtc, "the call's media did not start: \(error)"))
+            return
+        }
+        if outgoing { watchClosing(await pc.openDataChannel(control)) }
+        if let stream, stream.party == .local {
+            if stream.added(sender: self), let preview = await pc.media?.appSink(named: "local_preview") { stream.feed.attach(preview) }
+            await applySendState()
+        }
+        let waiting = state.withLock { state in defer { state.waiting = [] }; return state.waiting }
+        for message in waiting { await pc.receive(message) }
+    }
+
+    /// An OFFER, ANSWER or CANDIDATE of this connection from the other peer.
+    func receive(_ message: PeerJSMessage) async {
+        let converted: WebRTC.SignalingMessage?
+        do { converted = try ConnectionSignaling.webrtcMessage(message) } catch {
+            hub.emit(.error(PeerError(.negotiationFailed, "\(peer) sent a bad \(message.type.rawValue): \(error)")))
+            return
+        }
+        guard let converted else { return }
+        let pc = state.withLock { state -> PeerConnection? in
+            guard !state.closed else { return nil }
+            if state.peerConnection == nil, state.waiting.count < Self.maxWaitingMessages { state.waiting.append(converted) }
+            return state.peerConnection
+        }
+        await pc?.receive(converted)
+    }
+
+    private func handle(_ event: WebRTC.PeerEvent) async {
+        switch event {
+        case .remoteStream(let remote):
+            let (stream, first) = state.withLock { state -> (MediaStream, Bool) in
+                if let existing = state.remoteStream { return (existing, false) }
+                let created = MediaStream(remote: ())
+                state.remoteStream = created
+                return (created, true)
+            }
+            stream.noteRemote(remote.kind)
+            if remote.kind == .video, let sink = remote.appSink { stream.feed.attach(sink) }
+            if first { hub.emit(.stream(stream)) }
+        case .remoteDataChannel(let handle):
+            watchClosing(handle)
+        case .stateChanged(.connected):
+            state.withLock { $0.open = true }
+        case .stateChanged(.failed):
+            await end(error: PeerError(.webrtc, "the connection to \(peer) failed (no media or ICE for too long)"))
+        case .error(let message):
+            Logger.debug("[peer call \(connectionId)] webrtc: \(message)")
+        default:
+            break
+        }
+    }
+
+    /// The closing channel: when it closes, the other side ended the call.
+    private func watchClosing(_ handle: DataChannelHandle) {
+        let events = handle.events()
+        keep(Task { [weak self] in
+            for await event in events where event == .closed {
+                await self?.end(error: nil)
+                return
+            }
+        })
+    }
+
+    /// Gives this call's send graph the local stream's mute states and camera.
+    func applySendState() async {
+        guard let stream = state.withLock({ $0.localStream }), let pc = state.withLock({ $0.peerConnection }) else { return }
+        let (audio, video, camera) = stream.sendState
+        guard let media = await pc.media else { return }
+        do {
+            try media.setAudioMuted(!audio || stream.constraints?.audioFlag == false)
+            try media.setVideoMuted(!video)
+            if stream.constraints?.cameras.back != nil, media.activeCamera != camera.rawValue { try media.switchCamera(to: camera.rawValue) }
+        } catch {
+            hub.emit(.error(PeerError(.webrtc, "cannot apply the stream's tracks to the call with \(peer): \(error)")))
+        }
+    }
+
+    /// The other peer left the server (`LEAVE`) or could not be reached (`EXPIRE`).
+    func remoteGone(_ error: PeerError?) async { await end(error: error) }
+
+    /// Ends this side: the recording is finalised while the media runs, the closing channel and
+    /// the peer connection close, CLOSE is reported. Idempotent.
+    func end(error: PeerError?) async {
+        let taken = state.withLock { state -> MediaConnection.State? in
+            guard !state.closed else { return nil }
+            state.closed = true
+            defer { state.tasks = []; state.recording = nil; state.peerConnection = nil; state.waiting = [] }
+            return state
+        }
+        guard let taken else { return }
+        if let error { hub.emit(.error(error)) }
+        if let recording = taken.recording {
+            do { _ = try await recording.stop() } catch {
+                hub.emit(.error(PeerError(.recording, "the recording was not finalised: \(error)")))
+            }
+        }
+        taken.localStream?.removed(sender: self)
+        await taken.peerConnection?.close()
+        for task in taken.tasks { task.cancel() }
+        hub.emit(.close)
+        hub.finish()
+        onEnded(self)
+    }
+}
+
+extension WebRTC.PeerError {
+    var isUnsupported: Bool { if case .unsupported = self { true } else { false } }
+}
