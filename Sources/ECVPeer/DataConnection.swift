@@ -135,8 +135,12 @@ public final class DataConnection: Sendable {
         var media = MediaConfiguration(sendsMedia: false)
         media.receivesMedia = false
         let signaling = self.signaling
-        let pc = PeerConnection(configuration: peerConfiguration(iceServers: iceServers(), media: media),
-                                role: outgoing ? .offerer : .answerer) { message in signaling.relay(message) }
+        var configuration = peerConfiguration(iceServers: iceServers(), media: media)
+        // An idle data connection carries no bytes: silence says nothing about the far end here
+        // (its closing is told in-band, by the channel, or by the server's LEAVE).
+        configuration.disconnectedAfter = .seconds(86_400)
+        configuration.failedAfter = .seconds(86_400)
+        let pc = PeerConnection(configuration: configuration, role: outgoing ? .offerer : .answerer) { message in signaling.relay(message) }
         let events = pc.events()
         guard state.withLock({ state in if !state.closed { state.peerConnection = pc }; return !state.closed }) else { await pc.close(); return }
         keep(Task { [weak self] in
@@ -187,8 +191,37 @@ public final class DataConnection: Sendable {
         hub.emit(.open)
     }
 
+    /// PeerJS's in-band close (`{"__peerData":{"type":"close"}}`, what `close({flush: true})`
+    /// sends) in this connection's serialization; raw connections have none.
+    private var closeNotice: DataChannelHandle.Message? {
+        switch serialization {
+        case .binary, .binaryUTF8: .binary(Self.packedCloseNotice)
+        case .json: .binary(Array(#"{"__peerData":{"type":"close"}}"#.utf8))
+        case .raw, .none: nil
+        }
+    }
+
+    /// BinaryPack of `{"__peerData":{"type":"close"}}`: fixmap(1), "__peerData", fixmap(1), "type", "close".
+    static let packedCloseNotice: [UInt8] = [0x81, 0xba] + Array("__peerData".utf8) + [0x81, 0xb4] + Array("type".utf8) + [0xb5] + Array("close".utf8)
+
+    private func isCloseNotice(_ wire: DataMessage) -> Bool {
+        let bytes: [UInt8] = switch wire { case .text(let text): Array(text.utf8); case .binary(let bytes): bytes }
+        switch serialization {
+        case .binary, .binaryUTF8: return bytes == Self.packedCloseNotice
+        case .json:
+            guard bytes.count < 200 else { return false }
+            // Not that object: an ordinary message.
+            return (try? JSONDecoder().decode([String: [String: String]].self, from: Data(bytes)))?["__peerData"]?["type"] == "close"
+        case .raw, .none: return false
+        }
+    }
+
     /// A message as the channel carried it, decoded as the serialization says.
     private func deliver(_ wire: DataMessage) {
+        if isCloseNotice(wire) {
+            Task { await self.end(error: nil) }
+            return
+        }
         switch (serialization, wire) {
         case (.binary, .binary(let bytes)), (.binaryUTF8, .binary(let bytes)):
             do {
@@ -237,7 +270,8 @@ public final class DataConnection: Sendable {
         }
         guard let (pc, channel, tasks) = taken else { return }
         if let error { hub.emit(.error(error)) }
-        channel?.close()
+        if let channel, let notice = closeNotice { await sayClosing(on: channel, notice) }
+        // The peer connection closes its channels first, which tells the far end.
         await pc?.close()
         tasks.forEach { $0.cancel() }
         hub.emit(.close)

@@ -95,16 +95,21 @@ extension MediaConnection {
         }
     }
 
-    /// The closing channel: when it closes, the other side ended the call.
+    /// The closing channel: when it closes, or says `close`, the other side ended the call.
     private func watchClosing(_ handle: DataChannelHandle) {
+        guard state.withLock({ state in defer { if state.control == nil { state.control = handle } }; return state.control == nil }) else { return }
         let events = handle.events()
         keep(Task { [weak self] in
-            for await event in events where event == .closed {
+            for await event in events where event == .closed || event == .text(MediaConnection.closeNotice) {
                 await self?.end(error: nil)
                 return
             }
         })
     }
+
+    /// Said on the closing channel before it closes: webrtcbin 1.22 does not always tell the far
+    /// end that a channel it did not create closed (PeerJS ignores messages on this channel).
+    static let closeNotice = "close"
 
     /// Gives this call's send graph the local stream's mute states and camera.
     func applySendState() async {
@@ -140,12 +145,25 @@ extension MediaConnection {
             }
         }
         taken.localStream?.removed(sender: self)
+        if let control = taken.control { await sayClosing(on: control, .text(Self.closeNotice)) }
         await taken.peerConnection?.close()
         for task in taken.tasks { task.cancel() }
         hub.emit(.close)
         hub.finish()
         onEnded(self)
     }
+}
+
+/// Sends `notice` on an open channel and waits (up to half a second) until it left, so closing
+/// the connection right after does not drop it.
+func sayClosing(on channel: DataChannelHandle, _ notice: DataChannelHandle.Message) async {
+    guard channel.isOpen else { return }
+    do { try channel.send(notice) } catch { return } // closed meanwhile: nobody to tell
+    let deadline = ContinuousClock.now + .milliseconds(500)
+    while channel.bufferedAmount > 0, ContinuousClock.now < deadline {
+        do { try await Task.sleep(for: .milliseconds(10)) } catch { return } // cancelled: close now
+    }
+    do { try await Task.sleep(for: .milliseconds(20)) } catch { return } // cancelled: close now
 }
 
 extension WebRTC.PeerError {

@@ -60,6 +60,8 @@ public final class MediaConnection: Sendable {
         var open = false
         var closed = false
         var recording: ActiveRecording?
+        /// The call's closing channel (created by the caller, adopted by the callee).
+        var control: DataChannelHandle?
         var tasks: [Task<Void, Never>] = []
     }
     let state = Mutex(State())

@@ -147,6 +147,10 @@ import Testing
         let before = atRight.videoFrameCount
         try await eventually(.seconds(10), "the right leg still flows") { atRight.videoFrameCount >= before + 10 }
         try await eventually(.seconds(8), "the hub dropped the left leg") { hub.mediaConnections.map(\.peer) == ["right"] }
+        // The callee hangs up the other: the caller hears CLOSE.
+        let rightAtHub = try #require(calls.first { $0.peer == "right" })
+        await rightAtHub.closeAndWait()
+        try await rightEvents.first("CLOSE at right", timeout: .seconds(8)) { $0.isClose }
         for peer in [hub, left, right] { await peer.destroy() }
         await backend.stop()
     }
