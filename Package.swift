@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
         .target(name: "ECVAgent", dependencies: ["GLibCore", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
                 swiftSettings: strict),
-        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "MediaPipeline", "MediaRuntime", "GStreamer"],
+        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "ECVPeer", "MediaPipeline", "MediaRuntime", "GStreamer"],
                           swiftSettings: strict),
         // Benchmarks (programs, not tests: `make bench`)
         .target(name: "BenchmarkSupport", dependencies: ["GLibCore", "GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),

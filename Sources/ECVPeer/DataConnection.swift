@@ -158,7 +158,9 @@ public final class DataConnection: Sendable {
             await end(error: PeerError(.webrtc, "the data connection did not start: \(error)"))
             return
         }
-        if outgoing { bind(await pc.openDataChannel(config)) }
+        // The callee knows the label from the offer: its handle exists (and is listened to) before
+        // the channel opens, so nothing sent right after the open is missed.
+        bind(await pc.openDataChannel(config))
         let waiting = state.withLock { state in defer { state.waiting = [] }; return state.waiting }
         for message in waiting { await pc.receive(message) }
     }

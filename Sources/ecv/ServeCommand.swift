@@ -26,6 +26,7 @@ enum ServeCommand {
           --no-caller-tokens       issue no caller tokens: anyone who knows an rtcId acts for its caller (labs only)
           --tls-cert FILE --tls-key FILE   serve HTTPS and WSS with this PEM certificate (chain) and key
           --log                    print the service's event log
+        \(PeerServeOptions.help)
         """
 
     static func configuration(_ arguments: inout Arguments) throws(CLIError) -> ReferenceServiceConfiguration {
@@ -72,6 +73,7 @@ enum ServeCommand {
             }
         default: throw .usage("--tls-cert and --tls-key go together")
         }
+        try PeerServeOptions.apply(&arguments, to: &configuration)
         return configuration
     }
 
@@ -83,7 +85,7 @@ enum ServeCommand {
     }
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["log", "no-caller-tokens", "open-agents", "no-attr-defaults"])
+        var arguments = try Arguments(words, flags: Set(["log", "no-caller-tokens", "open-agents", "no-attr-defaults"]).union(PeerServeOptions.flags))
         var configuration = try configuration(&arguments)
         if arguments.flag("no-attr-defaults") {
             if !arguments.values("attr-default").isEmpty { throw .usage("--no-attr-defaults and --attr-default exclude each other") }
