@@ -78,7 +78,7 @@ let package = Package(
                           path: "Tests/Support/RecordingProbe", swiftSettings: strict),
         // Test support shared by the test targets
         .target(name: "MediaTestSupport", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
-        .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
+        .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVPeer", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
                 path: "Tests/Support/ECVTestSupport", swiftSettings: strict),
         // Tests
         .testTarget(name: "GStreamerTests", dependencies: ["GLibCore", "GStreamer"], swiftSettings: strict),
@@ -99,7 +99,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
-        .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",
+        .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVPeer", "ECVService", "ECVProtocol", "MediaPipeline",
                                                         "MediaRuntime", "GStreamer"], swiftSettings: strict),
     ]
 )

@@ -51,6 +51,9 @@ public final class PeerServer: Sendable {
         let origin = request.headers["Origin"]
         var headers: HTTPHeaders = ["Cache-Control": "no-store"]
         if let origin { headers["Access-Control-Allow-Origin"] = origin; headers["Vary"] = "Origin" }
+        if segments == ["client"], ["GET", "HEAD"].contains(request.method.uppercased()) {
+            return text(200, PeerClientPage.html, headers, type: "text/html; charset=utf-8")
+        }
         guard segments.count == 2, ["GET", "HEAD"].contains(request.method.uppercased()) else {
             return text(404, "no peer server endpoint \(request.method) \(request.path)", headers)
         }
