@@ -54,9 +54,10 @@ public enum PeerJSLimits {
         return !previousWasSeparator
     }
 
-    /// A client's token: printable ASCII without spaces, bounded.
+    /// A client's token: printable ASCII (spaces included: peerjs-py 0.1.1 sends its Peer
+    /// object's description), bounded.
     public static func isValidToken(_ token: String) -> Bool {
-        !token.isEmpty && token.utf8.count <= maxTokenLength && token.utf8.allSatisfy { (33...126).contains($0) }
+        !token.isEmpty && token.utf8.count <= maxTokenLength && token.utf8.allSatisfy { (32...126).contains($0) }
     }
 }
 

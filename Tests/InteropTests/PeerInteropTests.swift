@@ -150,3 +150,64 @@ struct PeerSummary: Sendable, Decodable {
     func strings(_ key: String) -> [String] { (key == "received" ? received : key == "sent" ? sent : errors) ?? [] }
     var compact: String { ["framesDecoded", "framesSent", "calls", "streams"].map { "\($0)=\(int($0))" }.joined(separator: " ") }
 }
+
+/// peerjs-py (PyPI, a Python port of the PeerJS 1.5 client on aiortc) against our server and an
+/// ECVKit peer.
+@Suite(.serialized) struct PeerJSPythonInteropTests {
+    static var hasPeerJSPy: Bool {
+        InteropEnvironment.hasVenv && FileManager.default.fileExists(atPath: InteropEnvironment.repository
+            .appendingPathComponent(".build/interop-venv/lib/python3.11/site-packages/peerjs_py").path)
+    }
+    static let missing = "peerjs-py is not in the interop venv: run `make test-deps` (Tests/Interop/requirements-nodeps.txt)"
+
+    @Test(.enabled(if: hasPeerJSPy, Comment(rawValue: missing)))
+    func peerjsPyCallsAnECVKitPeer() async throws {
+        let (service, url) = try await PeerInteropTests.backend()
+        let swift = Peer(id: "swift-callee", options: PeerInteropTests.options(url))
+        let events = Events(swift.events())
+        try await events.first("OPEN") { if case .open = $0 { true } else { false } }
+        let python = try PythonPeer(script: "peerjs_py_peer.py", arguments: ["--port", "\(url.port ?? 0)", "--key", "demo", "--id", "py-caller",
+                                                                           "--call", "swift-callee", "--data", "hello from python", "--duration", "3"])
+        let call = try #require(try await events.first("CALL from peerjs-py", timeout: .seconds(40)) { $0.call != nil }.call)
+        let callEvents = Events(call.events())
+        call.answer(stream: try Navigator.getUserMedia(constraints: PeerInteropTests.constraints))
+        let data = try #require(try await events.first("CONNECTION from peerjs-py", timeout: .seconds(20)) { $0.dataConnection != nil }.dataConnection)
+        let dataEvents = Events(data.events())
+        let remote = try #require(try await callEvents.first("STREAM from peerjs-py") { $0.stream != nil }.stream)
+        try await eventually(.seconds(20), "peerjs-py's video frames") { remote.videoFrameCount >= 10 }
+        try await dataEvents.first("peerjs-py's text") { $0 == .data(.text("hello from python")) }
+        try data.send("echo: hello from python")
+        let summary = try await python.summary(timeout: .seconds(60))
+        print("peerjs-py → ecvkit (\(data.serialization.rawValue) data): \(summary.compact) ecvkit decoded \(remote.videoFrameCount)")
+        #expect(summary.int("framesDecoded") >= 10, "peerjs-py decoded our video: \(summary.raw)")
+        #expect(summary.strings("received").contains("echo: hello from python"), "\(summary.raw)")
+        await swift.destroy()
+        await service.stop()
+    }
+
+    @Test(.enabled(if: hasPeerJSPy, Comment(rawValue: missing)))
+    func anECVKitPeerCallsPeerjsPy() async throws {
+        let (service, url) = try await PeerInteropTests.backend()
+        let python = try PythonPeer(script: "peerjs_py_peer.py", arguments: ["--port", "\(url.port ?? 0)", "--key", "demo", "--id", "py-callee",
+                                                                           "--duration", "3"])
+        try await eventually(.seconds(40), "peerjs-py registered") { service.peerServer?.registeredPeers(key: "demo").contains("py-callee") == true }
+        let swift = Peer(id: "swift-caller", options: PeerInteropTests.options(url))
+        try await Events(swift.events()).first("OPEN") { if case .open = $0 { true } else { false } }
+        let call = swift.call(peerId: "py-callee", stream: try Navigator.getUserMedia(constraints: PeerInteropTests.constraints))
+        let callEvents = Events(call.events())
+        let data = swift.connect(peerId: "py-callee", options: ConnectOption(serialization: .json))
+        let dataEvents = Events(data.events())
+        let remote = try #require(try await callEvents.first("STREAM from peerjs-py", timeout: .seconds(30)) { $0.stream != nil }.stream)
+        try await eventually(.seconds(20), "peerjs-py's video frames") { remote.videoFrameCount >= 10 }
+        try await dataEvents.first("data open") { $0 == .open }
+        try data.send("hello python")
+        try await dataEvents.first("peerjs-py's echo") { $0 == .data(.text("echo: hello python")) }
+        let summary = try await python.summary(timeout: .seconds(60))
+        print("ecvkit → peerjs-py: \(summary.compact) ecvkit decoded \(remote.videoFrameCount)")
+        #expect(summary.int("framesDecoded") >= 10, "peerjs-py decoded our video: \(summary.raw)")
+        #expect(summary.int("calls") == 1, "\(summary.raw)")
+        await call.closeAndWait()
+        await swift.destroy()
+        await service.stop()
+    }
+}
