@@ -167,3 +167,37 @@ import Testing
         await backend.stop()
     }
 }
+
+/// The server connection comes and goes; calls with other peers carry on.
+@Suite(.serialized) struct PeerServerConnectionTests {
+    @Test func disconnectKeepsCallsAndReconnectTakesTheSameIdBack() async throws {
+        let backend = try await PeerBackend.start()
+        let (caller, callerEvents) = try await backend.openPeer(id: "roamer")
+        let (callee, calleeEvents) = try await backend.openPeer(id: "home")
+        let call = caller.call(peerId: "home", stream: try Navigator.getUserMedia(constraints: PeerCallTests.constraints()))
+        let callEvents = Events(call.events())
+        let incoming = try #require(try await calleeEvents.first("CALL") { $0.call != nil }.call)
+        incoming.answer(stream: try Navigator.getUserMedia(constraints: PeerCallTests.constraints()))
+        let remote = try #require(try await callEvents.first("STREAM") { $0.stream != nil }.stream)
+        try await eventually(.seconds(15), "frames") { remote.videoFrameCount >= 10 }
+
+        caller.disconnect()
+        try await callerEvents.first("DISCONNECTED") { if case .disconnected("roamer") = $0 { true } else { false } }
+        #expect(caller.isDisconnected)
+        let before = remote.videoFrameCount
+        // Past the server's reconnect grace: a clean disconnect is not a vanished peer.
+        try await eventually(.seconds(10), "media still flows without the server") { remote.videoFrameCount >= before + 45 }
+        #expect(incoming.isOpen, "the callee's call goes on")
+        let refused = caller.call(peerId: "home", stream: try Navigator.getUserMedia(constraints: PeerCallTests.constraints()))
+        #expect(try await Events(refused.events()).first("ERROR") { $0.error != nil }.error?.kind == .disconnected)
+
+        caller.reconnect()
+        try await eventually(.seconds(10), "OPEN again") { caller.isOpen }
+        #expect(caller.id == "roamer")
+        #expect(call.isOpen)
+        await caller.destroy()
+        try await calleeEvents.first("CLOSE for the destroyed peer", timeout: .seconds(8)) { if case .close("roamer") = $0 { true } else { false } }
+        await callee.destroy()
+        await backend.stop()
+    }
+}

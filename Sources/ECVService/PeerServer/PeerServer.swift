@@ -88,9 +88,9 @@ public final class PeerServer: Sendable {
         open.insert(connection)
         watch(connection, onText: { [self] text in
             step { $0.receive(text, from: connection, now: clock.now()) }
-        }, onClosed: { [self] _, _ in
+        }, onClosed: { [self] code, _ in
             open.remove(connection)
-            step { $0.socketClosed(connection, now: clock.now()) }
+            step { $0.socketClosed(connection, code: code, now: clock.now()) }
         })
         step {
             $0.connect(connection, key: request.queryValue("key"), id: request.queryValue("id"), token: request.queryValue("token"),

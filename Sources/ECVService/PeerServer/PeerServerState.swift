@@ -173,10 +173,17 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         return []
     }
 
-    /// The socket closed: the peer keeps its id for `leaveGrace`, then leaves.
-    mutating func socketClosed(_ socket: Socket, now: Double) -> [Action] {
+    /// The socket closed. Closed cleanly (a close frame: the client disconnected on purpose, its
+    /// connections with other peers go on), the peer is forgotten at once, as PeerJS does. Dropped
+    /// (1006: no close frame, the process or its network vanished), it keeps its id for
+    /// `leaveGrace`, then leaves: the peers it talked to hear `LEAVE`.
+    mutating func socketClosed(_ socket: Socket, code: UInt16, now: Double) -> [Action] {
         guard let ref = sockets.removeValue(forKey: ObjectIdentifier(socket)), var client = clients[ref],
               client.socket === socket else { return [] }
+        if code != 1006 {
+            clients[ref] = nil
+            return [.log("peer \(ref.id) disconnected (\(code)); its connections with other peers are theirs")]
+        }
         client.socket = nil
         client.goneSince = now
         clients[ref] = client
