@@ -48,6 +48,30 @@ struct ConnectionSignaling: Sendable {
     }
 }
 
+extension ConnectionSignaling {
+    /// The other peer's message as the peer connection takes it; a bad one is reported and dropped.
+    static func incoming(_ message: PeerJSMessage, from peer: String, report: (PeerError) -> Void) -> WebRTC.SignalingMessage? {
+        do { return try webrtcMessage(message) } catch {
+            report(PeerError(.negotiationFailed, "\(peer) sent a bad \(message.type.rawValue): \(error)"))
+            return nil
+        }
+    }
+}
+
+/// A connection's peer connection, and the remote messages that came before it (the offer of an
+/// incoming call, early candidates).
+struct SignalInbox: Sendable {
+    var peerConnection: PeerConnection?
+    var waiting: [WebRTC.SignalingMessage] = []
+    static let maxWaiting = 128
+
+    /// The peer connection to hand `message` to now; without one it is kept for later (bounded).
+    mutating func route(_ message: WebRTC.SignalingMessage) -> PeerConnection? {
+        if peerConnection == nil, waiting.count < Self.maxWaiting { waiting.append(message) }
+        return peerConnection
+    }
+}
+
 /// A peer connection's configuration for a PeerJS connection.
 func peerConfiguration(iceServers: [ICEServer], media: MediaConfiguration) -> PeerConfiguration {
     PeerConfiguration(iceServers: iceServers.map(WebRTC.ICEServer.init), media: media)

@@ -56,9 +56,8 @@ public final class DataConnection: Sendable {
     public static let maxMessageBytes = 16_300
 
     private struct State {
-        var peerConnection: PeerConnection?
+        var inbox = SignalInbox()
         var channel: DataChannelHandle?
-        var waiting: [WebRTC.SignalingMessage] = []
         var started = false
         var open = false
         var closed = false
@@ -142,7 +141,7 @@ public final class DataConnection: Sendable {
         configuration.failedAfter = .seconds(86_400)
         let pc = PeerConnection(configuration: configuration, role: outgoing ? .offerer : .answerer) { message in signaling.relay(message) }
         let events = pc.events()
-        guard state.withLock({ state in if !state.closed { state.peerConnection = pc }; return !state.closed }) else { await pc.close(); return }
+        guard state.withLock({ state in if !state.closed { state.inbox.peerConnection = pc }; return !state.closed }) else { await pc.close(); return }
         keep(Task { [weak self] in
             for await event in events {
                 guard let self else { return }
@@ -161,7 +160,7 @@ public final class DataConnection: Sendable {
         // The callee knows the label from the offer: its handle exists (and is listened to) before
         // the channel opens, so nothing sent right after the open is missed.
         bind(await pc.openDataChannel(config))
-        let waiting = state.withLock { state in defer { state.waiting = [] }; return state.waiting }
+        let waiting = state.withLock { state in defer { state.inbox.waiting = [] }; return state.inbox.waiting }
         for message in waiting { await pc.receive(message) }
     }
 
@@ -249,17 +248,8 @@ public final class DataConnection: Sendable {
     }
 
     func receive(_ message: PeerJSMessage) async {
-        let converted: WebRTC.SignalingMessage?
-        do { converted = try ConnectionSignaling.webrtcMessage(message) } catch {
-            hub.emit(.error(PeerError(.negotiationFailed, "\(peer) sent a bad \(message.type.rawValue): \(error)")))
-            return
-        }
-        guard let converted else { return }
-        let pc = state.withLock { state -> PeerConnection? in
-            guard !state.closed else { return nil }
-            if state.peerConnection == nil, state.waiting.count < MediaConnection.maxWaitingMessages { state.waiting.append(converted) }
-            return state.peerConnection
-        }
+        guard let converted = ConnectionSignaling.incoming(message, from: peer, report: { hub.emit(.error($0)) }) else { return }
+        let pc = state.withLock { $0.closed ? nil : $0.inbox.route(converted) }
         await pc?.receive(converted)
     }
 
@@ -267,11 +257,11 @@ public final class DataConnection: Sendable {
         let taken = state.withLock { state -> (PeerConnection?, DataChannelHandle?, [Task<Void, Never>])? in
             guard !state.closed else { return nil }
             state.closed = true
-            defer { state.tasks = []; state.peerConnection = nil; state.channel = nil }
-            return (state.peerConnection, state.channel, state.tasks)
+            defer { state.tasks = []; state.inbox.peerConnection = nil; state.channel = nil }
+            return (state.inbox.peerConnection, state.channel, state.tasks)
         }
         guard let (pc, channel, tasks) = taken else { return }
-        if let error { hub.emit(.error(error)) }
+        if let error { hub.emit(.error(error), lasting: true) }
         if let channel, let notice = closeNotice { await sayClosing(on: channel, notice) }
         // The peer connection closes its channels first, which tells the far end.
         await pc?.close()

@@ -57,10 +57,12 @@ final class EventHub<Event: KindedEvent>: Sendable {
         if let callback { replay.forEach(callback) }
     }
 
-    func emit(_ event: Event) {
+    /// Delivers `event`; `lasting` overrides the event's own `isLasting` (the error that ends a
+    /// connection lasts, so a listener that arrives after the end still hears why).
+    func emit(_ event: Event, lasting: Bool? = nil) {
         let drain = state.withLock { state -> Bool in
             guard !state.finished else { return false }
-            if event.isLasting { state.lasting.append(event) }
+            if lasting ?? event.isLasting { state.lasting.append(event) }
             state.pending.append(event)
             defer { state.draining = true }
             return !state.draining

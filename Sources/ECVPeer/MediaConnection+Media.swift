@@ -30,7 +30,7 @@ extension MediaConnection {
         let events = pc.events()
         let adopted = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            state.peerConnection = pc
+            state.inbox.peerConnection = pc
             return true
         }
         guard adopted else { await pc.close(); return }
@@ -50,23 +50,14 @@ extension MediaConnection {
             if stream.added(sender: self), let preview = await pc.media?.appSink(named: "local_preview") { stream.feed.attach(preview) }
             await applySendState()
         }
-        let waiting = state.withLock { state in defer { state.waiting = [] }; return state.waiting }
+        let waiting = state.withLock { state in defer { state.inbox.waiting = [] }; return state.inbox.waiting }
         for message in waiting { await pc.receive(message) }
     }
 
     /// An OFFER, ANSWER or CANDIDATE of this connection from the other peer.
     func receive(_ message: PeerJSMessage) async {
-        let converted: WebRTC.SignalingMessage?
-        do { converted = try ConnectionSignaling.webrtcMessage(message) } catch {
-            hub.emit(.error(PeerError(.negotiationFailed, "\(peer) sent a bad \(message.type.rawValue): \(error)")))
-            return
-        }
-        guard let converted else { return }
-        let pc = state.withLock { state -> PeerConnection? in
-            guard !state.closed else { return nil }
-            if state.peerConnection == nil, state.waiting.count < Self.maxWaitingMessages { state.waiting.append(converted) }
-            return state.peerConnection
-        }
+        guard let converted = ConnectionSignaling.incoming(message, from: peer, report: { hub.emit(.error($0)) }) else { return }
+        let pc = state.withLock { $0.closed ? nil : $0.inbox.route(converted) }
         await pc?.receive(converted)
     }
 
@@ -113,7 +104,7 @@ extension MediaConnection {
 
     /// Gives this call's send graph the local stream's mute states and camera.
     func applySendState() async {
-        guard let stream = state.withLock({ $0.localStream }), let pc = state.withLock({ $0.peerConnection }) else { return }
+        guard let stream = state.withLock({ $0.localStream }), let pc = state.withLock({ $0.inbox.peerConnection }) else { return }
         let (audio, video, camera) = stream.sendState
         guard let media = await pc.media else { return }
         do {
@@ -134,11 +125,11 @@ extension MediaConnection {
         let taken = state.withLock { state -> MediaConnection.State? in
             guard !state.closed else { return nil }
             state.closed = true
-            defer { state.tasks = []; state.recording = nil; state.peerConnection = nil; state.waiting = [] }
+            defer { state.tasks = []; state.recording = nil; state.inbox.peerConnection = nil; state.inbox.waiting = [] }
             return state
         }
         guard let taken else { return }
-        if let error { hub.emit(.error(error)) }
+        if let error { hub.emit(.error(error), lasting: true) }
         if let recording = taken.recording {
             do { _ = try await recording.stop() } catch {
                 hub.emit(.error(PeerError(.recording, "the recording was not finalised: \(error)")))
@@ -146,7 +137,7 @@ extension MediaConnection {
         }
         taken.localStream?.removed(sender: self)
         if let control = taken.control { await sayClosing(on: control, .text(Self.closeNotice)) }
-        await taken.peerConnection?.close()
+        await taken.inbox.peerConnection?.close()
         for task in taken.tasks { task.cancel() }
         hub.emit(.close)
         hub.finish()

@@ -51,11 +51,9 @@ public final class MediaConnection: Sendable {
     let hub = EventHub<MediaConnectionEvent>()
 
     struct State {
-        var peerConnection: PeerConnection?
+        var inbox = SignalInbox()
         var localStream: MediaStream?
         var remoteStream: MediaStream?
-        /// Remote messages that came before the peer connection (the offer of an incoming call).
-        var waiting: [WebRTC.SignalingMessage] = []
         var started = false
         var open = false
         var closed = false
@@ -65,7 +63,6 @@ public final class MediaConnection: Sendable {
         var tasks: [Task<Void, Never>] = []
     }
     let state = Mutex(State())
-    static let maxWaitingMessages = 128
 
     init(peer: String, connectionId: String, metadata: PeerJSValue?, outgoing: Bool, send: @escaping @Sendable (PeerJSMessage) -> Bool,
          iceServers: @escaping @Sendable () -> [ICEServer], onEnded: @escaping @Sendable (MediaConnection) -> Void) {
@@ -116,7 +113,7 @@ public final class MediaConnection: Sendable {
 
     /// Records the call as the ECV call records: both directions to `url`, finalised on close.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska, layout: RecordingLayout = .separateTracks) async throws(PeerError) {
-        guard let pc = state.withLock({ $0.peerConnection }) else { throw PeerError(.recording, "the call's media has not started") }
+        guard let pc = state.withLock({ $0.inbox.peerConnection }) else { throw PeerError(.recording, "the call's media has not started") }
         guard state.withLock({ $0.recording == nil }) else { throw PeerError(.recording, "the call is already being recorded") }
         let started: ActiveRecording
         do {
@@ -148,13 +145,13 @@ public final class MediaConnection: Sendable {
 
     /// A stats sample; nil before the media runs or after the call ended.
     public func stats() async -> PeerStats? {
-        guard let pc = state.withLock({ $0.peerConnection }) else { return nil }
+        guard let pc = state.withLock({ $0.inbox.peerConnection }) else { return nil }
         do { return try await pc.stats() } catch { return nil }
     }
 
     /// The negotiated codecs by kind ("video": "VP8/96"), once offer and answer completed.
     public func negotiatedCodecs() async -> [String: String] {
-        guard let pc = state.withLock({ $0.peerConnection }) else { return [:] }
+        guard let pc = state.withLock({ $0.inbox.peerConnection }) else { return [:] }
         return Dictionary(uniqueKeysWithValues: await pc.negotiatedCodecs.map { ($0.key.rawValue, $0.value.description) })
     }
 

@@ -8,16 +8,12 @@ exit status 0 when the page opened and decoded video, 1 otherwise.
 """
 import argparse
 import json
-import os
 import signal
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
-
-CHROMIUM = os.environ.get("ECV_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("ECV_CHROMEDRIVER", "/usr/bin/chromedriver")
+# The browser as the room page's driver starts it: same flags, same process group, same kill.
+from chromium_peer import start_browser, stop_group
 
 
 def progress(text):
@@ -29,28 +25,10 @@ def main():
     parser.add_argument("--page", required=True, help="e.g. http://127.0.0.1:8080/peerjs/client?key=demo&id=chrome&call=swift")
     parser.add_argument("--timeout", type=float, default=60.0, help="longest wait for the page to finish")
     args = parser.parse_args()
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream=fps=30", "--use-fake-ui-for-media-stream",
-                 "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--disable-gpu",
-                 "--no-first-run", "--disable-extensions", "--mute-audio"):
-        options.add_argument(flag)
-    service = Service(executable_path=CHROMEDRIVER, popen_kw={"start_new_session": True})
-
-    def stop_group(*_):
-        process = getattr(service, "process", None)
-        if process is not None:
-            try:
-                os.killpg(process.pid, signal.SIGKILL)
-            except OSError:
-                pass
-
     signal.signal(signal.SIGTERM, lambda *_: (stop_group(), sys.exit(1)))
-    driver = webdriver.Chrome(service=service, options=options)
+    driver, _ = start_browser(args.timeout)
     summary = {"ok": False, "errors": ["the page did not finish"]}
     try:
-        driver.set_page_load_timeout(args.timeout)
-        driver.set_script_timeout(args.timeout)
         driver.get(args.page)
         progress("loaded")
         deadline = time.time() + args.timeout
