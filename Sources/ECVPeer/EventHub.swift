@@ -62,7 +62,11 @@ final class EventHub<Event: KindedEvent>: Sendable {
     func emit(_ event: Event, lasting: Bool? = nil) {
         let drain = state.withLock { state -> Bool in
             guard !state.finished else { return false }
-            if lasting ?? event.isLasting { state.lasting.append(event) }
+            if lasting ?? event.isLasting {
+                // The latest of each kind: a reconnected peer's second OPEN replaces the first.
+                state.lasting.removeAll { $0.kind == event.kind }
+                state.lasting.append(event)
+            }
             state.pending.append(event)
             defer { state.draining = true }
             return !state.draining

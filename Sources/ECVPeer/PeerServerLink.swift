@@ -29,6 +29,14 @@ final class PeerServerLink: Sendable {
                           maxResponseBytes: 1 << 20)
     }
 
+    /// A peer dropped without `destroy()` still closes its socket.
+    deinit {
+        let (socket, tasks) = state.withLock { ($0.socket, $0.tasks) }
+        tasks.forEach { $0.cancel() }
+        // Closing a socket the server may already have closed: either way it is closed.
+        try? socket?.close(code: 1000, reason: "gone")
+    }
+
     private var headers: HTTPHeaders {
         var headers = HTTPHeaders()
         if let origin = options.origin { headers["Origin"] = origin }

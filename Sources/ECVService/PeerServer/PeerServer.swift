@@ -86,16 +86,17 @@ public final class PeerServer: Sendable {
 
     func accept(_ connection: WebSocketConnection, request: HTTPServerRequest) {
         open.insert(connection)
+        // Registered before its frames are read, so none of them finds the socket unknown.
+        step {
+            $0.connect(connection, key: request.queryValue("key"), id: request.queryValue("id"), token: request.queryValue("token"),
+                       origin: request.headers["Origin"], now: clock.now())
+        }
         watch(connection, onText: { [self] text in
             step { $0.receive(text, from: connection, now: clock.now()) }
         }, onClosed: { [self] code, _ in
             open.remove(connection)
             step { $0.socketClosed(connection, code: code, now: clock.now()) }
         })
-        step {
-            $0.connect(connection, key: request.queryValue("key"), id: request.queryValue("id"), token: request.queryValue("token"),
-                       origin: request.headers["Origin"], now: clock.now())
-        }
         armTimer()
     }
 
