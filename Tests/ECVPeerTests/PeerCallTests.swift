@@ -153,6 +153,13 @@ import Testing
         try await rightEvents.first("CLOSE at right", timeout: .seconds(8)) { $0.isClose }
         for peer in [hub, left, right] { await peer.destroy() }
         await backend.stop()
+        // The four legs' WebRTC connections (pipelines, webrtcbins) are gone, though the test still holds
+        // the peers and connection objects.
+        do {
+            try await eventually(.seconds(10), "no peer connection left") { InstanceCounter.live["PeerConnection", default: 0] == 0 }
+        } catch {
+            Issue.record("still alive: \(InstanceCounter.live)")
+        }
     }
 
     @Test func callToUnknownPeerIsPeerUnavailable() async throws {
