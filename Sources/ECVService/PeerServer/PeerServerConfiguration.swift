@@ -62,6 +62,8 @@ public struct PeerServerConfiguration: Sendable {
     public var leaveGrace: Duration
     /// Messages held per absent peer; more are refused (the sender gets `EXPIRE` at once).
     public var maxHeldMessagesPerPeer: Int
+    /// Messages held for all absent peers together (so offers to many made-up ids cannot pile up).
+    public var maxHeldMessages = 16_384
     /// Peers any one peer is remembered to have talked to (who hears its `LEAVE`).
     public var maxContactsPerPeer: Int
     /// Handed to every peer in its `OPEN`; nil: the service's `iceServers`.
@@ -99,7 +101,7 @@ public struct PeerServerConfiguration: Sendable {
         for key in keys { if let problem = key.problem() { return "peer key \(key.key): \(problem)" } }
         if Set(keys.map(\.key)).count != keys.count { return "a peer key is listed twice" }
         if expireTimeout <= .zero || aliveTimeout <= .zero || leaveGrace < .zero { return "peer server timeouts must be positive" }
-        if maxHeldMessagesPerPeer < 1 || maxContactsPerPeer < 1 { return "peer server bounds must be at least 1" }
+        if maxHeldMessagesPerPeer < 1 || maxContactsPerPeer < 1 || maxHeldMessages < 1 { return "peer server bounds must be at least 1" }
         return nil
     }
 }

@@ -45,6 +45,8 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
     private(set) var keys: [String: PeerAPIKey]
     private(set) var clients: [PeerRef: Client] = [:]
     private(set) var held: [PeerRef: Held] = [:]
+    /// Messages in `held`, all peers together.
+    private var heldCount = 0
     private var sockets: [ObjectIdentifier: PeerRef] = [:]
     private let expire: Double, alive: Double, grace: Double
     private let openPayload: PeerJSValue
@@ -124,6 +126,7 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         sockets[ObjectIdentifier(socket)] = ref
         actions.append(.send(socket, PeerJSMessage(type: .open, payload: openPayload)))
         if let waiting = held.removeValue(forKey: ref) {
+            heldCount -= waiting.messages.count
             for message in waiting.messages {
                 note(contact: message.src, of: ref)
                 actions.append(.send(socket, message))
@@ -163,13 +166,14 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         // Not connected (or away): LEAVE and EXPIRE concern nobody; the rest waits a while.
         guard message.type != .leave, message.type != .expire else { return [] }
         var waiting = held[target] ?? Held(since: now)
-        guard waiting.messages.count < configuration.maxHeldMessagesPerPeer else {
+        guard waiting.messages.count < configuration.maxHeldMessagesPerPeer, heldCount < configuration.maxHeldMessages else {
             guard let senderSocket = clients[sender]?.socket else { return [] }
             return [.log("peer \(dst) has \(waiting.messages.count) messages waiting: \(src)'s \(message.type.rawValue) expires"),
                     .send(senderSocket, PeerJSMessage(type: .expire, src: dst, dst: src))]
         }
         waiting.messages.append(message)
         held[target] = waiting
+        heldCount += 1
         return []
     }
 
@@ -207,6 +211,7 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         }
         for (ref, waiting) in held where now - waiting.since >= expire {
             held[ref] = nil
+            heldCount -= waiting.messages.count
             var told: Set<String> = []
             for message in waiting.messages {
                 guard let src = message.src, told.insert(src).inserted, let socket = clients[PeerRef(key: ref.key, id: src)]?.socket else { continue }
