@@ -46,6 +46,11 @@ import Testing
         #expect(summary.int("framesDecoded") >= 10, "Chromium decoded our video: \(summary.raw)")
         #expect(summary.strings("received").contains("from ecvkit"), "\(summary.raw)")
         #expect(summary.strings("sent").contains("echo: from ecvkit"), "\(summary.raw)")
+        // The page hung up as PeerJS does (its connections closed): ECVKit hears CLOSE on both.
+        let hungUp = ContinuousClock.now
+        try await callEvents.first("CLOSE after Chromium hung up", timeout: .seconds(15)) { $0.isClose }
+        try await dataEvents.first("data CLOSE after Chromium hung up", timeout: .seconds(5)) { $0 == .close }
+        print("chromium hung up: ECVKit's CLOSE within \(ContinuousClock.now - hungUp) of the page's summary")
         await swift.destroy()
         await service.stop()
     }

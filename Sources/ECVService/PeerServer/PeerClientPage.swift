@@ -53,8 +53,11 @@ enum PeerClientPage {
     function watchChannel(entry, channel) {
       entry.channel = channel;
       channel.binaryType = "arraybuffer";
-      channel.onclose = () => { result.closed.push(entry.type + ":" + entry.peer); log("closed " + entry.type); };
-      if (entry.type !== "data") { channel.onmessage = (event) => { if (event.data === "close") { entry.pc.close(); result.closed.push("media:" + entry.peer); } }; return; }
+      channel.onclose = () => { result.closed.push("channel:" + entry.type + ":" + entry.peer); log("closed " + entry.type); };
+      if (entry.type !== "data") {
+        channel.onmessage = (event) => { if (event.data === "close") { result.closed.push("notice:media:" + entry.peer); entry.pc.close(); } };
+        return;
+      }
       channel.onopen = () => { if (target) { const text = "hello from chromium"; channel.send(new TextEncoder().encode(JSON.stringify(text))); result.sent.push(text); } };
       channel.onmessage = (event) => {
         const bytes = typeof event.data === "string" ? new TextEncoder().encode(event.data) : new Uint8Array(event.data);
@@ -142,6 +145,8 @@ enum PeerClientPage {
       if (finished) { return; }
       await measure();
       finished = true;
+      // Hang up as a PeerJS page does: the connections close (their channels with them), the socket stays.
+      for (const entry of connections.values()) { if (entry.channel) { entry.channel.close(); } entry.pc.close(); }
       result.ok = result.opened && result.streams > 0 && result.framesDecoded > 0;
       log("finished");
     }
