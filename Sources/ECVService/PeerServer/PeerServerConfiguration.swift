@@ -89,6 +89,15 @@ public struct PeerServerConfiguration: Sendable {
         return result
     }
 
+    /// The line `ecv serve` prints for the peer server.
+    func bannerLine(base: String, ws: String) -> String {
+        let path = normalizedPath
+        let keys = self.keys.map { $0.key + ($0.domains.isEmpty ? "" : " (" + $0.domains.joined(separator: ", ") + ")")
+            + ($0.allowDiscovery ? " [discovery]" : "") }
+        return "  peer server    \(base)\(path)/<key>/id, \(ws)\(path)/peerjs?key=&id=&token=, page \(base)\(path)/client   keys: "
+            + keys.joined(separator: ", ")
+    }
+
     func problem() -> String? {
         let path = normalizedPath
         if path == "/" { return "the peer server's path must not be / (the ECV endpoints live there)" }
