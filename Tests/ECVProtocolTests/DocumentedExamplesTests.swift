@@ -45,6 +45,7 @@ struct DocumentedExamplesTests {
         "AgentLogoutResponse": roundTrip(AgentLogoutResponse.self),
         "AgentRequest": roundTrip(AgentRequest.self),
         "AgentEvent": roundTrip(AgentEvent.self),
+        "PeerJSMessage": roundTrip(PeerJSMessage.self),
     ]
 
     @Test func documentIsReadableAndEveryJSONBlockIsTagged() throws {
@@ -77,6 +78,8 @@ struct DocumentedExamplesTests {
             == Set(SignalingMessage.Kind.allCases.map(\.rawValue)))
         #expect(kinds(QueueInfoResponse.self, tag: "QueueInfoResponse") { $0.state.rawValue }
             == Set(WaitState.allCases.map(\.rawValue)))
+        #expect(kinds(PeerJSMessage.self, tag: "PeerJSMessage") { $0.type.rawValue }
+            == Set(PeerJSMessageType.allCases.map(\.rawValue)))
     }
 
     @Test(arguments: ProtocolDocument.contentsOrEmpty.examples)
