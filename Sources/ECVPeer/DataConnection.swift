@@ -262,8 +262,10 @@ public final class DataConnection: Sendable {
         }
         guard let (pc, channel, tasks) = taken else { return }
         if let error { hub.emit(.error(error), lasting: true) }
-        if let channel, let notice = closeNotice { await sayClosing(on: channel, notice) }
-        // The peer connection closes its channels first, which tells the far end.
+        if let channel {
+            if let notice = closeNotice { await sayClosing(on: channel, notice) }
+            await closeCompletely(channel)
+        }
         await pc?.close()
         tasks.forEach { $0.cancel() }
         hub.emit(.close)

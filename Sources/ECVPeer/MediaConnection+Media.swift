@@ -98,8 +98,8 @@ extension MediaConnection {
         })
     }
 
-    /// Said on the closing channel before it closes: webrtcbin 1.22 does not always tell the far
-    /// end that a channel it did not create closed (PeerJS ignores messages on this channel).
+    /// Said on the closing channel before it closes, so the far end hears of the end even when the
+    /// channel's own close is lost (PeerJS ignores messages on this channel).
     static let closeNotice = "close"
 
     /// Gives this call's send graph the local stream's mute states and camera.
@@ -136,7 +136,10 @@ extension MediaConnection {
             }
         }
         taken.localStream?.removed(sender: self)
-        if let control = taken.control { await sayClosing(on: control, .text(Self.closeNotice)) }
+        if let control = taken.control {
+            await sayClosing(on: control, .text(Self.closeNotice))
+            await closeCompletely(control)
+        }
         await taken.inbox.peerConnection?.close()
         for task in taken.tasks { task.cancel() }
         hub.emit(.close)
@@ -155,6 +158,22 @@ func sayClosing(on channel: DataChannelHandle, _ notice: DataChannelHandle.Messa
         do { try await Task.sleep(for: .milliseconds(10)) } catch { return } // cancelled: close now
     }
     do { try await Task.sleep(for: .milliseconds(20)) } catch { return } // cancelled: close now
+}
+
+/// Closes `channel` and waits (up to a second) for its close to complete: closing the peer
+/// connection at once would tear the association down before the far end hears of it (webrtcbin
+/// 1.22 then never tells the far end's channel, when the closing side had created it).
+func closeCompletely(_ channel: DataChannelHandle) async {
+    guard channel.isOpen else { channel.close(); return }
+    let events = channel.events()
+    channel.close()
+    let waiter = Task { for await event in events where event == .closed { return } }
+    let timeout = Task {
+        do { try await Task.sleep(for: .seconds(1)) } catch { return } // cancelled: the close completed first
+        waiter.cancel()
+    }
+    await waiter.value
+    timeout.cancel()
 }
 
 extension WebRTC.PeerError {

@@ -36,15 +36,28 @@ import Testing
             try await outgoingEvents.first("bytes at alice") { $0 == .data(.binary(Array(repeating: 7, count: 1000))) }
         }
         #expect(throws: PeerError.self) { try outgoing.send(String(repeating: "x", count: 20_000)) }
-        // Binary and JSON connections say `__peerData close` in-band before closing. A raw one
-        // has only the data channel's closing, which webrtcbin 1.22 does not pass on here: the far
-        // side of a raw connection learns of it when the peer leaves (see the peer-leaves test).
+        // Binary and JSON connections say `__peerData close` in-band before closing; a raw one has
+        // the data channel's closing alone. The side that did not open the channel closes here.
         await incoming.closeAndWait()
-        if serialization != .raw {
-            try await outgoingEvents.first("CLOSE at alice", timeout: .seconds(8)) { $0 == .close }
-            #expect(throws: PeerError.self) { try outgoing.send("too late") }
-        }
+        try await outgoingEvents.first("CLOSE at alice", timeout: .seconds(8)) { $0 == .close }
+        #expect(throws: PeerError.self) { try outgoing.send("too late") }
         #expect(throws: PeerError.self) { try incoming.send("too late") }
+    }
+
+    @Test func aRawConnectionClosedByItsOpenerClosesOnTheOtherSide() async throws {
+        let backend = try await PeerBackend.start()
+        let (alice, _) = try await backend.openPeer(id: "opener")
+        let (bob, bobEvents) = try await backend.openPeer(id: "taker")
+        let outgoing = alice.connect(peerId: "taker", options: ConnectOption(serialization: .raw))
+        let incoming = try #require(try await bobEvents.first("CONNECTION") { $0.dataConnection != nil }.dataConnection)
+        let incomingEvents = Events(incoming.events())
+        try await incomingEvents.first("OPEN at the taker") { $0 == .open }
+        try await eventually(.seconds(10), "open at the opener") { outgoing.isOpen }
+        await outgoing.closeAndWait()
+        try await incomingEvents.first("CLOSE at the taker", timeout: .seconds(8)) { $0 == .close }
+        await alice.destroy()
+        await bob.destroy()
+        await backend.stop()
         await alice.destroy()
         await bob.destroy()
         await backend.stop()
