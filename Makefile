@@ -16,6 +16,7 @@ SHELL := /bin/bash
 TEST_DEB_PACKAGES := chromium chromium-driver python3-venv
 INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
+INTEROP_NODEPS := Tests/Interop/requirements-nodeps.txt
 
 .PHONY: deps test-deps build test demo bench fuzz sanitize clean
 
@@ -45,9 +46,10 @@ test-deps: deps
 	fi
 	@$(MAKE) -s --no-print-directory $(INTEROP_VENV)/.installed
 
-$(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS)
+$(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS) $(INTEROP_NODEPS)
 	@[ -x $(INTEROP_VENV)/bin/python ] || python3 -m venv $(INTEROP_VENV)
 	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(INTEROP_REQUIREMENTS)
+	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $(INTEROP_NODEPS)
 	@touch $@
 
 # The try? rule (each reports its failure or says why not), the suite, then a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each: about 50 s in all

@@ -11,6 +11,7 @@
 //   WebRTC                          a peer connection over webrtcbin
 //   ECVProtocol                     the wire protocol's types (REST, signaling, data channel)
 //   ECV                             the public SDK of the seeds
+//   ECVPeer                         the SkyWay peer model on a PeerJS server (on ECV)
 //   ECVService, ECVAgent            the reference backend and headless agent bots
 //   EnQualify                       the identity-verification (EnQualify VideoCall) facade on ECV
 //   ecv                             the CLI
@@ -30,6 +31,7 @@ let package = Package(
     products: [
         .library(name: "ECV", targets: ["ECV"]),
         .library(name: "ECVAgent", targets: ["ECVAgent"]),
+        .library(name: "ECVPeer", targets: ["ECVPeer"]),
         .library(name: "ECVService", targets: ["ECVService"]),
         .library(name: "EnQualify", targets: ["EnQualify"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
@@ -57,11 +59,13 @@ let package = Package(
         .target(name: "ECVProtocol", swiftSettings: strict),
         .target(name: "ECV", dependencies: ["GLibCore", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                 swiftSettings: strict),
+        .target(name: "ECVPeer", dependencies: ["GLibCore", "ECV", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+                swiftSettings: strict),
         .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
         .target(name: "ECVAgent", dependencies: ["GLibCore", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
                 swiftSettings: strict),
         .target(name: "EnQualify", dependencies: ["GLibCore", "ECV", "ECVProtocol"], swiftSettings: strict),
-        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "MediaPipeline", "MediaRuntime", "GStreamer"],
+        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "MediaPipeline", "MediaRuntime", "GStreamer"],
                           swiftSettings: strict),
         // Benchmarks (programs, not tests: `make bench`)
         .target(name: "BenchmarkSupport", dependencies: ["GLibCore", "GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),
@@ -77,7 +81,7 @@ let package = Package(
                           path: "Tests/Support/RecordingProbe", swiftSettings: strict),
         // Test support shared by the test targets
         .target(name: "MediaTestSupport", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
-        .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
+        .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVPeer", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
                 path: "Tests/Support/ECVTestSupport", swiftSettings: strict),
         // Tests
         .testTarget(name: "GStreamerTests", dependencies: ["GLibCore", "GStreamer"], swiftSettings: strict),
@@ -94,11 +98,13 @@ let package = Package(
         // The seed guides' and the README's own Swift examples, built as an app builds them:
         // importing only the ECV and ECVAgent products.
         .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent"], swiftSettings: strict),
+        .testTarget(name: "ECVPeerTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVPeer", "ECVService", "ECVProtocol", "Soup"],
+                    swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "EnQualifyTests", dependencies: ["GLibCore", "ECVTestSupport", "EnQualify", "ECV", "ECVService", "ECVAgent",
                                                           "ECVProtocol"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
-        .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVService", "ECVProtocol", "MediaPipeline",
+        .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVPeer", "ECVService", "ECVProtocol", "MediaPipeline",
                                                         "MediaRuntime", "GStreamer"], swiftSettings: strict),
     ]
 )

@@ -38,12 +38,12 @@ extension FlashlightHandler {
 
 /// Feeds frames from an appsink to whatever renderer is current, telling it about size changes,
 /// and measures the stream (size, rate, count) whether or not a renderer listens.
-final class RendererFeed: Sendable {
+package final class RendererFeed: Sendable {
     /// What the feed has seen of its stream.
-    struct Measurement: Sendable {
-        var size: (width: Int, height: Int)?
-        var frames = 0
-        var framesPerSecond: Double?
+    package struct Measurement: Sendable {
+        package var size: (width: Int, height: Int)?
+        package var frames = 0
+        package var framesPerSecond: Double?
     }
 
     private struct State {
@@ -60,19 +60,21 @@ final class RendererFeed: Sendable {
     /// Frames the rate is measured over.
     private static let rateWindow = 30
 
-    var current: (any VideoRenderer)? {
+    package init() {}
+
+    package var current: (any VideoRenderer)? {
         get { state.withLock { $0.renderer } }
         set { state.withLock { $0.renderer = newValue; $0.toldSize = nil } }
     }
 
-    var isEnabled: Bool {
+    package var isEnabled: Bool {
         get { state.withLock { $0.enabled } }
         set { state.withLock { $0.enabled = newValue } }
     }
 
-    var measurement: Measurement { state.withLock { $0.measurement } }
+    package var measurement: Measurement { state.withLock { $0.measurement } }
 
-    func attach(_ sink: AppSink) {
+    package func attach(_ sink: AppSink) {
         sink.setSampleHandler { [weak self] sample in
             guard let self else { return }
             let now = ContinuousClock.now

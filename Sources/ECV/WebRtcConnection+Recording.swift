@@ -21,7 +21,7 @@ package enum ActiveRecording: Sendable {
     case tracks(CallRecording, CallMarkers?)
     case composite(CompositeRecording)
 
-    func stop() async throws(RecordingError) -> RecordingSummary {
+    package func stop() async throws(RecordingError) -> RecordingSummary {
         switch self {
         case .tracks(let recording, let markers):
             markers?.stop()

@@ -52,6 +52,7 @@ extension ReferenceService {
             "  queues         \(queues.joined(separator: ", "))",
             "  ICE servers    \(ice)",
         ]
+        if let peer = configuration.peerServer { lines.append(peer.bannerLine(base: base, ws: ws)) }
         if host == "0.0.0.0" || host == "::" {
             lines.append("  (listening on every interface: other machines use this machine's address instead of \(baseURL?.host ?? "127.0.0.1"))")
         } else if host == "127.0.0.1" || host == "::1" || host == "localhost" {

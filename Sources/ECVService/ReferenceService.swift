@@ -40,6 +40,8 @@ public final class ReferenceService: Sendable {
     public let configuration: ReferenceServiceConfiguration
     /// The ACD behind the service: snapshots, queue summaries, run-time reconfiguration.
     public var acd: ACDEngine { core.engine }
+    /// The PeerJS peer server, when configured (`configuration.peerServer`).
+    public var peerServer: PeerServer? { core.peers }
     /// Hooks that make the service misbehave on purpose, and what it counted.
     public var script: ServiceScript { core.script }
     /// What the service did, in order.
@@ -91,6 +93,7 @@ public final class ReferenceService: Sendable {
                          maxIncomingPayloadSize: limits.colliderFrameBytes) { connection, request in
             core.rooms.accept(connection, token: callCredential(of: request))
         }
+        core.peers?.install(on: server, keepalive: keepalive)
         let boundPort: UInt16
         do {
             boundPort = try await server.listen(host: host, port: port)
@@ -148,6 +151,7 @@ public final class ReferenceService: Sendable {
                 core.queueSockets.closeAll(code: ECVCloseCode.goingAway, reason: "service shutting down")
                 core.agentSockets.closeAll(code: ECVCloseCode.goingAway, reason: "service shutting down")
                 core.rooms.closeAll(code: ECVCloseCode.goingAway, reason: "service shutting down")
+                core.peers?.closeAll()
                 continuation.resume()
             }
         }
@@ -186,7 +190,7 @@ public final class ReferenceService: Sendable {
     public var queueSocketRtcIds: [String] { core.queueSockets.attachedRtcIds }
 
     private func waitForSockets(upTo limit: Duration) async {
-        let hubs = [core.queueSockets.open, core.agentSockets.open, core.rooms.open]
+        let hubs = [core.queueSockets.open, core.agentSockets.open, core.rooms.open] + (core.peers.map { [$0.open] } ?? [])
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 for hub in hubs { await hub.waitUntilEmpty() }

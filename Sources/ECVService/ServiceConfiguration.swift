@@ -114,6 +114,8 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var callerLossTimeout: Duration = .seconds(10)
     /// The identity-verification back office (EnQualify; docs/protocol.md §7). Closed (no API key) by default.
     public var verification = VerificationBackOfficeConfiguration()
+    /// The PeerJS-compatible peer server (docs/protocol.md §9); nil: none.
+    public var peerServer: PeerServerConfiguration?
 
     public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),
                 agentSecrets: [String] = [], iceServers: [ICEServer] = [], pingInterval: Duration = .seconds(20),
@@ -199,6 +201,7 @@ public struct ReferenceServiceConfiguration: Sendable {
                 + "(\(limits.agentClientFrameBytes))"
         }
         if callerLossTimeout <= .zero { return "callerLossTimeout must be positive" }
+        if let problem = peerServer?.problem() { return problem }
         if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
             return "advertisedBaseURL \"\(base)\" must start with http:// or https://"
         }

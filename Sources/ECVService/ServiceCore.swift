@@ -18,6 +18,7 @@ final class ServiceCore: Sendable {
     let verification: VerificationBackOffice
     /// DialEx answers by idempotency key, for retried dials.
     let dialReplay: DialReplay
+    let peers: PeerServer?
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
         if let problem = configuration.problem() { throw .invalidConfiguration(problem) }
@@ -27,6 +28,9 @@ final class ServiceCore: Sendable {
         self.presence = presence
         verification = VerificationBackOffice(configuration: configuration.verification, clock: configuration.clock.acdClock)
         dialReplay = DialReplay(capacity: min(configuration.limits.maxLiveCalls, 10_000) * 2)
+        peers = configuration.peerServer.map {
+            PeerServer(configuration: $0, iceServers: configuration.iceServers, clock: configuration.clock, log: log)
+        }
         let queueSockets = QueueSocketHub(log: log, presence: presence)
         let agentSockets = AgentSocketHub(log: log)
         let rooms = RoomHub(log: log, limits: configuration.limits, presence: presence)
@@ -70,6 +74,6 @@ final class ServiceCore: Sendable {
     }
 
     var openSocketCount: Int {
-        queueSockets.open.count + agentSockets.open.count + rooms.open.count
+        queueSockets.open.count + agentSockets.open.count + rooms.open.count + (peers?.open.count ?? 0)
     }
 }

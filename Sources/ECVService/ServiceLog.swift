@@ -19,6 +19,8 @@ public struct ServiceLogEntry: Sendable, Hashable, CustomStringConvertible {
         case collider
         /// Something a script hook made happen.
         case script
+        /// The PeerJS peer server: peers opening and leaving, refusals, expiries.
+        case peer
     }
 
     /// Increases by one per entry over the service's life.

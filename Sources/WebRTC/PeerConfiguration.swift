@@ -75,6 +75,9 @@ public struct MediaConfiguration: Sendable {
     /// When set, the outgoing raw video is also delivered to an appsink of this name (RGBA): the
     /// headless local video renderer. Find it with `SendMedia.appSink(named:)`.
     public var localPreview: String?
+    /// Whether a peer that sends nothing still offers or answers media (receive-only). False:
+    /// no media sections at all, only data channels (a PeerJS data connection).
+    public var receivesMedia = true
 
     public init(parameters: MediaParameters = MediaParameters(), video: VideoInputs = .single(.testPattern()),
                 audio: AudioSourceSpec = .testTone(), receiveVideo: ReceiveSinkSpec = .discard,

@@ -128,7 +128,7 @@ public actor PeerConnection {
     private func buildSendSide(into pipeline: Pipeline) throws(PeerError) {
         let media = configuration.media
         guard media.sendsMedia else {
-            receiveOnlyCaps = Self.receiveOnlyCaps(for: media.parameters)
+            receiveOnlyCaps = media.receivesMedia ? Self.receiveOnlyCaps(for: media.parameters) : [:]
             return
         }
         let graph: PipelineGraph

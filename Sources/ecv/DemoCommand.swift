@@ -21,22 +21,25 @@ enum DemoCommand {
           --codec VP8|VP9|H264     video codec (default VP8)
           --json                   NDJSON events instead of text
           --kyc                    an identity-verification call instead (EnQualify: torch, OCR/face retry, verdict)
+          --peer                   the SkyWay peer model instead: two peers on the embedded PeerJS server find
+                                   each other, call, exchange data, switch camera, record, hang up
         """
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["json", "kyc"])
+        var arguments = try Arguments(words, flags: ["json", "kyc", "peer"])
         if arguments.flag("kyc") {
             try arguments.finish()
             return try await KycDemo.run()
         }
         let directory = URL(fileURLWithPath: arguments.value("recordings") ?? "recordings")
         let codec = arguments.value("codec") ?? "VP8"
-        let json = arguments.flag("json")
+        let json = arguments.flag("json"), peer = arguments.flag("peer")
         try arguments.finish()
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
             throw .failed("cannot create \(directory.path): \(error.localizedDescription)")
         }
         Logger.setLevel(logLevel: .warn)
+        if peer { try await PeerDemo.run(directory: directory, codec: codec, json: json); return }
         let demo = Demo(directory: directory, codec: codec, json: json)
         do { try await demo.run() } catch let error as CLIError { throw error } catch { throw .failed("\(error)") }
     }

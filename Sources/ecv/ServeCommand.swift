@@ -27,6 +27,7 @@ enum ServeCommand {
           --tls-cert FILE --tls-key FILE   serve HTTPS and WSS with this PEM certificate (chain) and key
           --kyc-api-key KEY        open the identity-verification back office (/kyc/api, docs/protocol.md §7) to this key (repeatable)
           --log                    print the service's event log
+        \(PeerServeOptions.help)
         """
 
     static func configuration(_ arguments: inout Arguments) throws(CLIError) -> ReferenceServiceConfiguration {
@@ -74,6 +75,7 @@ enum ServeCommand {
             }
         default: throw .usage("--tls-cert and --tls-key go together")
         }
+        try PeerServeOptions.apply(&arguments, to: &configuration)
         return configuration
     }
 
@@ -85,7 +87,7 @@ enum ServeCommand {
     }
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["log", "no-caller-tokens", "open-agents", "no-attr-defaults"])
+        var arguments = try Arguments(words, flags: Set(["log", "no-caller-tokens", "open-agents", "no-attr-defaults"]).union(PeerServeOptions.flags))
         var configuration = try configuration(&arguments)
         if arguments.flag("no-attr-defaults") {
             if !arguments.values("attr-default").isEmpty { throw .usage("--no-attr-defaults and --attr-default exclude each other") }

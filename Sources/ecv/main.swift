@@ -11,6 +11,7 @@ let usage = """
     \(AgentCommand.usage)
     \(CallCommand.usage)
     \(KycCommand.usage)
+    \(PeerCommand.usage)
     \(InspectCommand.usage)
     \(PipelineCommand.usage)
     \(DoctorCommand.usage)
@@ -28,7 +29,7 @@ let rest = Array(words.dropFirst())
 
 /// Each subcommand's own usage, printed for `ecv <command> --help` (or `-h`).
 let commandUsage: [String: String] = [
-    "demo": DemoCommand.usage, "serve": ServeCommand.usage, "agent": AgentCommand.usage, "call": CallCommand.usage, "kyc": KycCommand.usage,
+    "demo": DemoCommand.usage, "serve": ServeCommand.usage, "agent": AgentCommand.usage, "call": CallCommand.usage, "kyc": KycCommand.usage, "peer": PeerCommand.usage,
     "pipeline": PipelineCommand.usage, "doctor": DoctorCommand.usage, "env": EnvCommand.usage,
 ]
 if let help = commandUsage[command], rest.contains("--help") || rest.contains("-h") {
@@ -43,6 +44,7 @@ do throws(CLIError) {
     case "agent": try await AgentCommand.run(rest)
     case "call": try await CallCommand.run(rest)
     case "kyc": try await KycCommand.run(rest)
+    case "peer": try await PeerCommand.run(rest)
     case "inspect": try await InspectCommand.run(rest)
     case "pipeline": try PipelineCommand.run(rest)
     case "doctor": try DoctorCommand.run(rest)

@@ -58,6 +58,7 @@ struct DocumentedExamplesTests {
         "SigningSetRequest": roundTrip(SigningSetRequest.self),
         "CallResultPost": roundTrip(CallResultPost.self),
         "CallResultResponse": roundTrip(CallResultResponse.self),
+        "PeerJSMessage": roundTrip(PeerJSMessage.self),
     ]
 
     @Test func documentIsReadableAndEveryJSONBlockIsTagged() throws {
@@ -90,6 +91,8 @@ struct DocumentedExamplesTests {
             == Set(SignalingMessage.Kind.allCases.map(\.rawValue)))
         #expect(kinds(QueueInfoResponse.self, tag: "QueueInfoResponse") { $0.state.rawValue }
             == Set(WaitState.allCases.map(\.rawValue)))
+        #expect(kinds(PeerJSMessage.self, tag: "PeerJSMessage") { $0.type.rawValue }
+            == Set(PeerJSMessageType.allCases.map(\.rawValue)))
     }
 
     @Test(arguments: ProtocolDocument.contentsOrEmpty.examples)

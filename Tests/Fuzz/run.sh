@@ -34,6 +34,7 @@ targets=(
     "sockets|ECVProtocol|Tests/Fuzz/Support/RoundTrip.swift Tests/Fuzz/SocketsFuzz.swift|json"
     "pc-config|ECVProtocol|Tests/Fuzz/Support/RoundTrip.swift Sources/WebRTC/ICEServerURLs.swift Tests/Fuzz/PCConfigFuzz.swift|json"
     "datachannel|ECVProtocol|Tests/Fuzz/DataChannelFuzz.swift|datachannel"
+    "peerjs|ECVProtocol|Tests/Fuzz/PeerJSFuzz.swift|json"
     "sdp|MediaPipeline|Sources/WebRTC/SDPMediaSections.swift Sources/WebRTC/OfferedFormats.swift Sources/WebRTC/SDPInspection.swift Tests/Fuzz/SDPFuzz.swift|sdp"
     "preset|MediaPipeline|Tests/Fuzz/PresetFuzz.swift|preset"
     "log-text||Sources/ECVProtocol/LogText.swift Tests/Fuzz/LogTextFuzz.swift|"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Lists every public declaration of the SDK (Sources/ECV, Sources/ECVAgent, Sources/EnQualify) that names a type of
+# Lists every public declaration of the SDK (Sources/ECV, Sources/ECVAgent, Sources/EnQualify Sources/ECVPeer) that names a type of
 # GStreamer, MediaRuntime or WebRTC, and exits 1 if it lists any. The rule (issue #13, "a narrow
-# public surface"): an app sees only ECV, ECVAgent and the values they re-export (MediaPipeline,
+# public surface"): an app sees only ECV, ECVAgent, ECVPeer and the values they re-export (MediaPipeline,
 # ECVProtocol), never the layers underneath.
 #
 #   Tests/Support/check-public-api.sh
@@ -25,7 +25,7 @@ kinds='(class|struct|enum|protocol|actor|typealias)'
 
 # Top-level public types of each lower layer, minus the names the SDK's own modules declare.
 own=$(grep -rhoE "^${modifiers}((public|package|open|internal|fileprivate|private)[[:space:]]+)?${modifiers}${kinds}[[:space:]]+[A-Z][A-Za-z0-9_]*" \
-          Sources/ECV Sources/ECVAgent Sources/EnQualify Sources/MediaPipeline Sources/ECVProtocol | grep -oE '[A-Z][A-Za-z0-9_]*$' | sort -u)
+          Sources/ECV Sources/ECVAgent Sources/EnQualify Sources/ECVPeer Sources/MediaPipeline Sources/ECVProtocol | grep -oE '[A-Z][A-Za-z0-9_]*$' | sort -u)
 names=""
 for module in $lower; do
     for name in $(grep -rhoE "^(public|open)[[:space:]]+${modifiers}${kinds}[[:space:]]+[A-Z][A-Za-z0-9_]*" "Sources/$module" \
@@ -132,7 +132,7 @@ while IFS= read -r -d '' file; do
         }
         END { exit bad }
     ' "$file" || status=1
-done < <(find Sources/ECV Sources/ECVAgent Sources/EnQualify -name '*.swift' -print0 | sort -z)
+done < <(find Sources/ECV Sources/ECVAgent Sources/EnQualify Sources/ECVPeer -name '*.swift' -print0 | sort -z)
 if [ $status -ne 0 ]; then
     echo "The SDK's public declarations above name types of $lower (issue #13): move the value into MediaPipeline, or keep it package." >&2
 fi

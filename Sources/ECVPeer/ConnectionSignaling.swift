@@ -1,0 +1,78 @@
+import ECVProtocol
+import WebRTC
+
+/// How a connection reaches the other peer: through its peer's server socket, with the
+/// connection's type and id in every payload as PeerJS writes them.
+struct ConnectionSignaling: Sendable {
+    let remotePeer: String
+    let connectionId: String
+    let type: PeerJSConnectionType
+    let send: @Sendable (PeerJSMessage) -> Bool
+    /// What an offer carries besides the SDP (metadata; a data connection's label, reliability, serialization).
+    let offerExtras: @Sendable (inout PeerJSDescriptionPayload) -> Void
+
+    /// The peer connection's message, as PeerJS sends it. `bye` has no PeerJS form (a connection
+    /// closes by its data channel, a peer by `LEAVE`).
+    func relay(_ message: WebRTC.SignalingMessage) {
+        switch message {
+        case .offer(let sdp):
+            var payload = PeerJSDescriptionPayload(sdpType: "offer", sdp: sdp, connectionType: type, connectionId: connectionId)
+            offerExtras(&payload)
+            _ = send(PeerJSMessage(type: .offer, dst: remotePeer, payload: payload.value))
+        case .answer(let sdp):
+            let payload = PeerJSDescriptionPayload(sdpType: "answer", sdp: sdp, connectionType: type, connectionId: connectionId)
+            _ = send(PeerJSMessage(type: .answer, dst: remotePeer, payload: payload.value))
+        case .candidate(let mline, let mid, let candidate):
+            let payload = PeerJSCandidatePayload(candidate: candidate.hasPrefix("a=") ? String(candidate.dropFirst(2)) : candidate,
+                                                 sdpMLineIndex: mline, sdpMid: mid, connectionType: type, connectionId: connectionId)
+            _ = send(PeerJSMessage(type: .candidate, dst: remotePeer, payload: payload.value))
+        case .bye:
+            break
+        }
+    }
+
+    /// The other peer's OFFER, ANSWER or CANDIDATE as the peer connection takes it; nil for
+    /// anything else (end-of-candidates, other types).
+    static func webrtcMessage(_ message: PeerJSMessage) throws(ProtocolError) -> WebRTC.SignalingMessage? {
+        switch message.type {
+        case .offer, .answer:
+            let description = try PeerJSDescriptionPayload(message.payload)
+            return description.sdpType == "offer" ? .offer(sdp: description.sdp) : .answer(sdp: description.sdp)
+        case .candidate:
+            let candidate = try PeerJSCandidatePayload(message.payload)
+            guard !candidate.candidate.isEmpty else { return nil }
+            return .candidate(mlineIndex: candidate.sdpMLineIndex, mid: candidate.sdpMid, candidate: candidate.candidate)
+        default:
+            return nil
+        }
+    }
+}
+
+extension ConnectionSignaling {
+    /// The other peer's message as the peer connection takes it; a bad one is reported and dropped.
+    static func incoming(_ message: PeerJSMessage, from peer: String, report: (PeerError) -> Void) -> WebRTC.SignalingMessage? {
+        do { return try webrtcMessage(message) } catch {
+            report(PeerError(.negotiationFailed, "\(peer) sent a bad \(message.type.rawValue): \(error)"))
+            return nil
+        }
+    }
+}
+
+/// A connection's peer connection, and the remote messages that came before it (the offer of an
+/// incoming call, early candidates).
+struct SignalInbox: Sendable {
+    var peerConnection: PeerConnection?
+    var waiting: [WebRTC.SignalingMessage] = []
+    static let maxWaiting = 128
+
+    /// The peer connection to hand `message` to now; without one it is kept for later (bounded).
+    mutating func route(_ message: WebRTC.SignalingMessage) -> PeerConnection? {
+        if peerConnection == nil, waiting.count < Self.maxWaiting { waiting.append(message) }
+        return peerConnection
+    }
+}
+
+/// A peer connection's configuration for a PeerJS connection.
+func peerConfiguration(iceServers: [ICEServer], media: MediaConfiguration) -> PeerConfiguration {
+    PeerConfiguration(iceServers: iceServers.map(WebRTC.ICEServer.init), media: media)
+}

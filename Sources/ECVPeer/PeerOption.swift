@@ -1,0 +1,64 @@
+import Foundation
+
+/// How a `Peer` reaches its peer server (SkyWay's `SKWPeerOption`, PeerJS's `PeerOptions`).
+public struct PeerOption: Sendable {
+    /// The API key (the dashboard's application key).
+    public var key: String
+    /// The domain this app is registered for; sent as the `Origin` of the server requests, which
+    /// a key with allowed domains checks. nil: no `Origin`.
+    public var domain: String?
+    /// 0 none, 1 errors, 2 warnings, 3 everything (the peer's own log lines, through `Logger`).
+    public var debug: Int
+    public var host: String
+    public var port: Int
+    /// HTTPS and WSS.
+    public var secure: Bool
+    /// Where the server lives ("/" for a PeerJS server's default, "/peerjs" for the reference
+    /// service's).
+    public var path: String
+    /// STUN/TURN servers; empty: the ones the server hands out in `OPEN`.
+    public var iceServers: [ICEServer]
+    /// How often the peer tells the server it is alive (PeerJS: 5 s).
+    public var heartbeatInterval: Duration
+    /// How long connecting to the server may take.
+    public var connectTimeout: Duration
+
+    public init(key: String, domain: String? = nil, debug: Int = 0, host: String = "127.0.0.1", port: Int = 9000,
+                secure: Bool = false, path: String = "/", iceServers: [ICEServer] = [],
+                heartbeatInterval: Duration = .seconds(5), connectTimeout: Duration = .seconds(5)) {
+        self.key = key
+        self.domain = domain
+        self.debug = debug
+        self.host = host
+        self.port = port
+        self.secure = secure
+        self.path = path
+        self.iceServers = iceServers
+        self.heartbeatInterval = heartbeatInterval
+        self.connectTimeout = connectTimeout
+    }
+
+    /// The options for a server URL such as `http://127.0.0.1:8080/peerjs`.
+    public init(key: String, serverURL: String, domain: String? = nil) throws(PeerError) {
+        guard let url = URLComponents(string: serverURL), let scheme = url.scheme?.lowercased(), ["http", "https", "ws", "wss"].contains(scheme),
+              let host = url.host, !host.isEmpty else {
+            throw PeerError(.invalidArgument, "\(serverURL) is not an http(s):// or ws(s):// URL of a peer server")
+        }
+        let secure = scheme == "https" || scheme == "wss"
+        self.init(key: key, domain: domain, host: host, port: url.port ?? (secure ? 443 : 80), secure: secure,
+                  path: url.path.isEmpty ? "/" : url.path)
+    }
+
+    /// `path` ending in exactly one "/".
+    var normalizedPath: String {
+        var path = self.path.hasPrefix("/") ? self.path : "/" + self.path
+        while path.hasSuffix("//") { path.removeLast() }
+        if !path.hasSuffix("/") { path += "/" }
+        return path
+    }
+
+    var hostPart: String { host.contains(":") && !host.hasPrefix("[") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    var httpBase: String { "\(secure ? "https" : "http")://\(hostPart)\(normalizedPath)" }
+    var webSocketBase: String { "\(secure ? "wss" : "ws")://\(hostPart)\(normalizedPath)" }
+    var origin: String? { domain.map { "\(secure ? "https" : "http")://\($0)" } }
+}

@@ -1,0 +1,87 @@
+import ECV
+import ECVPeer
+import Foundation
+import GLibCore
+
+/// `ecv peer`: a headless peer on a PeerJS server (the SkyWay tutorial's app): prints its id,
+/// lists peers, calls one or answers calls, records, exchanges data.
+enum PeerCommand {
+    static let usage = """
+        ecv peer [options]       a peer on a PeerJS server (the SkyWay peer model)
+          --server URL             the peer server, e.g. http://127.0.0.1:8080/peerjs (ecv serve --peer-key)
+          --key KEY                the API key
+          --domain DOMAIN          the domain the key is registered for (sent as Origin)
+          --id ID                  this peer's id (default: the server's)
+          --list                   print the peers on the server and exit
+          --call ID                call this peer
+          --answer                 answer incoming calls (the default without --call)
+          --data TEXT              with --call: also open a data connection and send TEXT; always: print
+                                   what connections bring and answer each text with "echo: TEXT"
+          --record FILE            record each call (FILE, then FILE-2.ext, …): both directions, as sent
+          --duration SEC           end after SEC seconds of media (default: until hung up or Ctrl-C)
+          --json                   one JSON object per line instead of text
+        \(MediaOptions.help)
+        """
+
+    static func run(_ words: [String]) async throws(CLIError) {
+        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["json", "list", "answer"]))
+        guard let server = arguments.value("server") else { throw .usage("give --server URL (the PeerJS server)") }
+        guard let key = arguments.value("key") else { throw .usage("give --key KEY") }
+        var options: PeerOption
+        do { options = try PeerOption(key: key, serverURL: server, domain: arguments.value("domain")) } catch { throw .usage(error.description) }
+        options.iceServers = arguments.values("ice-server").map { ICEServer(urls: [$0]) }
+        let id = arguments.value("id"), list = arguments.flag("list"), target = arguments.value("call")
+        let data = arguments.value("data"), record = arguments.value("record"), duration = try arguments.double("duration")
+        let json = arguments.flag("json")
+        _ = arguments.flag("answer")
+        let parameters = try MediaOptions.parameters(&arguments)
+        let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "smpte"))
+        let audio = MediaOptions.audio(&arguments)
+        try arguments.finish()
+        let constraints = MediaConstraints(maxWidth: parameters.videoWidth, maxHeight: parameters.videoHeight,
+                                           maxFrameRate: parameters.videoFps == 0 ? 30 : parameters.videoFps,
+                                           videoFlag: parameters.videoCallEnabled, videoCodec: parameters.videoCodec,
+                                           videoMaxBitrate: parameters.videoMaxBitrate, audioStartBitrate: parameters.audioStartBitrate,
+                                           cameras: .cameras(front: video, back: .testPattern(pattern: "ball")), microphone: audio)
+        let stream: ECVPeer.MediaStream
+        do throws(PeerError) { stream = try Navigator.getUserMedia(constraints: constraints) } catch { throw .usage(error.description) }
+
+        Logger.setLevel(logLevel: .warn)
+        Interrupts.install()
+        let out = PeerPrinter(json: json)
+        let peer = Peer(id: id, options: options)
+        let session = PeerSessionRun(peer: peer, stream: stream, record: record, duration: duration, out: out)
+        let openedId = try await session.waitForOpen()
+        out.event("open", ["id": openedId], text: "open \(openedId)")
+        if list {
+            let peers = await peer.listAllPeers()
+            out.event("peers", ["peers": peers], text: peers.isEmpty ? "no peers listed (is discovery on for this key?)" : peers.joined(separator: "\n"))
+            await peer.destroy()
+            return
+        }
+        session.listen()
+        if let target {
+            session.follow(peer.call(peerId: target, stream: stream))
+            if let data { session.follow(peer.connect(peerId: target), greeting: data) }
+        }
+        let outcome = await session.runUntilDone(calling: target != nil)
+        await peer.destroy()
+        out.event("summary", outcome.fields, text: outcome.text)
+        if target != nil, outcome.streams == 0 { throw .failed("no media arrived from \(target ?? "")") }
+    }
+}
+
+/// Prints events as text or NDJSON.
+struct PeerPrinter: Sendable {
+    let json: Bool
+
+    func event(_ name: String, _ fields: [String: any Sendable], text: String) {
+        if json {
+            var all = fields
+            all["event"] = name
+            NDJSON.emit(all)
+        } else {
+            say(text)
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import ECVPeer
+import ECVService
+import ECVTestSupport
+import Foundation
+import Testing
+
+@Suite(.serialized) struct DataConnectionTests {
+    @Test(arguments: [PeerJSSerialization.binary, .raw, .json])
+    func textAndBytesBothWays(_ serialization: PeerJSSerialization) async throws {
+        let backend = try await PeerBackend.start()
+        let (alice, _) = try await backend.openPeer(id: "alice")
+        let (bob, bobEvents) = try await backend.openPeer(id: "bob")
+        let outgoing = alice.connect(peerId: "bob", options: ConnectOption(serialization: serialization, metadata: .string("hello")))
+        let outgoingEvents = Events(outgoing.events())
+        let incoming = try #require(try await bobEvents.first("CONNECTION") { $0.dataConnection != nil }.dataConnection)
+        let incomingEvents = Events(incoming.events())
+        #expect(incoming.peer == "alice" && incoming.serialization == serialization && incoming.metadata == .string("hello"))
+        #expect(incoming.label == outgoing.label)
+        try await outgoingEvents.first("OPEN at alice") { $0 == .open }
+        try await incomingEvents.first("OPEN at bob") { $0 == .open }
+        let long = String(repeating: "ü", count: 300) // more than 15 and 255 bytes: BinaryPack's longer headers
+        try outgoing.send("hello bob")
+        try outgoing.send(long)
+        try incoming.send("hello alice")
+        if serialization != .json {
+            try outgoing.send(data: [0, 1, 2, 255])
+            try incoming.send(data: Array(repeating: 7, count: 1000))
+        } else {
+            #expect(throws: PeerError.self) { try outgoing.send(data: [1]) }
+        }
+        try await incomingEvents.first("text at bob") { $0 == .data(.text("hello bob")) }
+        try await incomingEvents.first("long text at bob") { $0 == .data(.text(long)) }
+        try await outgoingEvents.first("text at alice") { $0 == .data(.text("hello alice")) }
+        if serialization != .json {
+            try await incomingEvents.first("bytes at bob") { $0 == .data(.binary([0, 1, 2, 255])) }
+            try await outgoingEvents.first("bytes at alice") { $0 == .data(.binary(Array(repeating: 7, count: 1000))) }
+        }
+        #expect(throws: PeerError.self) { try outgoing.send(String(repeating: "x", count: 20_000)) }
+        // Binary and JSON connections say `__peerData close` in-band before closing; a raw one has
+        // the data channel's closing alone. The side that did not open the channel closes here.
+        await incoming.closeAndWait()
+        try await outgoingEvents.first("CLOSE at alice", timeout: .seconds(8)) { $0 == .close }
+        #expect(throws: PeerError.self) { try outgoing.send("too late") }
+        #expect(throws: PeerError.self) { try incoming.send("too late") }
+    }
+
+    @Test func aRawConnectionClosedByItsOpenerClosesOnTheOtherSide() async throws {
+        let backend = try await PeerBackend.start()
+        let (alice, _) = try await backend.openPeer(id: "opener")
+        let (bob, bobEvents) = try await backend.openPeer(id: "taker")
+        let outgoing = alice.connect(peerId: "taker", options: ConnectOption(serialization: .raw))
+        let incoming = try #require(try await bobEvents.first("CONNECTION") { $0.dataConnection != nil }.dataConnection)
+        let incomingEvents = Events(incoming.events())
+        try await incomingEvents.first("OPEN at the taker") { $0 == .open }
+        try await eventually(.seconds(10), "open at the opener") { outgoing.isOpen }
+        await outgoing.closeAndWait()
+        try await incomingEvents.first("CLOSE at the taker", timeout: .seconds(8)) { $0 == .close }
+        await alice.destroy()
+        await bob.destroy()
+        await backend.stop()
+        await alice.destroy()
+        await bob.destroy()
+        await backend.stop()
+    }
+}

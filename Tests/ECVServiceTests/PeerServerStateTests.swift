@@ -1,0 +1,78 @@
+@testable import ECVService
+import ECVProtocol
+import Testing
+
+/// The peer server's state machine alone: no sockets, no clock but the `now` each step is given.
+struct PeerServerStateTests {
+    final class FakeSocket: Sendable {
+        let name: String
+        init(_ name: String) { self.name = name }
+    }
+
+    typealias State = PeerServerState<FakeSocket>
+
+    static func state(_ configure: (inout PeerServerConfiguration) -> Void = { _ in }) -> State {
+        var configuration = PeerServerConfiguration(keys: [PeerAPIKey(key: "k")], leaveGrace: .seconds(2))
+        configure(&configuration)
+        return State(configuration: configuration, iceServers: [])
+    }
+
+    /// What the steps sent, as "to: TYPE from" lines, and which sockets they closed.
+    static func sent(_ actions: [PeerServerAction<FakeSocket>]) -> [String] {
+        actions.compactMap { action in
+            switch action {
+            case .send(let socket, let message): "\(socket.name): \(message.type.rawValue) \(message.src ?? "-")"
+            case .close(let socket, let code, _): "\(socket.name): closed \(code)"
+            case .log: nil
+            }
+        }
+    }
+
+    static func offer(to dst: String) -> String {
+        #"{"type":"OFFER","dst":"\#(dst)","payload":{"type":"media","connectionId":"mc_1"}}"#
+    }
+
+    @Test func aDroppedPeerLeavesAfterItsGraceACleanOneAtOnceWithoutLeave() {
+        var state = Self.state()
+        let a = FakeSocket("a"), b = FakeSocket("b"), c = FakeSocket("c")
+        #expect(Self.sent(state.connect(a, key: "k", id: "a", token: "t", origin: nil, now: 0)) == ["a: OPEN -"])
+        _ = state.connect(b, key: "k", id: "b", token: "t", origin: nil, now: 0)
+        _ = state.connect(c, key: "k", id: "c", token: "t", origin: nil, now: 0)
+        #expect(Self.sent(state.receive(Self.offer(to: "b"), from: a, now: 1)) == ["b: OFFER a"])
+        #expect(Self.sent(state.receive(Self.offer(to: "c"), from: b, now: 1)) == ["c: OFFER b"])
+        // a vanishes (1006): its id waits out the grace, then b (whom it talked to) hears LEAVE.
+        #expect(Self.sent(state.socketClosed(a, code: 1006, now: 2)).isEmpty)
+        #expect(Self.sent(state.tick(now: 3.9)).isEmpty)
+        #expect(Self.sent(state.tick(now: 4)) == ["b: LEAVE a"])
+        // b disconnects cleanly: forgotten at once, and c hears nothing (its call with b goes on).
+        #expect(Self.sent(state.socketClosed(b, code: 1000, now: 5)).isEmpty)
+        #expect(state.clients.keys.map(\.id) == ["c"])
+        #expect(Self.sent(state.tick(now: 30)).isEmpty)
+        #expect(Self.sent(state.tick(now: 60)) == ["c: closed 1000"], "c sent nothing for 60 s")
+    }
+
+    @Test func aReconnectWithinTheGraceKeepsTheIdAndGetsWhatWasHeld() {
+        var state = Self.state()
+        let a = FakeSocket("a"), b = FakeSocket("b"), again = FakeSocket("a2"), thief = FakeSocket("x")
+        _ = state.connect(a, key: "k", id: "a", token: "t", origin: nil, now: 0)
+        _ = state.connect(b, key: "k", id: "b", token: "t", origin: nil, now: 0)
+        _ = state.socketClosed(a, code: 1006, now: 1)
+        #expect(Self.sent(state.receive(Self.offer(to: "a"), from: b, now: 1.5)).isEmpty, "held for a")
+        #expect(Self.sent(state.connect(thief, key: "k", id: "a", token: "other", origin: nil, now: 2)) == ["x: ID-TAKEN -", "x: closed 1008"])
+        #expect(Self.sent(state.connect(again, key: "k", id: "a", token: "t", origin: nil, now: 2)) == ["a2: OPEN -", "a2: OFFER b"])
+        #expect(Self.sent(state.tick(now: 10)).isEmpty, "no LEAVE, no EXPIRE: a came back")
+    }
+
+    @Test func heldMessagesAreBoundedPerPeerAndInAll() {
+        var state = Self.state { $0.maxHeldMessagesPerPeer = 2; $0.maxHeldMessages = 3 }
+        let a = FakeSocket("a")
+        _ = state.connect(a, key: "k", id: "a", token: "t", origin: nil, now: 0)
+        #expect(Self.sent(state.receive(Self.offer(to: "x"), from: a, now: 0)).isEmpty)
+        #expect(Self.sent(state.receive(Self.offer(to: "x"), from: a, now: 0)).isEmpty)
+        #expect(Self.sent(state.receive(Self.offer(to: "x"), from: a, now: 0)) == ["a: EXPIRE x"], "x's share is full")
+        #expect(Self.sent(state.receive(Self.offer(to: "y"), from: a, now: 0)).isEmpty)
+        #expect(Self.sent(state.receive(Self.offer(to: "z"), from: a, now: 0)) == ["a: EXPIRE z"], "all shares together are full")
+        #expect(Set(Self.sent(state.tick(now: 5))) == ["a: EXPIRE x", "a: EXPIRE y"], "one EXPIRE per sender and absent peer")
+        #expect(Self.sent(state.receive(Self.offer(to: "z"), from: a, now: 6)).isEmpty, "room again after the expiry")
+    }
+}

@@ -1,0 +1,158 @@
+import ECVProtocol
+import ECVService
+import Foundation
+import MediaTestSupport
+import Soup
+import Testing
+
+/// The PeerJS server protocol (docs/protocol.md §9) over real sockets, frame by frame.
+@Suite(.serialized) struct PeerServerTests {
+    static func start(clock: ManualACDClock? = nil, _ configure: (inout PeerServerConfiguration) -> Void = { _ in }) async throws -> TestService {
+        try await TestService.start { configuration in
+            var peer = PeerServerConfiguration(keys: [PeerAPIKey(key: "demo", allowDiscovery: true), PeerAPIKey(key: "web", domains: ["allowed.example"]),
+                                                      PeerAPIKey(key: "pair", concurrentLimit: 2)])
+            peer.iceServers = [ICEServer(urls: ["stun:stun.example.org:3478"])]
+            configure(&peer)
+            configuration.peerServer = peer
+            if let clock { configuration.clock = .manual(clock) }
+        }
+    }
+
+    static func socket(_ test: TestService, key: String = "demo", id: String, token: String = "t0k3n", origin: String? = nil) async throws -> SocketProbe {
+        var headers = HTTPHeaders()
+        if let origin { headers["Origin"] = origin }
+        return try await SocketProbe.connect(test.ws + "/peerjs/peerjs?key=\(key)&id=\(id)&token=\(token)", headers: headers)
+    }
+
+    /// An open peer socket: OPEN came.
+    static func open(_ test: TestService, id: String, key: String = "demo", token: String = "t0k3n") async throws -> SocketProbe {
+        let probe = try await socket(test, key: key, id: id, token: token)
+        let open = try await probe.next(PeerJSMessage.self)
+        #expect(open.type == .open, "\(open)")
+        return probe
+    }
+
+    @Test func idsPeersAndKeysOverHTTP() async throws {
+        let test = try await Self.start()
+        let id = try await test.client.get(test.base + "/peerjs/demo/id")
+        #expect(id.status == 200 && UUID(uuidString: id.text ?? "") != nil, "\(id.status) \(id.text ?? "")")
+        #expect(try await test.client.get(test.base + "/peerjs/nokey/id").status == 401)
+        #expect(try await test.client.get(test.base + "/peerjs/web/id").status == 403, "a key with domains refuses requests without an Origin")
+        #expect(try await test.client.get(test.base + "/peerjs/web/id", headers: ["Origin": "https://allowed.example"]).status == 200)
+        let a = try await Self.open(test, id: "a")
+        let listed = try await test.client.get(test.base + "/peerjs/demo/peers")
+        #expect(try ECVJSON.peerIds(from: listed.data) == ["a"])
+        #expect(try await test.client.get(test.base + "/peerjs/pair/peers").status == 401, "discovery is off unless the key enables it")
+        #expect(try await test.client.get(test.base + "/peerjs/demo/nothing").status == 404)
+        a.close()
+        await test.stop()
+    }
+
+    @Test func openHandsOutICEServersAndRefusalsAreTyped() async throws {
+        let test = try await Self.start()
+        let a = try await Self.socket(test, id: "a")
+        let open = try await a.next(PeerJSMessage.self)
+        #expect(open.payload?["iceServers"] == .array([.object(["urls": .array([.string("stun:stun.example.org:3478")])])]))
+        // The id is taken by another token; the same token takes the socket over (a reconnect).
+        let thief = try await Self.socket(test, id: "a", token: "other")
+        #expect(try await thief.next(PeerJSMessage.self) == .notice(.idTaken, "ID is taken"))
+        try await thief.nextClose()
+        let again = try await Self.socket(test, id: "a")
+        #expect(try await again.next(PeerJSMessage.self).type == .open)
+        #expect(try await a.nextClose().code == 1000, "the replaced socket is closed")
+        let stranger = try await Self.socket(test, key: "nokey", id: "b")
+        #expect(try await stranger.next(PeerJSMessage.self) == .notice(.invalidKey, "Invalid key provided"))
+        let outsider = try await Self.socket(test, key: "web", id: "c", origin: "https://elsewhere.example")
+        #expect(try await outsider.next(PeerJSMessage.self).type == .error)
+        let insider = try await Self.socket(test, key: "web", id: "c", origin: "https://allowed.example")
+        #expect(try await insider.next(PeerJSMessage.self).type == .open)
+        let anonymous = try await SocketProbe.connect(test.ws + "/peerjs/peerjs?key=demo")
+        #expect(try await anonymous.next(PeerJSMessage.self) == .notice(.error, "No id, token, or key supplied to websocket server"))
+        let badId = try await Self.socket(test, id: "bad!id")
+        #expect(try await badId.next(PeerJSMessage.self) == .notice(.error, "Invalid id provided"))
+        // Per-key limit.
+        let p1 = try await Self.open(test, id: "p1", key: "pair"), p2 = try await Self.open(test, id: "p2", key: "pair")
+        let p3 = try await Self.socket(test, key: "pair", id: "p3")
+        #expect(try await p3.next(PeerJSMessage.self) == .notice(.error, "Server has reached its concurrent user limit"))
+        for probe in [again, insider, p1, p2] { probe.close() }
+        await test.stop()
+    }
+
+    @Test func relaysHoldsAndExpires() async throws {
+        let clock = ManualACDClock()
+        let test = try await Self.start(clock: clock)
+        let server = try #require(test.service.peerServer)
+        let a = try await Self.open(test, id: "a"), b = try await Self.open(test, id: "b")
+        let offer = PeerJSValue.object(["type": .string("media"), "connectionId": .string("mc_1"), "sdp": .object(["type": .string("offer"), "sdp": .string("v=0")])])
+        try a.send(PeerJSMessage(type: .offer, src: "spoofed", dst: "b", payload: offer))
+        #expect(try await b.next(PeerJSMessage.self) == PeerJSMessage(type: .offer, src: "a", dst: "b", payload: offer), "src is the sender's, whatever it wrote")
+        // For a peer not connected yet: held, delivered after its OPEN.
+        try a.send(PeerJSMessage(type: .candidate, dst: "c", payload: .object(["candidate": .object([:]), "type": .string("media"), "connectionId": .string("mc_2")])))
+        try a.send(PeerJSMessage(type: .heartbeat))
+        clock.advance(by: 1)
+        server.tick()
+        let c = try await Self.socket(test, id: "c")
+        #expect(try await c.next(PeerJSMessage.self).type == .open)
+        #expect(try await c.next(PeerJSMessage.self).src == "a")
+        // For a peer that never comes: EXPIRE to the sender after expireTimeout.
+        try a.send(PeerJSMessage(type: .offer, dst: "ghost", payload: offer))
+        try await Task.sleep(for: .milliseconds(100))
+        clock.advance(by: 4)
+        server.tick()
+        clock.advance(by: 2)
+        server.tick()
+        #expect(try await a.next(PeerJSMessage.self) == PeerJSMessage(type: .expire, src: "ghost", dst: "a"))
+        // LEAVE to a peer that is connected is relayed; a LEAVE without dst takes the sender off.
+        try b.send(PeerJSMessage(type: .leave, dst: "a"))
+        #expect(try await a.next(PeerJSMessage.self) == PeerJSMessage(type: .leave, src: "b", dst: "a"))
+        try c.send(PeerJSMessage(type: .leave))
+        try await c.nextClose()
+        #expect(server.registeredPeers(key: "demo") == ["a", "b"])
+        for probe in [a, b] { probe.close() }
+        await test.stop()
+    }
+
+    @Test func silentPeersAreDroppedAndTheirContactsHearLeave() async throws {
+        let clock = ManualACDClock()
+        let test = try await Self.start(clock: clock) { $0.aliveTimeout = .seconds(60) }
+        let server = try #require(test.service.peerServer)
+        let a = try await Self.open(test, id: "a"), b = try await Self.open(test, id: "b")
+        try a.send(PeerJSMessage(type: .offer, dst: "b", payload: .object(["type": .string("data"), "connectionId": .string("dc_1")])))
+        _ = try await b.next(PeerJSMessage.self)
+        clock.advance(by: 40)
+        try b.send(PeerJSMessage(type: .heartbeat)) // b stays alive, a goes silent
+        try await Task.sleep(for: .milliseconds(100))
+        clock.advance(by: 30)
+        server.tick()
+        #expect(try await a.nextClose().reason == "no heartbeat")
+        #expect(try await b.next(PeerJSMessage.self) == PeerJSMessage(type: .leave, src: "a", dst: "b"))
+        #expect(server.registeredPeers(key: "demo") == ["b"])
+        b.close()
+        await test.stop()
+    }
+
+    @Test(arguments: ["not json", #"{"type":"OPEN"}"#, #"{"type":"OFFER","payload":{}}"#, #"{"type":"OFFER","dst":"x","payload":"s"}"#,
+                      #"{"type":"WHAT"}"#, #"{"type":"CANDIDATE","dst":"bad id!","payload":{}}"#])
+    func badMessagesAreRefusedAndCloseTheSocket(_ frame: String) async throws {
+        let test = try await Self.start()
+        let a = try await Self.open(test, id: "a")
+        try a.connection.send(text: frame)
+        let error = try await a.next(PeerJSMessage.self)
+        #expect(error.type == .error && error.noticeText?.hasPrefix("bad message") == true, "\(error)")
+        #expect(try await a.nextClose().code == 1008)
+        await test.stop()
+    }
+
+    @Test func configurationProblemsAreErrors() throws {
+        var configuration = ReferenceServiceConfiguration()
+        for (peer, problem) in [(PeerServerConfiguration(path: "/", keys: [PeerAPIKey(key: "k")]), "must not be /"),
+                                (PeerServerConfiguration(keys: []), "at least one API key"),
+                                (PeerServerConfiguration(keys: [PeerAPIKey(key: "bad key!")]), "not letters"),
+                                (PeerServerConfiguration(path: "/api", keys: [PeerAPIKey(key: "k")]), "ECV endpoint")] {
+            configuration.peerServer = peer
+            #expect(throws: ACDError.self, "\(problem)") { _ = try ReferenceService(configuration: configuration) }
+        }
+        #expect(try PeerAPIKey(parsing: "k:a.example,B.example").domains == ["a.example", "b.example"])
+        #expect(throws: ReferenceServiceError.self) { _ = try PeerAPIKey(parsing: "k:http://x") }
+    }
+}
