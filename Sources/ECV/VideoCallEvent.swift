@@ -62,6 +62,10 @@ public enum VideoCallEventType: String, Sendable, CaseIterable {
     case TransferCompleted
 
     case QueueInfoUpdated
+
+    /// Beyond the seed: bandwidth adaptation changed what this side sends (objData: the
+    /// `BandwidthEstimator.Decision`; data: `targetKbps`, `estimateKbps`, `reason`).
+    case BandwidthChanged
 }
 
 /// One event of a call.

@@ -77,6 +77,8 @@ public struct PeerStats: Sendable {
     public var codecMimeTypes: Set<String>
     /// What the offer/answer agreed on per kind (codec and payload type), e.g. video → VP8/97.
     public var negotiated: [MediaKind: NegotiatedCodec] = [:]
+    /// The sender's bandwidth adaptation as last decided (nil when it is off or sends no video).
+    public var bandwidth: BandwidthEstimator.Decision?
     /// The raw structure (GStreamer's, read as `raw` where WebRTC is imported), opaque here so
     /// that this module names no GStreamer type.
     package var rawStructure: any Sendable

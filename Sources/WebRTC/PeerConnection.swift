@@ -36,6 +36,10 @@ public actor PeerConnection {
     var negotiation = NegotiationState()
     private var states = ObservedStates()
     private var watchdog: Task<Void, Never>?
+    /// The sender's rate control (see `adaptBandwidth`); nil when adaptation is off or no video is sent.
+    var bandwidth: BandwidthEstimator?
+    /// The receiving side's answer to loss (see `LossResponse`); nil without retransmission.
+    var lossResponse: LossResponse?
     private var inboxTask: Task<Void, Never>?
     private nonisolated let inbox: AsyncStream<Work>.Continuation
     private let inboxStream: AsyncStream<Work>
@@ -294,9 +298,12 @@ public actor PeerConnection {
         guard states.connection == .connected, let session else { return }
         // No stats (the session is being replaced or closed): the next tick looks again.
         guard let raw = try? await session.webrtc.stats() else { return }
-        let received = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
+        let inbound = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound
+        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), session: session)
+        let received = inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
             + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
                 .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
+        adaptBandwidth(to: raw, session: session)
         if received != states.lastBytesReceived {
             states.lastBytesReceived = received
             states.lastActivity = .now
@@ -316,6 +323,7 @@ public actor PeerConnection {
             let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
             var stats = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
             stats.negotiated = negotiation.negotiated
+            stats.bandwidth = bandwidth?.decision
             return stats
         } catch {
             throw .setup("stats: \(error)")
@@ -342,6 +350,8 @@ public actor PeerConnection {
         session?.tearDown()
         session = nil
         states = ObservedStates()
+        // A new webrtcbin starts with the configured feedback settings.
+        lossResponse = nil
         try makeSession()
         broadcaster.yield(.rebuilt(sessionCount - 1))
         publishUnifiedState()
