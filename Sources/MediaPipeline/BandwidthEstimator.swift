@@ -2,7 +2,9 @@
 ///
 /// GStreamer 1.22 has no congestion controller (webrtcsink's lives in Rust), so this is ours, in
 /// the spirit of libwebrtc's loss-based controller with a delay guard:
-/// - loss under 2 %: the path has room; the target grows 8 % a second, up to the maximum;
+/// - loss under 2 %: the path has room; the target grows 8 % a second, up to the maximum, but
+///   only 1 % a second within 15 % of the rate where the path last overflowed (for 15 s after),
+///   so it does not run into the same wall again and again;
 /// - loss over 10 %: the path is full; the target drops to what actually got through
 ///   (`sent rate × (1 − loss)`, a little under it) at once, so one report fixes a hard cap;
 /// - in between: hold;
@@ -24,23 +26,52 @@ public struct BandwidthEstimator: Sendable {
         }
     }
 
-    /// One reading of the outgoing video stream and the far end's latest receiver report.
+    /// One reading of what we sent and of the far end's latest receiver reports.
     public struct Report: Sendable, Equatable {
         /// Seconds on a monotonic clock.
         public var time: Double
+        /// Everything sent on the transport so far.
         public var bytesSent: UInt64
-        /// The far end's loss over its last report interval, 0…1 (RTCP `fraction lost`).
-        public var fractionLost: Double?
+        /// Per stream (by SSRC): packets sent so far, the far end's count of them lost (cumulative
+        /// RTCP `packets lost`; GStreamer 1.22's `fraction-lost` reads 0) and its resend requests.
+        public var reported: [UInt: ReportedStream]
         /// Seconds.
         public var roundTripTime: Double?
+        /// From transport-wide congestion feedback, when the far end sends it: the share of the
+        /// packets of the last 300 ms that did not arrive, and the rate that did (kbit/s). These
+        /// count every packet, so they win over the receiver reports.
+        public var transportLoss: Double?
+        public var deliveredKbps: Double?
 
-        public init(time: Double, bytesSent: UInt64, fractionLost: Double?, roundTripTime: Double?) {
+        public init(time: Double, bytesSent: UInt64, reported: [UInt: ReportedStream], roundTripTime: Double?,
+                    transportLoss: Double? = nil, deliveredKbps: Double? = nil) {
             self.time = time
             self.bytesSent = bytesSent
-            self.fractionLost = fractionLost
+            self.reported = reported
             self.roundTripTime = roundTripTime
+            self.transportLoss = transportLoss
+            self.deliveredKbps = deliveredKbps
         }
     }
+
+    public struct ReportedStream: Sendable, Equatable {
+        public var packetsSent: UInt64
+        /// The far end's receiver-report count, when it reported on this stream.
+        public var packetsLost: Int?
+        /// Resend requests the far end sent for this stream: each names a packet that did not
+        /// arrive, so they measure loss where webrtcbin lost the receiver report.
+        public var nacks: UInt64
+
+        public init(packetsSent: UInt64, packetsLost: Int?, nacks: UInt64 = 0) {
+            self.packetsSent = packetsSent
+            self.packetsLost = packetsLost
+            self.nacks = nacks
+        }
+    }
+
+    /// Loss is measured over at least this long: receiver reports come every 0.1–1 s, so a
+    /// shorter window often holds none and reads a loss of zero.
+    static let lossWindow = 1.0
 
     /// What the sender should run at now.
     public struct Decision: Sendable, Equatable {
@@ -62,8 +93,12 @@ public struct BandwidthEstimator: Sendable {
     private let fullFrameRate: Int
     private var target: Double
     private var last: Report?
+    private var history: [Report] = []
     private var lastChange: Double?
     private var rttWindow: [(time: Double, rtt: Double)] = []
+    /// Where and when the path last overflowed (kbit/s that got through, seconds).
+    private var congestion: (kbps: Double, time: Double)?
+    static let congestionMemory = 15.0
     public private(set) var decision: Decision
 
     public init(settings: Settings, frameRate: Int) {
@@ -78,16 +113,19 @@ public struct BandwidthEstimator: Sendable {
     public mutating func update(_ report: Report) -> Decision? {
         defer { last = report }
         guard let previous = last, report.time > previous.time else { return nil }
+        history.append(report)
+        while history.count > 2, report.time - history[1].time >= Self.lossWindow { history.removeFirst() }
         let interval = report.time - previous.time
         let sentKbps = report.bytesSent >= previous.bytesSent
             ? Double(report.bytesSent - previous.bytesSent) * 8 / 1000 / interval : 0
-        let loss = min(1, max(0, report.fractionLost ?? 0))
+        let loss = report.transportLoss.map { min(1, max(0, $0)) } ?? Self.loss(from: history.first ?? previous, to: report)
         var reason = "hold"
         var estimate = Double(decision.estimateKbps)
         if loss > 0.10 {
-            let delivered = sentKbps * (1 - loss) * 0.95
-            target = min(target * (1 - 0.5 * loss), delivered > 0 ? delivered : target)
-            estimate = sentKbps * (1 - loss)
+            let delivered = report.deliveredKbps ?? sentKbps * (1 - loss)
+            target = min(target * (1 - 0.5 * loss), delivered > 0 ? delivered * 0.95 : target)
+            estimate = delivered
+            if delivered > 0 { congestion = (delivered, report.time) }
             reason = "loss"
             lastChange = report.time
         } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt, at: report.time),
@@ -97,7 +135,12 @@ public struct BandwidthEstimator: Sendable {
             reason = "delay"
             lastChange = report.time
         } else if loss < 0.02 {
-            target *= pow108(interval)
+            if let wall = congestion, report.time - wall.time > Self.congestionMemory { congestion = nil }
+            if let wall = congestion, target >= wall.kbps * 0.85 {
+                target *= 1 + 0.01 * min(interval, 5)
+            } else {
+                target *= pow108(interval)
+            }
             estimate = max(sentKbps, min(target, Double(settings.maxKbps)))
             reason = "probe"
         }
@@ -106,7 +149,7 @@ public struct BandwidthEstimator: Sendable {
         let targetKbps = Int(target.rounded())
         let next = Decision(targetKbps: targetKbps, estimateKbps: Int(estimate.rounded()),
                             maxFrameRate: targetKbps < settings.lowRateFloorKbps ? max(1, fullFrameRate / 2) : nil,
-                            fecPercentage: loss < 0.01 ? 0 : min(50, Int((loss * 150).rounded())),
+                            fecPercentage: congestion == nil ? Self.fecPercentage(loss: loss) : min(10, Self.fecPercentage(loss: loss)),
                             audioLossPercentage: min(100, Int((loss * 100).rounded())), reason: reason)
         // Small steps are not worth an encoder reconfiguration.
         let changed = abs(next.targetKbps - decision.targetKbps) * 20 >= max(1, decision.targetKbps)
@@ -118,6 +161,27 @@ public struct BandwidthEstimator: Sendable {
         }
         decision = next
         return next
+    }
+
+    /// The share of packets lost between two readings: the worst stream reported at both (webrtcbin
+    /// keeps only the far end's latest report block, so which streams are reported changes).
+    static func loss(from start: Report, to end: Report) -> Double {
+        end.reported.compactMap { ssrc, now -> Double? in
+            guard let then = start.reported[ssrc], now.packetsSent > then.packetsSent else { return nil }
+            let sent = Double(now.packetsSent - then.packetsSent)
+            let reported = now.packetsLost.flatMap { lost in then.packetsLost.map { Double(max(0, lost - $0)) } } ?? 0
+            let requested = Double(now.nacks >= then.nacks ? now.nacks - then.nacks : 0)
+            return min(1, max(reported, requested) / sent)
+        }.max() ?? 0
+    }
+
+    /// Parity for random loss, in steps of 5 % up to 20 %: none on a clean path, and little once
+    /// the loss is that of a full path (over 20 %, or soon after one overflowed), where parity
+    /// packets would only crowd it further.
+    static func fecPercentage(loss: Double) -> Int {
+        guard loss >= 0.01 else { return 0 }
+        guard loss <= 0.20 else { return 5 }
+        return min(20, max(5, Int((loss * 150 / 5).rounded()) * 5))
     }
 
     /// 8 % a second, compounded over the report interval.

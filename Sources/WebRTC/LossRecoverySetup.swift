@@ -22,3 +22,25 @@ enum LossRecoverySetup {
         }
     }
 }
+
+/// One reading of rtpsession's `twcc-stats`.
+struct TransportWideFeedback: Equatable {
+    var packetsSent: Int
+    var packetsReceived: Int
+    var lossPercent: Double
+    var receivedBitsPerSecond: Int
+}
+
+extension LossRecoverySetup {
+    /// The extension id we offer transport-cc under: 1, because GStreamer 1.22's RED encoder
+    /// (video with FEC) writes the sequence number of the packets it wraps under id 1 whatever
+    /// was negotiated, so under any other id rtpsession never sees it on video and the feedback
+    /// covers audio alone. (Answering an offer that uses another id, as Chromium's 3, keeps that
+    /// limitation: the loss then comes from audio packets, the rate from our own count.)
+    static let offeredTransportWideCCID = 1
+
+    /// The id a remote offer gives transport-cc in `kind`'s section, if it offers it.
+    static func transportWideCCID(in section: SDPMediaSection?) -> Int? {
+        section?.extensions.first { $0.value == Element.transportWideCCURI }?.key
+    }
+}

@@ -6,7 +6,8 @@
 /// such interval. At the calm pace (10 kbit/s, 100 ms) a resend request waited 100 ms at the median
 /// and up to a second (measured), longer than the jitter buffer waits for the answer, so NACK cost
 /// more frames than it saved. So once packets go missing the allowance rises and the interval
-/// drops (`lossy`, a report every ~20–30 ms, ~40 kbit/s of RTCP while it lasts) and the jitter
+/// drops (`lossyRTCPMinInterval`, a report every ~20–30 ms while it lasts; the allowance is a tenth
+/// of what arrives, within `lossyRTCPBitsPerSecond`, so feedback never crowds a narrow path) and the jitter
 /// buffer grows to `lossyLatencyMs`, which covers a request's wait, the round trip and a retry, as
 /// libwebrtc's jitter buffer grows with its NACK round trips. After `calmAfter` without loss RTCP
 /// slows down again; the jitter buffer keeps its length, since shortening it would throw away
@@ -30,6 +31,8 @@ struct LossResponse {
     private(set) var current: Feedback
     private var lastLost = 0
     private var lastLossAt: Double?
+    private var lastReceived: (time: Double, bytes: UInt64)?
+    private var receivedBitsPerSecond = 0.0
 
     init(rtcpMinInterval: Duration, jitterBufferLatencyMs: Int) {
         calm = Feedback(rtcpBitsPerSecond: Self.calmRTCPBitsPerSecond, rtcpMinInterval: rtcpMinInterval,
@@ -37,14 +40,20 @@ struct LossResponse {
         current = calm
     }
 
-    /// Folds in the packets lost so far on every incoming stream (seconds on a monotonic clock);
-    /// returns the feedback settings when they change.
-    mutating func update(totalLost: Int, at time: Double) -> Feedback? {
+    /// Folds in the packets lost and the bytes received so far on every incoming stream (seconds
+    /// on a monotonic clock); returns the feedback settings when they change.
+    mutating func update(totalLost: Int, bytesReceived: UInt64, at time: Double) -> Feedback? {
         if totalLost > lastLost { lastLossAt = time }
         lastLost = max(lastLost, totalLost)
+        if let lastReceived, time > lastReceived.time, bytesReceived >= lastReceived.bytes {
+            receivedBitsPerSecond = Double(bytesReceived - lastReceived.bytes) * 8 / (time - lastReceived.time)
+        }
+        lastReceived = (time, bytesReceived)
         var next = current
         if let lastLossAt, time - lastLossAt < Self.calmAfter {
-            next.rtcpBitsPerSecond = Self.lossyRTCPBitsPerSecond
+            // Rounded to 5 kbit/s so a wobbling rate does not reconfigure RTCP every tick.
+            let allowance = (receivedBitsPerSecond / 10 / 5_000).rounded() * 5_000
+            next.rtcpBitsPerSecond = min(Self.lossyRTCPBitsPerSecond, max(calm.rtcpBitsPerSecond, allowance))
             next.rtcpMinInterval = min(calm.rtcpMinInterval, Self.lossyRTCPMinInterval)
             next.jitterBufferLatencyMs = max(current.jitterBufferLatencyMs, Self.lossyLatencyMs)
         } else {

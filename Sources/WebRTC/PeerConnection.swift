@@ -38,6 +38,9 @@ public actor PeerConnection {
     private var watchdog: Task<Void, Never>?
     /// The sender's rate control (see `adaptBandwidth`); nil when adaptation is off or no video is sent.
     var bandwidth: BandwidthEstimator?
+    var lastTransportWideFeedback: TransportWideFeedback?
+    /// The decision the encoders run with now.
+    var appliedBandwidth: BandwidthEstimator.Decision?
     /// The receiving side's answer to loss (see `LossResponse`); nil without retransmission.
     var lossResponse: LossResponse?
     private var inboxTask: Task<Void, Never>?
@@ -84,6 +87,12 @@ public actor PeerConnection {
         let pipeline = Pipeline(name: "peer")
         self.pipeline = pipeline
         try buildSendSide(into: pipeline)
+        // The offerer announces transport-cc; an answerer uses the id of the offer it gets.
+        if role == .offerer, configuration.media.parameters.lossRecovery.bandwidthAdaptation {
+            do throws(MediaRuntimeError) { try media?.setTransportWideCC(id: LossRecoverySetup.offeredTransportWideCCID) } catch {
+                emit(.error("transport-wide congestion feedback is off: \(error)"))
+            }
+        }
         for config in dataChannels where config.enabled { channels.registerLocal(config) }
         inboxTask = Task { [weak self, inboxStream] in
             for await work in inboxStream {
@@ -299,8 +308,9 @@ public actor PeerConnection {
         // No stats (the session is being replaced or closed): the next tick looks again.
         guard let raw = try? await session.webrtc.stats() else { return }
         let inbound = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound
-        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), session: session)
-        let received = inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
+        let mediaReceived = inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
+        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: mediaReceived, session: session)
+        let received = mediaReceived
             + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
                 .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
         adaptBandwidth(to: raw, session: session)
@@ -408,6 +418,8 @@ public actor PeerConnection {
 
     /// What the last completed negotiation agreed on, by kind.
     public var negotiatedCodecs: [MediaKind: NegotiatedCodec] { negotiation.negotiated }
+
+    package var transportWideFeedbackDebug: String { session?.transportWideFeedback.map { "\($0)" } ?? "none" }
 
     /// The pipeline as Graphviz text, for diagnostics.
     public var dot: String { pipeline?.dotDescription ?? "" }

@@ -323,6 +323,20 @@ final class PeerSession: Sendable {
         for buffer in buffers where (try buffer.get("latency")).uintValue != latency { try buffer.set("latency", latency) }
     }
 
+    /// What the far end's transport-wide feedback says of the last 300 ms (rtpsession
+    /// `twcc-stats`): nil until feedback arrived (the far end does not do TWCC, or not yet).
+    var transportWideFeedback: TransportWideFeedback? {
+        for session in state.value.rtpSessions where session.hasProperty("twcc-stats") {
+            // An rtpsession that has seen no feedback yet holds no structure: the next one may.
+            guard let stats = try? session.get("twcc-stats").structureValue,
+                  let sent = stats.uint("packets-sent"), sent > 0 else { continue }
+            return TransportWideFeedback(packetsSent: Int(sent), packetsReceived: Int(stats.uint("packets-recv") ?? 0),
+                                         lossPercent: stats.double("packet-loss-pct") ?? 0,
+                                         receivedBitsPerSecond: Int(stats.uint("bitrate-recv") ?? 0))
+        }
+        return nil
+    }
+
     /// The kinds whose send output waits to be linked (an answerer's, until the offer came).
     var pendingKinds: [MediaKind] { state.value.pendingOutputs.map(\.kind) }
 

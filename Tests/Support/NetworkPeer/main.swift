@@ -22,9 +22,19 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+// write(2), not FileHandle: a parent that went away (EPIPE) must end this process quietly.
+signal(SIGPIPE, SIG_IGN)
 let output = Locked(())
 func say(_ line: String) {
-    output.withLock { _ in FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+    output.withLock { _ in
+        var bytes = Array((line + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { exit(0) }
+            bytes = bytes.dropFirst(written)
+        }
+    }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -29,11 +29,12 @@ public final class LabCall: Sendable {
         public var reason: String
     }
 
-    /// Starts both ends (we offer; the lab peer takes `labRecovery`, or ours) and returns once each has decoded a first frame of the other.
+    /// Starts both ends (we offer and send `pattern`; the lab peer takes `labRecovery`, or ours) and returns once each has decoded a first frame of the other.
     public static func start(lab: NetworkLab, codec: String = "VP8", recovery: LossRecovery = LossRecovery(),
-                             labRecovery: LossRecovery? = nil, maxKbps: Int = 0, timeout: Duration = .seconds(20)) async throws -> LabCall {
+                             labRecovery: LossRecovery? = nil, maxKbps: Int = 0, pattern: String = "smpte",
+                             timeout: Duration = .seconds(20)) async throws -> LabCall {
         try GStreamerRuntime.ensureInitialized()
-        let call = try LabCall(lab: lab, codec: codec, recovery: recovery, labRecovery: labRecovery, maxKbps: maxKbps)
+        let call = try LabCall(lab: lab, codec: codec, recovery: recovery, labRecovery: labRecovery, maxKbps: maxKbps, pattern: pattern)
         try await call.local.start()
         let deadline = ContinuousClock.now + timeout
         while call.framesHere.count == 0 || call.framesAtLab.count == 0 {
@@ -46,12 +47,13 @@ public final class LabCall: Sendable {
         return call
     }
 
-    private init(lab: NetworkLab, codec: String, recovery: LossRecovery, labRecovery: LossRecovery?, maxKbps: Int) throws {
+    private init(lab: NetworkLab, codec: String, recovery: LossRecovery, labRecovery: LossRecovery?, maxKbps: Int, pattern: String) throws {
         self.lab = lab
         let parameters = MediaParameters(videoWidth: 320, videoHeight: 240, videoMaxBitrate: maxKbps, videoCodec: codec,
                                          noAudioProcessing: true, lossRecovery: recovery)
-        let media = MediaConfiguration(parameters: parameters, video: .single(.testPattern(pattern: "smpte")), audio: .testTone(),
-                                       receiveVideo: .renderer(name: "lab_video"))
+        let video: VideoSourceSpec = pattern == Self.movingBars ? .preset(name: Self.movingBars) : .testPattern(pattern: pattern)
+        let media = MediaConfiguration(parameters: parameters, video: .single(video), audio: .testTone(),
+                                       receiveVideo: .renderer(name: "lab_video"), presets: try Self.presets())
         child = lab.process(BuiltExecutable.url(named: "ecv-network-peer"),
                             ["answerer", codec, Self.argument(labRecovery ?? recovery), String(maxKbps)])
         let input = Pipe(), output = Pipe()
@@ -69,8 +71,7 @@ public final class LabCall: Sendable {
             case .candidate(let mline, _, let candidate): line = "candidate \(mline) \(Data(candidate.utf8).base64EncodedString())"
             case .bye: line = "bye"
             }
-            // The child gone: its end of the pipe is closed and the call is over anyway.
-            writeLock.withLock { _ in try? toChild.write(contentsOf: Data((line + "\n").utf8)) }
+            writeLock.withLock { _ in Self.send(line, to: toChild.fileDescriptor) }
         }
         try child.run()
         let events = local.events()
@@ -92,11 +93,16 @@ public final class LabCall: Sendable {
             }
         })
         let (lines, feed) = AsyncStream.makeStream(of: String.self)
-        let reading = output.fileHandleForReading
+        let reading = output.fileHandleForReading.fileDescriptor
         Thread {
+            // read(2) rather than FileHandle: a signal to this process (EINTR) must not end it.
             var buffer = Data()
-            while case let chunk = reading.availableData, !chunk.isEmpty {
-                buffer.append(chunk)
+            var chunk = [UInt8](repeating: 0, count: 16_384)
+            while true {
+                let count = chunk.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                buffer.append(contentsOf: chunk[0..<count])
                 while let newline = buffer.firstIndex(of: 0x0A) {
                     feed.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
                     buffer.removeSubrange(buffer.startIndex...newline)
@@ -128,12 +134,35 @@ public final class LabCall: Sendable {
         })
     }
 
+    /// Colour bars sliding sideways: fills the encoder's budget like camera video (1.35 Mbit/s at
+    /// 1.5 Mbit/s, 320×240 VP8, 5 KB key frames), unlike the still or nearly black patterns.
+    public static let movingBars = "moving-bars"
+
+    static func presets() throws -> PresetLibrary {
+        let bars = try Preset.parse(name: movingBars, text: "# kind: video-source\nvideotestsrc is-live=true pattern=smpte horizontal-speed=3\n")
+        return try PresetLibrary(PresetLibrary.builtInFiles.map { try Preset.parse(name: $0.name, text: $0.text) } + [bars])
+    }
+
     /// `LossRecovery` as the lab peer's command line names it.
     public static func argument(_ recovery: LossRecovery) -> String {
         let parts = [recovery.retransmission ? "nack" : nil, recovery.forwardErrorCorrection ? "fec" : nil,
                      recovery.bandwidthAdaptation ? "adapt" : nil].compactMap { $0 }
         return parts.isEmpty ? "off" : parts.joined(separator: ",")
     }
+
+    /// Writes one line to the child with write(2): a child that is gone (EPIPE) or a signal
+    /// (EINTR) must not end the test process, as FileHandle's writes would.
+    static func send(_ line: String, to descriptor: Int32) {
+        var bytes = Array((line + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    public func twccDebug() async -> String { await local.transportWideFeedbackDebug }
 
     private func keep(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
 
@@ -142,8 +171,8 @@ public final class LabCall: Sendable {
 
     /// Ends the call: the child gets `bye` and is killed if it lingers; our peer closes.
     public func close() async {
-        // The child may be gone already.
-        try? toChild.write(contentsOf: Data("bye\n".utf8))
+        Self.send("bye", to: toChild.fileDescriptor)
+        // The child may be gone already, its end of the pipe with it.
         try? toChild.close()
         let child = self.child
         let deadline = Date().addingTimeInterval(3)
