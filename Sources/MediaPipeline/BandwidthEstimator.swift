@@ -37,20 +37,25 @@ public struct BandwidthEstimator: Sendable {
         public var reported: [UInt: ReportedStream]
         /// Seconds.
         public var roundTripTime: Double?
-        /// From transport-wide congestion feedback, when the far end sends it: the share of the
-        /// packets of the last 300 ms that did not arrive, and the rate that did (kbit/s). These
-        /// count every packet, so they win over the receiver reports.
-        public var transportLoss: Double?
-        public var deliveredKbps: Double?
+        /// From transport-wide congestion feedback, when new feedback came since the last report:
+        /// packets it covers and how many of them did not arrive. They count every packet that
+        /// carries the sequence number, so once `minimumSample` of them are in the window they win
+        /// over the receiver reports.
+        public var transportPackets: (sent: Int, lost: Int)?
 
         public init(time: Double, bytesSent: UInt64, reported: [UInt: ReportedStream], roundTripTime: Double?,
-                    transportLoss: Double? = nil, deliveredKbps: Double? = nil) {
+                    transportPackets: (sent: Int, lost: Int)? = nil) {
             self.time = time
             self.bytesSent = bytesSent
             self.reported = reported
             self.roundTripTime = roundTripTime
-            self.transportLoss = transportLoss
-            self.deliveredKbps = deliveredKbps
+            self.transportPackets = transportPackets
+        }
+
+        public static func == (lhs: Report, rhs: Report) -> Bool {
+            lhs.time == rhs.time && lhs.bytesSent == rhs.bytesSent && lhs.reported == rhs.reported
+                && lhs.roundTripTime == rhs.roundTripTime && lhs.transportPackets?.sent == rhs.transportPackets?.sent
+                && lhs.transportPackets?.lost == rhs.transportPackets?.lost
         }
     }
 
@@ -72,6 +77,9 @@ public struct BandwidthEstimator: Sendable {
     /// Loss is measured over at least this long: receiver reports come every 0.1–1 s, so a
     /// shorter window often holds none and reads a loss of zero.
     static let lossWindow = 1.0
+    /// Fewer transport-wide packets than this in the window say too little. (rtpsession's
+    /// `twcc-stats` describe the packets of its latest feedback only, a handful each.)
+    static let minimumSample = 6
 
     /// What the sender should run at now.
     public struct Decision: Sendable, Equatable {
@@ -112,23 +120,27 @@ public struct BandwidthEstimator: Sendable {
     /// Folds in a report; returns the new decision when any of its settings changed.
     public mutating func update(_ report: Report) -> Decision? {
         defer { last = report }
-        guard let previous = last, report.time > previous.time else { return nil }
+        guard let previous = last, report.time > previous.time else {
+            history = [report]
+            return nil
+        }
         history.append(report)
+        // Keep the newest reading at least `lossWindow` old as the window's start.
         while history.count > 2, report.time - history[1].time >= Self.lossWindow { history.removeFirst() }
         let interval = report.time - previous.time
         let sentKbps = report.bytesSent >= previous.bytesSent
             ? Double(report.bytesSent - previous.bytesSent) * 8 / 1000 / interval : 0
-        let loss = report.transportLoss.map { min(1, max(0, $0)) } ?? Self.loss(from: history.first ?? previous, to: report)
+        let loss = Self.transportLoss(in: history) ?? Self.loss(from: history.first ?? previous, to: report)
         var reason = "hold"
         var estimate = Double(decision.estimateKbps)
         if loss > 0.10 {
-            let delivered = report.deliveredKbps ?? sentKbps * (1 - loss)
+            let delivered = sentKbps * (1 - loss)
             target = min(target * (1 - 0.5 * loss), delivered > 0 ? delivered * 0.95 : target)
             estimate = delivered
             if delivered > 0 { congestion = (delivered, report.time) }
             reason = "loss"
             lastChange = report.time
-        } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt, at: report.time),
+        } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt, above: 0.150),
                   report.time - (lastChange ?? -.infinity) > max(0.5, rtt) {
             target *= 0.85
             estimate = min(estimate, sentKbps)
@@ -148,7 +160,7 @@ public struct BandwidthEstimator: Sendable {
         target = min(Double(settings.maxKbps), max(Double(settings.minKbps), target))
         let targetKbps = Int(target.rounded())
         let next = Decision(targetKbps: targetKbps, estimateKbps: Int(estimate.rounded()),
-                            maxFrameRate: targetKbps < settings.lowRateFloorKbps ? max(1, fullFrameRate / 2) : nil,
+                            maxFrameRate: halvesFrameRate(targetKbps: targetKbps, sentKbps: sentKbps) ? max(1, fullFrameRate / 2) : nil,
                             fecPercentage: congestion == nil ? Self.fecPercentage(loss: loss) : min(10, Self.fecPercentage(loss: loss)),
                             audioLossPercentage: min(100, Int((loss * 100).rounded())), reason: reason)
         // Small steps are not worth an encoder reconfiguration.
@@ -161,6 +173,14 @@ public struct BandwidthEstimator: Sendable {
         }
         decision = next
         return next
+    }
+
+    /// The share of transport-wide packets lost in the window, when it holds enough of them.
+    static func transportLoss(in history: [Report]) -> Double? {
+        let samples = history.dropFirst().compactMap(\.transportPackets)
+        let sent = samples.reduce(0) { $0 + $1.sent }, lost = samples.reduce(0) { $0 + $1.lost }
+        guard sent >= minimumSample else { return nil }
+        return min(1, max(0, Double(lost) / Double(sent)))
     }
 
     /// The share of packets lost between two readings: the worst stream reported at both (webrtcbin
@@ -178,10 +198,19 @@ public struct BandwidthEstimator: Sendable {
     /// Parity for random loss, in steps of 5 % up to 20 %: none on a clean path, and little once
     /// the loss is that of a full path (over 20 %, or soon after one overflowed), where parity
     /// packets would only crowd it further.
-    static func fecPercentage(loss: Double) -> Int {
+    public static func fecPercentage(loss: Double) -> Int {
         guard loss >= 0.01 else { return 0 }
         guard loss <= 0.20 else { return 5 }
         return min(20, max(5, Int((loss * 150 / 5).rounded()) * 5))
+    }
+
+    /// Below the floor the frame rate is halved, but only while the encoder fills its budget: a
+    /// simple picture that needs less than the target (or a target cut to what such a picture
+    /// used) loses nothing by keeping every frame. Once halved it stays so until the target is
+    /// back over the floor.
+    private func halvesFrameRate(targetKbps: Int, sentKbps: Double) -> Bool {
+        guard targetKbps < settings.lowRateFloorKbps else { return false }
+        return decision.maxFrameRate != nil || sentKbps >= Double(targetKbps) * 0.9
     }
 
     /// 8 % a second, compounded over the report interval.
@@ -192,9 +221,10 @@ public struct BandwidthEstimator: Sendable {
         return factor * (1 + 0.08 * left)
     }
 
-    private func isQueueing(rtt: Double, at time: Double) -> Bool {
+    /// True when `rtt` is `margin` seconds above the smallest round trip of the last 10 s.
+    private func isQueueing(rtt: Double, above margin: Double) -> Bool {
         guard let floor = rttWindow.map(\.rtt).min() else { return false }
-        return rtt > floor + 0.150
+        return rtt > floor + margin
     }
 
     private mutating func noteRTT(_ rtt: Double, at time: Double) {

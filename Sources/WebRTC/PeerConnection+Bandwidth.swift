@@ -62,7 +62,7 @@ extension PeerConnection {
         lastTransportWideFeedback = session.transportWideFeedback
         let report = BandwidthEstimator.Report(time: stats.timestamp, bytesSent: stats.outbound.reduce(0) { $0 + $1.bytesSent },
                                                reported: reported, roundTripTime: stats.outbound.compactMap(\.roundTripTime).max(),
-                                               transportLoss: feedback.map { $0.lossPercent / 100 })
+                                               transportPackets: feedback.map { ($0.packetsSent, max(0, $0.packetsSent - $0.packetsReceived)) })
         guard let decision = bandwidth?.update(report) else { return }
         apply(decision, media: media, session: session)
         emit(.bandwidthChanged(decision))

@@ -419,8 +419,6 @@ public actor PeerConnection {
     /// What the last completed negotiation agreed on, by kind.
     public var negotiatedCodecs: [MediaKind: NegotiatedCodec] { negotiation.negotiated }
 
-    package var transportWideFeedbackDebug: String { session?.transportWideFeedback.map { "\($0)" } ?? "none" }
-
     /// The pipeline as Graphviz text, for diagnostics.
     public var dot: String { pipeline?.dotDescription ?? "" }
 }

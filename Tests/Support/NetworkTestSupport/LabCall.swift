@@ -81,8 +81,6 @@ public final class LabCall: Sendable {
                 switch event {
                 case .remoteStream(let stream) where stream.kind == .video:
                     stream.appSink?.setSampleHandler { _ in framesHere.note(ProcessInfo.processInfo.systemUptime) }
-                case .sentOffer(let sdp), .receivedAnswer(let sdp):
-                    if ProcessInfo.processInfo.environment["LAB_SDP"] != nil { print("SDP\n" + sdp) }
                 case .bandwidthChanged(let decision):
                     bandwidthHere.withLock {
                         $0.append(BandwidthStep(time: ProcessInfo.processInfo.systemUptime, targetKbps: decision.targetKbps,
@@ -161,8 +159,6 @@ public final class LabCall: Sendable {
             bytes = bytes.dropFirst(written)
         }
     }
-
-    public func twccDebug() async -> String { await local.transportWideFeedbackDebug }
 
     private func keep(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
 
