@@ -13,7 +13,7 @@ QUIET_PTHREAD := 2>&1 | grep -v "prohibited flag(s): -pthread" ; exit $${PIPESTA
 SHELL := /bin/bash
 
 # Test-only: the interop tests' foreign peers (Tests/Interop). `make demo` needs none of these.
-TEST_DEB_PACKAGES := chromium chromium-driver python3-venv
+TEST_DEB_PACKAGES := chromium chromium-driver python3-venv nftables iproute2
 INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
 INTEROP_NODEPS := Tests/Interop/requirements-nodeps.txt

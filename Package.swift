@@ -79,8 +79,13 @@ let package = Package(
         // Test helpers: a child process the recording tests SIGKILL mid-recording.
         .executableTarget(name: "ecv-recording-probe", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                           path: "Tests/Support/RecordingProbe", swiftSettings: strict),
+        // A call end that runs inside a network namespace for the network tests and benchmark.
+        .executableTarget(name: "ecv-network-peer", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+                          path: "Tests/Support/NetworkPeer", swiftSettings: strict),
         // Test support shared by the test targets
         .target(name: "MediaTestSupport", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
+        .target(name: "NetworkTestSupport", dependencies: ["GLibCore", "WebRTC", "MediaPipeline", "GStreamer", "MediaTestSupport"],
+                path: "Tests/Support/NetworkTestSupport", swiftSettings: strict),
         .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVPeer", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
                 path: "Tests/Support/ECVTestSupport", swiftSettings: strict),
         // Tests
@@ -89,6 +94,9 @@ let package = Package(
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
         .testTarget(name: "MediaRuntimeTests", dependencies: ["GLibCore", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "WebRTCTests", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        .testTarget(name: "NetworkTests", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport",
+                                                       "NetworkTestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
         .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                     "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),

@@ -9,4 +9,5 @@
 #include <gst/video/video.h>
 #include <gst/audio/audio.h>
 #include <gst/sdp/sdp.h>
+#include <gst/rtp/rtp.h>
 #include <gst/webrtc/webrtc.h>

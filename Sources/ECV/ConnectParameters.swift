@@ -98,4 +98,7 @@ extension ConnectParameters {
     public var disableBuiltInAEC: Bool { get { media.disableBuiltInAEC } set { media.disableBuiltInAEC = newValue } }
     public var disableBuiltInNS: Bool { get { media.disableBuiltInNS } set { media.disableBuiltInNS = newValue } }
     public var tracing: Bool { get { media.tracing } set { media.tracing = newValue } }
+    /// Beyond the seed (libwebrtc does these with no switch): NACK/RTX (on by default), video
+    /// RED/ULPFEC and bandwidth adaptation (`.adaptive` turns them on); `.off` turns all off.
+    public var lossRecovery: LossRecovery { get { media.lossRecovery } set { media.lossRecovery = newValue } }
 }

@@ -10,3 +10,5 @@
 @_exported import struct MediaPipeline.VideoInfo
 @_exported import struct ECVProtocol.ICEServer
 @_exported import struct MediaPipeline.PeerStats
+@_exported import struct MediaPipeline.LossRecovery
+@_exported import struct MediaPipeline.BandwidthEstimator

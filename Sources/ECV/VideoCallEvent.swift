@@ -68,6 +68,10 @@ public enum VideoCallEventType: String, Sendable, CaseIterable {
     case Reconnecting
     /// Beyond the seed: the link named in the detail is back (re-registered, re-attached).
     case Reconnected
+
+    /// Beyond the seed: bandwidth adaptation changed what this side sends (objData: the
+    /// `BandwidthEstimator.Decision`; data: `targetKbps`, `estimateKbps`, `reason`).
+    case BandwidthChanged
 }
 
 /// The links `Reconnecting` and `Reconnected` name in their detail.

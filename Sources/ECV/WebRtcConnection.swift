@@ -322,6 +322,10 @@ extension WebRtcConnection: CallSessionObserver {
             Logger.warn("[\(call.rtcId)] webrtc: \(message)")
         case .rebuilt(let count):
             Logger.info("[\(call.rtcId)] peer connection rebuilt (\(count))")
+        case .bandwidthChanged(let decision):
+            call.emit(.BandwidthChanged, detail: decision.reason, objData: decision,
+                      data: ["targetKbps": String(decision.targetKbps), "estimateKbps": String(decision.estimateKbps),
+                             "reason": decision.reason])
         default:
             break
         }

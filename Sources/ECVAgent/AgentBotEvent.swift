@@ -31,5 +31,7 @@ public enum AgentCallEvent: Sendable, Equatable {
     case transferCompleted(newRtcId: String)
     /// The recording could not be finalised (the reason).
     case recordingFailed(String)
+    /// Bandwidth adaptation changed what the agent sends to the caller.
+    case bandwidthChanged(targetKbps: Int, estimateKbps: Int, reason: String)
     case ended(reason: String)
 }

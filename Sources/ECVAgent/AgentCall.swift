@@ -63,6 +63,13 @@ public final class AgentCall: Sendable {
     }
 
     /// Receives the caller's decoded frames (when the bot decodes video).
+    /// A stats sample of the call's peer connection (with the bandwidth adaptation's decision);
+    /// nil before the media runs or after the call ended.
+    public func stats() async -> PeerStats? {
+        guard let peer = state.value.session?.peer else { return nil }
+        do { return try await peer.stats() } catch { return nil }
+    }
+
     public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { state.withLock { $0.renderer = handler } }
 
     func emit(_ event: AgentCallEvent) {
@@ -303,6 +310,8 @@ extension AgentCall: CallSessionObserver {
             emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
         case .peer(.error(let message)):
             bot?.eventError("call \(rtcId): webrtc: \(message)")
+        case .peer(.bandwidthChanged(let decision)):
+            emit(.bandwidthChanged(targetKbps: decision.targetKbps, estimateKbps: decision.estimateKbps, reason: decision.reason))
         case .peer(.unmatchedMedia(_, let reason)):
             bot?.eventError("call \(rtcId): \(reason)")
         case .peer(.adoptedDataChannel(let remoteLabel, let configuredLabel)):

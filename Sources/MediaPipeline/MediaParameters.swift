@@ -40,10 +40,16 @@ public struct MediaParameters: Sendable, Equatable {
     /// Carried into `PipelineGraph.tracing`; the runtime then enables GStreamer's latency tracer.
     public var tracing: Bool
 
+    // Networks
+    /// Retransmission, forward error correction and bandwidth adaptation (beyond the seed).
+    public var lossRecovery: LossRecovery
+
     public init(videoCallEnabled: Bool = true, useSpeakerPhone: Bool = true, videoWidth: Int = 480, videoHeight: Int = 640,
                 videoFps: Int = 0, videoMaxBitrate: Int = 0, videoCodec: String = "VP8", videoCodecHwAcceleration: Bool = true,
                 audioCodec: String = "OPUS", audioStartBitrate: Int = 0, noAudioProcessing: Bool = false,
-                disableBuiltInAEC: Bool = false, disableBuiltInNS: Bool = false, tracing: Bool = false) {
+                disableBuiltInAEC: Bool = false, disableBuiltInNS: Bool = false, tracing: Bool = false,
+                lossRecovery: LossRecovery = LossRecovery()) {
+        self.lossRecovery = lossRecovery
         self.videoCallEnabled = videoCallEnabled
         self.useSpeakerPhone = useSpeakerPhone
         self.videoWidth = videoWidth

@@ -14,9 +14,14 @@ public struct PeerStats: Sendable {
         public var remotePacketsLost: Int?
         public var remoteJitter: Double?
         public var fractionLost: Double?
+        /// Resend requests (NACK) and picture-loss indications the far end sent about this stream.
+        public var nackCount: UInt64
+        public var pliCount: UInt64
 
         package init(kind: MediaKind?, ssrc: UInt, bytesSent: UInt64, packetsSent: UInt64, roundTripTime: Double?,
-                     remotePacketsLost: Int?, remoteJitter: Double?, fractionLost: Double?) {
+                     remotePacketsLost: Int?, remoteJitter: Double?, fractionLost: Double?, nackCount: UInt64 = 0, pliCount: UInt64 = 0) {
+            self.nackCount = nackCount
+            self.pliCount = pliCount
             self.kind = kind
             self.ssrc = ssrc
             self.bytesSent = bytesSent
@@ -77,6 +82,8 @@ public struct PeerStats: Sendable {
     public var codecMimeTypes: Set<String>
     /// What the offer/answer agreed on per kind (codec and payload type), e.g. video → VP8/97.
     public var negotiated: [MediaKind: NegotiatedCodec] = [:]
+    /// The sender's bandwidth adaptation as last decided (nil when it is off or sends no video).
+    public var bandwidth: BandwidthEstimator.Decision?
     /// The raw structure (GStreamer's, read as `raw` where WebRTC is imported), opaque here so
     /// that this module names no GStreamer type.
     package var rawStructure: any Sendable

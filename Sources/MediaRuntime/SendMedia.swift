@@ -73,8 +73,9 @@ public final class SendMedia: Sendable {
 
     public var videoBitrateKbps: Int? { controls.withLock { $0.videoBitrateKbps } }
 
-    /// Changes the video encoder's target bitrate while it runs, in the encoder's own unit.
-    public func setVideoBitrate(kbps: Int) throws(MediaRuntimeError) {
+    /// Changes the video encoder's target bitrate while it runs, in the encoder's own unit. A step
+    /// the app asks for starts with a key frame; bandwidth adaptation's small steps do not.
+    public func setVideoBitrate(kbps: Int, requestKeyFrame: Bool = true) throws(MediaRuntimeError) {
         guard let control = graph.videoBitrate else {
             throw .unavailable(control: "video bitrate", reason: "the call has no video")
         }
@@ -86,7 +87,7 @@ public final class SendMedia: Sendable {
             throw .gstreamer(error)
         }
         controls.withLock { $0.videoBitrateKbps = kbps }
-        requestVideoKeyFrame()
+        if requestKeyFrame { requestVideoKeyFrame() }
     }
 
     /// Makes the video encoder's next frame a key frame: after a camera switch (frames that

@@ -1,6 +1,7 @@
 import Foundation
 import GStreamer
 import MediaPipeline
+import MediaRuntime
 
 /// Per-session negotiation bookkeeping.
 struct NegotiationState {
@@ -144,6 +145,12 @@ extension PeerConnection {
         guard let media else { return }
         let sections = SDPMediaSections.parse(sdp)
         var awaited: [MediaKind: Int] = [:]
+        if configuration.media.parameters.lossRecovery.bandwidthAdaptation {
+            let offered = sections.filter { !$0.isRejected }.lazy.compactMap(LossRecoverySetup.transportWideCCID(in:)).first
+            do throws(MediaRuntimeError) { try media.setTransportWideCC(id: offered) } catch {
+                emit(.error("transport-wide congestion feedback is off: \(error)"))
+            }
+        }
         for kind in session.pendingKinds {
             guard let output = media.graph.output(kind) else { continue }
             let section = sections.first { $0.kind == kind && !$0.isRejected }

@@ -36,6 +36,13 @@ public actor PeerConnection {
     var negotiation = NegotiationState()
     private var states = ObservedStates()
     private var watchdog: Task<Void, Never>?
+    /// The sender's rate control (see `adaptBandwidth`); nil when adaptation is off or no video is sent.
+    var bandwidth: BandwidthEstimator?
+    var lastTransportWideFeedback: TransportWideFeedback?
+    /// The decision the encoders run with now.
+    var appliedBandwidth: BandwidthEstimator.Decision?
+    /// The receiving side's answer to loss (see `LossResponse`); nil without retransmission.
+    var lossResponse: LossResponse?
     private var inboxTask: Task<Void, Never>?
     private nonisolated let inbox: AsyncStream<Work>.Continuation
     private let inboxStream: AsyncStream<Work>
@@ -80,6 +87,12 @@ public actor PeerConnection {
         let pipeline = Pipeline(name: "peer")
         self.pipeline = pipeline
         try buildSendSide(into: pipeline)
+        // The offerer announces transport-cc; an answerer uses the id of the offer it gets.
+        if role == .offerer, configuration.media.parameters.lossRecovery.bandwidthAdaptation {
+            do throws(MediaRuntimeError) { try media?.setTransportWideCC(id: LossRecoverySetup.offeredTransportWideCCID) } catch {
+                emit(.error("transport-wide congestion feedback is off: \(error)"))
+            }
+        }
         for config in dataChannels where config.enabled { channels.registerLocal(config) }
         inboxTask = Task { [weak self, inboxStream] in
             for await work in inboxStream {
@@ -294,9 +307,13 @@ public actor PeerConnection {
         guard states.connection == .connected, let session else { return }
         // No stats (the session is being replaced or closed): the next tick looks again.
         guard let raw = try? await session.webrtc.stats() else { return }
-        let received = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
+        let inbound = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound
+        let mediaReceived = inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
+        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: mediaReceived, session: session)
+        let received = mediaReceived
             + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
                 .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
+        adaptBandwidth(to: raw, session: session)
         if received != states.lastBytesReceived {
             states.lastBytesReceived = received
             states.lastActivity = .now
@@ -316,6 +333,7 @@ public actor PeerConnection {
             let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
             var stats = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
             stats.negotiated = negotiation.negotiated
+            stats.bandwidth = bandwidth?.decision
             return stats
         } catch {
             throw .setup("stats: \(error)")
@@ -342,6 +360,8 @@ public actor PeerConnection {
         session?.tearDown()
         session = nil
         states = ObservedStates()
+        // A new webrtcbin starts with the configured feedback settings.
+        lossResponse = nil
         try makeSession()
         broadcaster.yield(.rebuilt(sessionCount - 1))
         publishUnifiedState()

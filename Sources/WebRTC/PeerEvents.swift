@@ -35,6 +35,8 @@ public enum PeerEvent: Sendable {
     /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.
     case rebuilt(Int)
     /// A failure that does not close the connection by itself (e.g. a bad remote candidate).
+    /// Bandwidth adaptation changed what the sender runs at (target, estimate, frame rate, FEC).
+    case bandwidthChanged(BandwidthEstimator.Decision)
     case error(String)
 }
 

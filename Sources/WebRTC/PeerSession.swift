@@ -39,6 +39,13 @@ final class PeerSession: Sendable {
         var connections: [SignalConnection] = []
         /// Send outputs not linked yet: see `linkOutputs()`.
         var pendingOutputs: [PendingOutput] = []
+        /// The transceivers of the video we send, whose FEC share adaptation turns.
+        var videoTransceivers: [Object] = []
+        /// The transport's RTP sessions, whose report interval follows the loss we see.
+        var rtpSessions: [Element] = []
+        /// The incoming streams' jitter buffers, whose wait for resent packets follows it too
+        /// (webrtcbin's own `latency` reaches only jitter buffers made after it changed).
+        var jitterBuffers: [Element] = []
     }
     private let state = Locked(State())
 
@@ -90,6 +97,7 @@ final class PeerSession: Sendable {
             }
             let rtcpMinInterval = UInt64(max(0, configuration.rtcpMinInterval.nanoseconds))
             let pem = certificate?.pem
+            let state = self.state
             handlers.append(try webrtc.connect("deep-element-added") { arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
                 do throws(GStreamerError) {
@@ -99,12 +107,13 @@ final class PeerSession: Sendable {
                         // the transport, before it reads the certificate for the SDP fingerprint.
                         if let pem { try element.set("pem", pem) }
                     case "rtpsession":
-                        // Transport-wide congestion feedback takes the early report of nearly every
-                        // interval, so a PLI or FIR waits for the next regular one: the interval is
-                        // `rtcpMinInterval`, with RTCP bandwidth (bytes/s) that allows it; the
-                        // bandwidth-derived default spaced reports ~0.6 s apart.
+                        // Reports are spaced by the RTCP allowance (`rtcp-fraction`, bits/s) and by
+                        // `rtcp-min-interval`; `LossResponse` moves both while packets go missing.
                         try element.set("rtcp-min-interval", rtcpMinInterval)
-                        try element.set("rtcp-fraction", Self.rtcpBytesPerSecond)
+                        try element.set("rtcp-fraction", LossResponse.calmRTCPBitsPerSecond)
+                        state.withLock { $0.rtpSessions.append(element) }
+                    case "rtpjitterbuffer":
+                        state.withLock { $0.jitterBuffers.append(element) }
                     default: break
                     }
                 } catch {
@@ -123,7 +132,6 @@ final class PeerSession: Sendable {
                     deliver(number, .failure("cannot attach remote data channel '\(channel.label)': \(error)"))
                 }
             })
-            let state = self.state
             handlers.append(try webrtc.connect("pad-added") { arguments in
                 guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
                 do throws(PeerError) {
@@ -143,17 +151,32 @@ final class PeerSession: Sendable {
                     deliver(number, .failure(error.description))
                 }
             })
+            let recovery = media.parameters.lossRecovery
+            // Transceivers webrtcbin makes for a remote offer's extra media still ask for resends.
+            handlers.append(try webrtc.connect("on-new-transceiver") { arguments in
+                guard recovery.retransmission, case .object(let transceiver?) = arguments[1] else { return }
+                do throws(GStreamerError) { try transceiver.set("do-nack", true) } catch {
+                    deliver(number, .failure("cannot turn on retransmission: \(error)"))
+                }
+            })
             try pipeline.add(webrtc)
             // Video first, so m-line order is stable across rebuilds.
             var outputs: [PendingOutput] = []
             for (kind, tee) in outputTees.sorted(by: { $0.key == .video && $1.key == .audio }) {
                 let teePad = try tee.requestPad("src_%u")
                 state.withLock { $0.teePads.append((tee, teePad)) }
-                outputs.append(PendingOutput(kind: kind, tee: teePad, webrtc: try webrtc.requestPad("sink_%u")))
+                let sinkPad = try webrtc.requestPad("sink_%u")
+                if case .object(let transceiver?) = try sinkPad.get("transceiver") {
+                    try LossRecoverySetup.configure(transceiver, kind: kind, recovery)
+                    if kind == .video { state.withLock { $0.videoTransceivers.append(transceiver) } }
+                }
+                outputs.append(PendingOutput(kind: kind, tee: teePad, webrtc: sinkPad))
             }
             state.withLock { $0.pendingOutputs = outputs }
-            for caps in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }).map(\.value) {
-                try webrtc.addTransceiver(direction: .recvonly, caps: Caps(caps))
+            for (kind, caps) in receiveOnlyCaps.sorted(by: { $0.key == .video && $1.key == .audio }) {
+                if let transceiver = try webrtc.addTransceiver(direction: .recvonly, caps: Caps(caps)) {
+                    try LossRecoverySetup.configure(transceiver, kind: kind, recovery)
+                }
             }
         } catch {
             for handler in handlers { handler.cancel() }
@@ -165,9 +188,7 @@ final class PeerSession: Sendable {
 
     deinit { InstanceCounter.decrement("PeerSession") }
 
-    /// RTCP bandwidth for one call (rtpsession `rtcp-fraction` above 1 is bytes per second):
-    /// enough for a report every `PeerConfiguration.rtcpMinInterval`, still ~1 % of a video call.
-    static let rtcpBytesPerSecond = 10_000.0
+
 
     private static func configureICE(_ webrtc: WebRTCBin, servers: [ICEServer]) throws(GStreamerError) {
         var stunSet = false
@@ -280,6 +301,40 @@ final class PeerSession: Sendable {
         for output in outputs {
             do throws(GStreamerError) { try output.tee.link(to: output.webrtc) } catch { throw .setup(error.description) }
         }
+    }
+
+    /// Sets the share of FEC parity packets for the video we send (no effect without FEC).
+    func setVideoFECPercentage(_ percent: Int) throws(GStreamerError) {
+        for transceiver in state.value.videoTransceivers where transceiver.hasProperty("fec-percentage") {
+            try transceiver.set("fec-percentage", UInt(min(100, max(0, percent))))
+        }
+    }
+
+    /// Moves the RTCP allowance (and with it how soon a NACK or PLI can go out) and the jitter
+    /// buffer's wait for resent packets; see `LossResponse`.
+    func applyFeedback(_ feedback: LossResponse.Feedback) throws(GStreamerError) {
+        let (sessions, buffers) = state.withLock { ($0.rtpSessions, $0.jitterBuffers) }
+        for session in sessions {
+            try session.set("rtcp-fraction", feedback.rtcpBitsPerSecond)
+            try session.set("rtcp-min-interval", UInt64(max(0, feedback.rtcpMinInterval.nanoseconds)))
+        }
+        let latency = UInt(max(0, feedback.jitterBufferLatencyMs))
+        try webrtc.set("latency", latency)
+        for buffer in buffers where (try buffer.get("latency")).uintValue != latency { try buffer.set("latency", latency) }
+    }
+
+    /// What the far end's transport-wide feedback says of the last 300 ms (rtpsession
+    /// `twcc-stats`): nil until feedback arrived (the far end does not do TWCC, or not yet).
+    var transportWideFeedback: TransportWideFeedback? {
+        for session in state.value.rtpSessions where session.hasProperty("twcc-stats") {
+            // An rtpsession that has seen no feedback yet holds no structure: the next one may.
+            guard let stats = try? session.get("twcc-stats").structureValue,
+                  let sent = stats.uint("packets-sent"), sent > 0 else { continue }
+            return TransportWideFeedback(packetsSent: Int(sent), packetsReceived: Int(stats.uint("packets-recv") ?? 0),
+                                         lossPercent: stats.double("packet-loss-pct") ?? 0,
+                                         receivedBitsPerSecond: Int(stats.uint("bitrate-recv") ?? 0))
+        }
+        return nil
     }
 
     /// The kinds whose send output waits to be linked (an answerer's, until the offer came).

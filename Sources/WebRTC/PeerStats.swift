@@ -28,7 +28,8 @@ extension PeerStats {
             return Outbound(kind: kind(entry), ssrc: ssrc,
                             bytesSent: UInt64(entry.uint("bytes-sent") ?? 0), packetsSent: UInt64(entry.uint("packets-sent") ?? 0),
                             roundTripTime: report?.double("round-trip-time"), remotePacketsLost: lost.flatMap { $0 < 0 ? nil : $0 },
-                            remoteJitter: report?.double("jitter"), fractionLost: report?.double("fraction-lost"))
+                            remoteJitter: report?.double("jitter"), fractionLost: report?.double("fraction-lost"),
+                            nackCount: UInt64(entry.uint("nack-count") ?? 0), pliCount: UInt64(entry.uint("pli-count") ?? 0))
         }
         let inbound = entries.filter { $0.name == "inbound-rtp" }.compactMap { entry -> Inbound? in
             guard let ssrc = entry.uint("ssrc") else { return nil }

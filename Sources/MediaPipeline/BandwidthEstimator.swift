@@ -1,0 +1,234 @@
+/// The sender's estimate of the rate the path carries, and what the encoders should do about it.
+///
+/// GStreamer 1.22 has no congestion controller (webrtcsink's lives in Rust), so this is ours, in
+/// the spirit of libwebrtc's loss-based controller with a delay guard:
+/// - loss under 2 %: the path has room; the target grows 8 % a second, up to the maximum, but
+///   only 1 % a second within 15 % of the rate where the path last overflowed (for 15 s after),
+///   so it does not run into the same wall again and again;
+/// - loss over 10 %: the path is full; the target drops to what actually got through
+///   (`sent rate × (1 − loss)`, a little under it) at once, so one report fixes a hard cap;
+/// - in between: hold;
+/// - round-trip time 150 ms above the smallest seen in the last 10 s: a queue is building in
+///   front of a bottleneck before it drops anything (a token bucket); back off 15 %.
+/// A pure state machine over `Report`s with their own time, so tests drive it with any clock.
+public struct BandwidthEstimator: Sendable {
+    public struct Settings: Sendable, Equatable {
+        public var minKbps: Int
+        public var maxKbps: Int
+        public var startKbps: Int
+        public var lowRateFloorKbps: Int
+
+        public init(minKbps: Int, maxKbps: Int, startKbps: Int? = nil, lowRateFloorKbps: Int) {
+            self.minKbps = max(1, min(minKbps, maxKbps))
+            self.maxKbps = max(1, maxKbps)
+            self.startKbps = min(self.maxKbps, max(self.minKbps, startKbps ?? maxKbps))
+            self.lowRateFloorKbps = lowRateFloorKbps
+        }
+    }
+
+    /// One reading of what we sent and of the far end's latest receiver reports.
+    public struct Report: Sendable, Equatable {
+        /// Seconds on a monotonic clock.
+        public var time: Double
+        /// Everything sent on the transport so far.
+        public var bytesSent: UInt64
+        /// Per stream (by SSRC): packets sent so far, the far end's count of them lost (cumulative
+        /// RTCP `packets lost`; GStreamer 1.22's `fraction-lost` reads 0) and its resend requests.
+        public var reported: [UInt: ReportedStream]
+        /// Seconds.
+        public var roundTripTime: Double?
+        /// From transport-wide congestion feedback, when new feedback came since the last report:
+        /// packets it covers and how many of them did not arrive. They count every packet that
+        /// carries the sequence number, so once `minimumSample` of them are in the window they win
+        /// over the receiver reports.
+        public var transportPackets: (sent: Int, lost: Int)?
+
+        public init(time: Double, bytesSent: UInt64, reported: [UInt: ReportedStream], roundTripTime: Double?,
+                    transportPackets: (sent: Int, lost: Int)? = nil) {
+            self.time = time
+            self.bytesSent = bytesSent
+            self.reported = reported
+            self.roundTripTime = roundTripTime
+            self.transportPackets = transportPackets
+        }
+
+        public static func == (lhs: Report, rhs: Report) -> Bool {
+            lhs.time == rhs.time && lhs.bytesSent == rhs.bytesSent && lhs.reported == rhs.reported
+                && lhs.roundTripTime == rhs.roundTripTime && lhs.transportPackets?.sent == rhs.transportPackets?.sent
+                && lhs.transportPackets?.lost == rhs.transportPackets?.lost
+        }
+    }
+
+    public struct ReportedStream: Sendable, Equatable {
+        public var packetsSent: UInt64
+        /// The far end's receiver-report count, when it reported on this stream.
+        public var packetsLost: Int?
+        /// Resend requests the far end sent for this stream: each names a packet that did not
+        /// arrive, so they measure loss where webrtcbin lost the receiver report.
+        public var nacks: UInt64
+
+        public init(packetsSent: UInt64, packetsLost: Int?, nacks: UInt64 = 0) {
+            self.packetsSent = packetsSent
+            self.packetsLost = packetsLost
+            self.nacks = nacks
+        }
+    }
+
+    /// Loss is measured over at least this long: receiver reports come every 0.1–1 s, so a
+    /// shorter window often holds none and reads a loss of zero.
+    static let lossWindow = 1.0
+    /// Fewer transport-wide packets than this in the window say too little. (rtpsession's
+    /// `twcc-stats` describe the packets of its latest feedback only, a handful each.)
+    static let minimumSample = 6
+
+    /// What the sender should run at now.
+    public struct Decision: Sendable, Equatable {
+        /// The video encoder's bitrate, kbit/s.
+        public var targetKbps: Int
+        /// What the path was seen to carry, kbit/s (the measured send rate when nothing was lost).
+        public var estimateKbps: Int
+        /// Frames per second to cap the video at (nil: the call's own rate).
+        public var maxFrameRate: Int?
+        /// The share of FEC parity packets for video, 0…50 %.
+        public var fecPercentage: Int
+        /// What Opus should expect to lose, 0…100 % (its in-band FEC follows it).
+        public var audioLossPercentage: Int
+        /// Why, for events and logs: "probe", "loss", "delay", "hold".
+        public var reason: String
+    }
+
+    public let settings: Settings
+    private let fullFrameRate: Int
+    private var target: Double
+    private var last: Report?
+    private var history: [Report] = []
+    private var lastChange: Double?
+    private var rttWindow: [(time: Double, rtt: Double)] = []
+    /// Where and when the path last overflowed (kbit/s that got through, seconds).
+    private var congestion: (kbps: Double, time: Double)?
+    static let congestionMemory = 15.0
+    public private(set) var decision: Decision
+
+    public init(settings: Settings, frameRate: Int) {
+        self.settings = settings
+        fullFrameRate = max(1, frameRate)
+        target = Double(settings.startKbps)
+        decision = Decision(targetKbps: settings.startKbps, estimateKbps: settings.startKbps, maxFrameRate: nil,
+                            fecPercentage: 0, audioLossPercentage: 0, reason: "start")
+    }
+
+    /// Folds in a report; returns the new decision when any of its settings changed.
+    public mutating func update(_ report: Report) -> Decision? {
+        defer { last = report }
+        guard let previous = last, report.time > previous.time else {
+            history = [report]
+            return nil
+        }
+        history.append(report)
+        // Keep the newest reading at least `lossWindow` old as the window's start.
+        while history.count > 2, report.time - history[1].time >= Self.lossWindow { history.removeFirst() }
+        let interval = report.time - previous.time
+        let sentKbps = report.bytesSent >= previous.bytesSent
+            ? Double(report.bytesSent - previous.bytesSent) * 8 / 1000 / interval : 0
+        let loss = Self.transportLoss(in: history) ?? Self.loss(from: history.first ?? previous, to: report)
+        var reason = "hold"
+        var estimate = Double(decision.estimateKbps)
+        if loss > 0.10 {
+            let delivered = sentKbps * (1 - loss)
+            target = min(target * (1 - 0.5 * loss), delivered > 0 ? delivered * 0.95 : target)
+            estimate = delivered
+            if delivered > 0 { congestion = (delivered, report.time) }
+            reason = "loss"
+            lastChange = report.time
+        } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt, above: 0.150),
+                  report.time - (lastChange ?? -.infinity) > max(0.5, rtt) {
+            target *= 0.85
+            estimate = min(estimate, sentKbps)
+            reason = "delay"
+            lastChange = report.time
+        } else if loss < 0.02 {
+            if let wall = congestion, report.time - wall.time > Self.congestionMemory { congestion = nil }
+            if let wall = congestion, target >= wall.kbps * 0.85 {
+                target *= 1 + 0.01 * min(interval, 5)
+            } else {
+                target *= pow108(interval)
+            }
+            estimate = max(sentKbps, min(target, Double(settings.maxKbps)))
+            reason = "probe"
+        }
+        if let rtt = report.roundTripTime, rtt > 0 { noteRTT(rtt, at: report.time) }
+        target = min(Double(settings.maxKbps), max(Double(settings.minKbps), target))
+        let targetKbps = Int(target.rounded())
+        let next = Decision(targetKbps: targetKbps, estimateKbps: Int(estimate.rounded()),
+                            maxFrameRate: halvesFrameRate(targetKbps: targetKbps, sentKbps: sentKbps) ? max(1, fullFrameRate / 2) : nil,
+                            fecPercentage: congestion == nil ? Self.fecPercentage(loss: loss) : min(10, Self.fecPercentage(loss: loss)),
+                            audioLossPercentage: min(100, Int((loss * 100).rounded())), reason: reason)
+        // Small steps are not worth an encoder reconfiguration.
+        let changed = abs(next.targetKbps - decision.targetKbps) * 20 >= max(1, decision.targetKbps)
+            || next.maxFrameRate != decision.maxFrameRate || next.fecPercentage != decision.fecPercentage
+            || next.audioLossPercentage != decision.audioLossPercentage
+        guard changed else {
+            decision.estimateKbps = next.estimateKbps
+            return nil
+        }
+        decision = next
+        return next
+    }
+
+    /// The share of transport-wide packets lost in the window, when it holds enough of them.
+    static func transportLoss(in history: [Report]) -> Double? {
+        let samples = history.dropFirst().compactMap(\.transportPackets)
+        let sent = samples.reduce(0) { $0 + $1.sent }, lost = samples.reduce(0) { $0 + $1.lost }
+        guard sent >= minimumSample else { return nil }
+        return min(1, max(0, Double(lost) / Double(sent)))
+    }
+
+    /// The share of packets lost between two readings: the worst stream reported at both (webrtcbin
+    /// keeps only the far end's latest report block, so which streams are reported changes).
+    static func loss(from start: Report, to end: Report) -> Double {
+        end.reported.compactMap { ssrc, now -> Double? in
+            guard let then = start.reported[ssrc], now.packetsSent > then.packetsSent else { return nil }
+            let sent = Double(now.packetsSent - then.packetsSent)
+            let reported = now.packetsLost.flatMap { lost in then.packetsLost.map { Double(max(0, lost - $0)) } } ?? 0
+            let requested = Double(now.nacks >= then.nacks ? now.nacks - then.nacks : 0)
+            return min(1, max(reported, requested) / sent)
+        }.max() ?? 0
+    }
+
+    /// Parity for random loss, in steps of 5 % up to 20 %: none on a clean path, and little once
+    /// the loss is that of a full path (over 20 %, or soon after one overflowed), where parity
+    /// packets would only crowd it further.
+    public static func fecPercentage(loss: Double) -> Int {
+        guard loss >= 0.01 else { return 0 }
+        guard loss <= 0.20 else { return 5 }
+        return min(20, max(5, Int((loss * 150 / 5).rounded()) * 5))
+    }
+
+    /// Below the floor the frame rate is halved, but only while the encoder fills its budget: a
+    /// simple picture that needs less than the target (or a target cut to what such a picture
+    /// used) loses nothing by keeping every frame. Once halved it stays so until the target is
+    /// back over the floor.
+    private func halvesFrameRate(targetKbps: Int, sentKbps: Double) -> Bool {
+        guard targetKbps < settings.lowRateFloorKbps else { return false }
+        return decision.maxFrameRate != nil || sentKbps >= Double(targetKbps) * 0.9
+    }
+
+    /// 8 % a second, compounded over the report interval.
+    private func pow108(_ seconds: Double) -> Double {
+        var factor = 1.0
+        var left = min(seconds, 5)
+        while left >= 1 { factor *= 1.08; left -= 1 }
+        return factor * (1 + 0.08 * left)
+    }
+
+    /// True when `rtt` is `margin` seconds above the smallest round trip of the last 10 s.
+    private func isQueueing(rtt: Double, above margin: Double) -> Bool {
+        guard let floor = rttWindow.map(\.rtt).min() else { return false }
+        return rtt > floor + margin
+    }
+
+    private mutating func noteRTT(_ rtt: Double, at time: Double) {
+        rttWindow.append((time, rtt))
+        rttWindow.removeAll { time - $0.time > 10 }
+    }
+}

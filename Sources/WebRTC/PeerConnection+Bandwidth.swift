@@ -1,0 +1,100 @@
+import Foundation
+import GStreamer
+import MediaPipeline
+import MediaRuntime
+
+/// Bandwidth adaptation: every liveness tick reads the far end's receiver reports for our video,
+/// folds them into the `BandwidthEstimator`, and applies a changed decision to the encoders
+/// (video bitrate and frame-rate cap, the video FEC share, Opus's expected loss).
+extension PeerConnection {
+    /// Raises the RTCP allowance and lengthens the jitter buffer while incoming packets go
+    /// missing (see `LossResponse`).
+    func respondToLoss(totalLost: Int, bytesReceived: UInt64, session: PeerSession) {
+        guard configuration.media.parameters.lossRecovery.retransmission else { return }
+        if lossResponse == nil {
+            lossResponse = LossResponse(rtcpMinInterval: configuration.rtcpMinInterval,
+                                        jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
+        }
+        guard let feedback = lossResponse?.update(totalLost: totalLost, bytesReceived: bytesReceived,
+                                                  at: ProcessInfo.processInfo.systemUptime) else { return }
+        do throws(GStreamerError) {
+            try session.applyFeedback(feedback)
+        } catch {
+            emit(.error("loss response: \(error)"))
+        }
+    }
+
+    /// Packets that never arrived on the incoming streams so far, as their RTP sources count them
+    /// (webrtcbin 1.22's own `packets-lost` of `inbound-rtp` stays 0: it reads a jitter buffer it
+    /// does not find).
+    static func packetsLostOnIncoming(_ raw: Structure) -> Int {
+        raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "inbound-rtp" }.reduce(0) { total, entry in
+            total + max(0, entry.structure("gst-rtpsource-stats")?.int("packets-lost") ?? entry.int("packets-lost") ?? 0)
+        }
+    }
+
+    func adaptBandwidth(to raw: Structure, session: PeerSession) {
+        let parameters = configuration.media.parameters
+        guard parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, let media else { return }
+        let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
+        let stats = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+        guard stats.outbound.contains(where: { $0.kind == .video }) else { return }
+        if bandwidth == nil {
+            let ceiling = (media.videoBitrateKbps ?? parameters.effectiveVideoMaxBitrateKbps) + Self.audioAllowanceKbps
+            bandwidth = BandwidthEstimator(
+                settings: .init(minKbps: parameters.lossRecovery.minVideoBitrateKbps + Self.audioAllowanceKbps, maxKbps: ceiling,
+                                lowRateFloorKbps: parameters.lossRecovery.lowRateFloorKbps + Self.audioAllowanceKbps),
+                frameRate: parameters.effectiveVideoFps)
+        }
+        // Every stream shares the one bundled transport, so the path's loss and delay are whatever
+        // any report says: transport-wide feedback when the far end sends it (its rates count only
+        // the packets that carry the sequence number, and webrtcbin's RED encoder drops it from
+        // video, so only its loss is used), else the receiver
+        // reports (webrtcbin 1.22 keeps the far end's report on one of our streams only,
+        // whichever came last) and the resend requests; the rate is everything we send.
+        var reported: [UInt: BandwidthEstimator.ReportedStream] = [:]
+        for stream in stats.outbound {
+            reported[stream.ssrc] = .init(packetsSent: stream.packetsSent, packetsLost: stream.remotePacketsLost, nacks: stream.nackCount)
+        }
+        // rtpsession keeps its last reading when feedback stops (the far end hears nothing, or
+        // its feedback is lost): the same reading twice says nothing new.
+        let feedback = session.transportWideFeedback.flatMap { reading in reading == lastTransportWideFeedback ? nil : reading }
+        lastTransportWideFeedback = session.transportWideFeedback
+        let report = BandwidthEstimator.Report(time: stats.timestamp, bytesSent: stats.outbound.reduce(0) { $0 + $1.bytesSent },
+                                               reported: reported, roundTripTime: stats.outbound.compactMap(\.roundTripTime).max(),
+                                               transportPackets: feedback.map { ($0.packetsSent, max(0, $0.packetsSent - $0.packetsReceived)) })
+        guard let decision = bandwidth?.update(report) else { return }
+        apply(decision, media: media, session: session)
+        emit(.bandwidthChanged(decision))
+    }
+
+    /// What the estimate leaves for audio, retransmissions and RTCP before video gets the rest
+    /// (Opus voice at its default rate plus headroom).
+    static let audioAllowanceKbps = 80
+
+    /// Applies what changed since the last decision: each control reconfigures something (a new
+    /// frame rate restarts the encoder), so an unchanged one is left alone.
+    private func apply(_ decision: BandwidthEstimator.Decision, media: SendMedia, session: PeerSession) {
+        let previous = appliedBandwidth
+        appliedBandwidth = decision
+        do throws(MediaRuntimeError) {
+            if decision.targetKbps != previous?.targetKbps || decision.fecPercentage != previous?.fecPercentage {
+                // The parity packets ride in the same budget as the picture.
+                let videoKbps = max(1, decision.targetKbps - Self.audioAllowanceKbps) * 100 / (100 + decision.fecPercentage)
+                try media.setVideoBitrate(kbps: max(1, videoKbps), requestKeyFrame: false)
+            }
+            if decision.maxFrameRate != (previous?.maxFrameRate ?? nil) { try media.setMaxVideoFrameRate(decision.maxFrameRate) }
+            if decision.fecPercentage != previous?.fecPercentage, configuration.media.parameters.lossRecovery.forwardErrorCorrection {
+                do throws(GStreamerError) { try session.setVideoFECPercentage(decision.fecPercentage) } catch {
+                    emit(.error("bandwidth adaptation: cannot set the FEC share: \(error)"))
+                }
+            }
+            if decision.audioLossPercentage != previous?.audioLossPercentage {
+                // A call without audio has nothing to tell.
+                try? media.setExpectedAudioLoss(percent: decision.audioLossPercentage)
+            }
+        } catch {
+            emit(.error("bandwidth adaptation: \(error)"))
+        }
+    }
+}

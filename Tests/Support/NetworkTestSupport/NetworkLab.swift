@@ -1,0 +1,145 @@
+import Foundation
+import Synchronization
+
+/// A network namespace joined to this one by a veth pair, whose path the test impairs while a
+/// call runs over it: random loss and blackholes with nftables (this kernel has no `sch_netem`),
+/// rate caps with `tbf`. libnice ignores 127.0.0.1, so a call between the two sides uses the veth
+/// addresses: `hostAddress` here, `labAddress` inside.
+///
+/// Impairments apply to the namespace's end of the pair, in both directions: packets the lab
+/// sends (`output`) and packets it receives (`input`); rate caps shape each direction's egress.
+/// Needs root, `ip`, `nft` and `tc`; `unavailableReason` says why not when a test must skip.
+public final class NetworkLab: Sendable {
+    public let namespace: String
+    public let hostAddress: String
+    public let labAddress: String
+    private let hostInterface: String
+    private let labInterface: String
+
+    private static let counter = Mutex(0)
+
+    /// nil when labs can be made here; otherwise why not (a test skips with it, never passes).
+    public static let unavailableReason: String? = {
+        guard getuid() == 0 else { return "network namespaces need root" }
+        for tool in ["/usr/sbin/ip", "/usr/sbin/nft", "/usr/sbin/tc"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is missing (make test-deps installs iproute2 and nftables)"
+        }
+        do {
+            let probe = try NetworkLab()
+            probe.close()
+            return nil
+        } catch {
+            return "cannot make a network namespace: \(error)"
+        }
+    }()
+
+    public static var isAvailable: Bool { unavailableReason == nil }
+
+    public init() throws {
+        let number = Self.counter.withLock { counter in counter += 1; return counter }
+        // Unique per process and lab: names fit IFNAMSIZ, the /24 is picked from pid and number.
+        let tag = "\(getpid() % 10_000)x\(number)"
+        let octet = (Int(getpid()) * 7 + number * 13) % 200 + 20
+        namespace = "ecvlab\(tag)"
+        hostInterface = "el\(tag)a"
+        labInterface = "el\(tag)b"
+        hostAddress = "10.213.\(octet).1"
+        labAddress = "10.213.\(octet).2"
+        do {
+            try Self.run("ip", "netns", "add", namespace)
+            try Self.run("ip", "link", "add", hostInterface, "type", "veth", "peer", "name", labInterface)
+            try Self.run("ip", "link", "set", labInterface, "netns", namespace)
+            try Self.run("ip", "addr", "add", "\(hostAddress)/24", "dev", hostInterface)
+            try Self.run("ip", "link", "set", hostInterface, "up")
+            try inside("ip", "addr", "add", "\(labAddress)/24", "dev", labInterface)
+            try inside("ip", "link", "set", labInterface, "up")
+            try inside("ip", "link", "set", "lo", "up")
+            try inside("nft", "add", "table", "inet", "lab")
+            for (chain, hook) in [("lab_in", "input"), ("lab_out", "output")] {
+                try inside("nft", "add", "chain", "inet", "lab", chain, "{ type filter hook \(hook) priority 0; policy accept; }")
+            }
+        } catch {
+            close()
+            throw error
+        }
+    }
+
+    /// Drops `percent` % of the packets in each direction, at random (0 removes the loss).
+    public func setLoss(percent: Int) throws {
+        try clearFilters()
+        guard percent > 0 else { return }
+        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "numgen", "random", "mod", "100", "<", String(percent), "drop")
+        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "numgen", "random", "mod", "100", "<", String(percent), "drop")
+    }
+
+    /// Drops everything both ways until lifted: the path is gone, the sockets are not.
+    public func setBlackhole(_ on: Bool) throws {
+        try clearFilters()
+        guard on else { return }
+        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "drop")
+        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "drop")
+    }
+
+    /// Caps each direction at `kbps` with a token bucket (nil lifts it). Its queue holds 100 ms
+    /// of traffic, as a home router's would; what does not fit is dropped.
+    public func setRateCap(kbps: Int?) throws {
+        for (interface, prefix) in [(labInterface, ["ip", "netns", "exec", namespace]), (hostInterface, [])] {
+            if let kbps {
+                let burst = max(4_000, kbps * 1000 / 8 / 50)
+                try Self.run(prefix + ["tc", "qdisc", "replace", "dev", interface, "root", "tbf", "rate", "\(kbps)kbit",
+                                       "burst", String(burst), "latency", "100ms"])
+            } else {
+                // No qdisc of ours yet: nothing to remove.
+                try? Self.run(prefix + ["tc", "qdisc", "del", "dev", interface, "root"])
+            }
+        }
+    }
+
+    /// `ip netns exec <lab> <executable> <arguments>`: a process whose sockets live in the lab.
+    public func process(_ executable: URL, _ arguments: [String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        process.arguments = ["netns", "exec", namespace, executable.path] + arguments
+        return process
+    }
+
+    /// Removes the namespace (and with it the veth pair and every rule). Idempotent.
+    public func close() {
+        // Either may already be gone (a failed init, a second close): removal is best effort.
+        try? Self.run("ip", "netns", "del", namespace)
+        try? Self.run("ip", "link", "del", hostInterface)
+    }
+
+    deinit { close() }
+
+    private func clearFilters() throws {
+        for chain in ["lab_in", "lab_out"] { try inside("nft", "flush", "chain", "inet", "lab", chain) }
+    }
+
+    private func inside(_ arguments: String...) throws {
+        try Self.run(["ip", "netns", "exec", namespace] + arguments)
+    }
+
+    private static func run(_ arguments: String...) throws { try run(arguments) }
+
+    private static func run(_ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/\(arguments[0])")
+        process.arguments = Array(arguments.dropFirst())
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw LabError(command: arguments.joined(separator: " "), message: message.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+    }
+}
+
+public struct LabError: Error, CustomStringConvertible {
+    public let command: String
+    public let message: String
+    public var description: String { "\(command): \(message)" }
+}
