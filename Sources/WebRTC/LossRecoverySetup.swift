@@ -3,7 +3,7 @@ import MediaPipeline
 
 /// Turns a call's `LossRecovery` switches into webrtcbin transceiver settings.
 ///
-/// webrtcbin 1.22 does the protocol work once asked: with `do-nack` it offers (or accepts)
+/// webrtcbin 1.22 does the protocol work once asked: with `do-nack` (video) it offers (or accepts)
 /// `a=rtcp-fb nack` and an RTX payload type per codec, puts `rtprtxsend` in front of the
 /// transport and turns on the receiving jitter buffer's retransmission requests; with
 /// `fec-type=ulp-red` it offers RED and ULPFEC and runs `rtpulpfecenc`/`rtpredenc`, whose parity
@@ -14,7 +14,9 @@ enum LossRecoverySetup {
     static let initialFECPercentage: UInt = 5
 
     static func configure(_ transceiver: Object, kind: MediaKind, _ recovery: LossRecovery) throws(GStreamerError) {
-        if recovery.retransmission { try transceiver.set("do-nack", true) }
+        // Video only, as libwebrtc: Chromium refuses an offer with an RTX stream for audio
+        // ("Failed to add remote stream ssrc … media_type: audio"); Opus has its own FEC and PLC.
+        if recovery.retransmission, kind == .video { try transceiver.set("do-nack", true) }
         // RED/ULPFEC for Opus is not what libwebrtc does (it uses Opus's own in-band FEC).
         if recovery.forwardErrorCorrection, kind == .video {
             try transceiver.set("fec-type", fromString: "ulp-red")

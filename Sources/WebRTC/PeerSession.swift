@@ -152,13 +152,6 @@ final class PeerSession: Sendable {
                 }
             })
             let recovery = media.parameters.lossRecovery
-            // Transceivers webrtcbin makes for a remote offer's extra media still ask for resends.
-            handlers.append(try webrtc.connect("on-new-transceiver") { arguments in
-                guard recovery.retransmission, case .object(let transceiver?) = arguments[1] else { return }
-                do throws(GStreamerError) { try transceiver.set("do-nack", true) } catch {
-                    deliver(number, .failure("cannot turn on retransmission: \(error)"))
-                }
-            })
             try pipeline.add(webrtc)
             // Video first, so m-line order is stable across rebuilds.
             var outputs: [PendingOutput] = []
