@@ -12,7 +12,7 @@ enum PeerServerLinkEvent: Sendable {
     case closed(code: UInt16, reason: String)
 }
 
-/// A peer's link to its PeerJS server (docs/protocol.md §9): the id and peer-list requests, and
+/// A peer's link to its PeerJS server (docs/protocol.md §8): the id and peer-list requests, and
 /// the socket with its heartbeat.
 final class PeerServerLink: Sendable {
     let options: PeerOption

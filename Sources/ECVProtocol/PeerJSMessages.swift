@@ -1,6 +1,6 @@
 import Foundation
 
-/// The message types of the PeerJS server protocol (docs/protocol.md §9), spelled as on the wire.
+/// The message types of the PeerJS server protocol (docs/protocol.md §8), spelled as on the wire.
 public enum PeerJSMessageType: String, WireEnum {
     /// Server → client: the socket is registered under its id (our payload: the ICE servers).
     case open = "OPEN"
@@ -27,7 +27,7 @@ public enum PeerJSMessageType: String, WireEnum {
     }
 }
 
-/// Bounds on what PeerJS clients send (docs/protocol.md §9.6).
+/// Bounds on what PeerJS clients send (docs/protocol.md §8.6).
 public enum PeerJSLimits {
     /// A peer id or API key: PeerJS's own rule (letters and digits, single ` `, `_` or `-`
     /// between them), at most this long.

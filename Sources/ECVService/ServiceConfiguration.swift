@@ -114,7 +114,7 @@ public struct ReferenceServiceConfiguration: Sendable {
     public var callerLossTimeout: Duration = .seconds(10)
     /// The identity-verification back office (EnQualify; docs/protocol.md §7). Closed (no API key) by default.
     public var verification = VerificationBackOfficeConfiguration()
-    /// The PeerJS-compatible peer server (docs/protocol.md §9); nil: none.
+    /// The PeerJS-compatible peer server (docs/protocol.md §8); nil: none.
     public var peerServer: PeerServerConfiguration?
 
     public init(backendVersion: BackendVersion = .v1_75, acd: ACDConfiguration = ACDConfiguration(),

@@ -1,7 +1,7 @@
 import ECVProtocol
 import ECVService
 
-/// The peer server's options of `ecv serve` (docs/protocol.md §9).
+/// The peer server's options of `ecv serve` (docs/protocol.md §8).
 enum PeerServeOptions {
     static let flags: Set<String> = ["peer-discovery"]
 

@@ -5,7 +5,7 @@ import MediaTestSupport
 import Soup
 import Testing
 
-/// The PeerJS server protocol (docs/protocol.md §9) over real sockets, frame by frame.
+/// The PeerJS server protocol (docs/protocol.md §8) over real sockets, frame by frame.
 @Suite(.serialized) struct PeerServerTests {
     static func start(clock: ManualACDClock? = nil, _ configure: (inout PeerServerConfiguration) -> Void = { _ in }) async throws -> TestService {
         try await TestService.start { configuration in

@@ -4,7 +4,7 @@ import GLibCore
 import Soup
 import Synchronization
 
-/// The PeerJS-compatible peer server (docs/protocol.md §9) inside the reference service:
+/// The PeerJS-compatible peer server (docs/protocol.md §8) inside the reference service:
 /// `GET <path>/<key>/id`, `GET <path>/<key>/peers` and the socket `<path>/peerjs`.
 ///
 /// One state (`PeerServerState`) behind one lock; what a step decides (frames, closes, log lines)

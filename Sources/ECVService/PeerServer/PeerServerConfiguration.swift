@@ -45,7 +45,7 @@ public struct PeerAPIKey: Sendable, Hashable {
     }
 }
 
-/// The PeerJS-compatible peer server of the reference service (docs/protocol.md §9).
+/// The PeerJS-compatible peer server of the reference service (docs/protocol.md §8).
 public struct PeerServerConfiguration: Sendable {
     /// Where the server lives: `GET <path>/<key>/id`, `GET <path>/<key>/peers`, the socket at
     /// `<path>/peerjs`. Not "/" (the ECV endpoints live there).

@@ -15,7 +15,7 @@ struct PeerServerRefusal: Error, Sendable, Equatable {
     var message: String
 }
 
-/// The peer server's one state (docs/protocol.md §9): API keys, registered peers, held messages.
+/// The peer server's one state (docs/protocol.md §8): API keys, registered peers, held messages.
 /// Pure: no I/O, no clock of its own (`now` comes with every step), no locks; every step returns
 /// what to send and close, which the engine delivers outside its lock.
 struct PeerServerState<Socket: AnyObject & Sendable> {
