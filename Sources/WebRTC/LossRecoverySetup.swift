@@ -16,7 +16,8 @@ enum LossRecoverySetup {
     static func configure(_ transceiver: Object, kind: MediaKind, _ recovery: LossRecovery) throws(GStreamerError) {
         // Video only, as libwebrtc: Chromium refuses an offer with an RTX stream for audio
         // ("Failed to add remote stream ssrc … media_type: audio"); Opus has its own FEC and PLC.
-        if recovery.retransmission, kind == .video { try transceiver.set("do-nack", true) }
+        // Also undoes what `on-new-transceiver` set for this transceiver when its pad was requested.
+        try transceiver.set("do-nack", recovery.retransmission && kind == .video)
         // RED/ULPFEC for Opus is not what libwebrtc does (it uses Opus's own in-band FEC).
         if recovery.forwardErrorCorrection, kind == .video {
             try transceiver.set("fec-type", fromString: "ulp-red")

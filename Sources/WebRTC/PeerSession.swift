@@ -152,6 +152,14 @@ final class PeerSession: Sendable {
                 }
             })
             let recovery = media.parameters.lossRecovery
+            // An answerer's media can land on transceivers webrtcbin makes for the offer's m-lines;
+            // they ask for resends too (in an answer that only keeps what the offer had).
+            handlers.append(try webrtc.connect("on-new-transceiver") { arguments in
+                guard recovery.retransmission, case .object(let transceiver?) = arguments[1] else { return }
+                do throws(GStreamerError) { try transceiver.set("do-nack", true) } catch {
+                    deliver(number, .failure("cannot turn on retransmission: \(error)"))
+                }
+            })
             try pipeline.add(webrtc)
             // Video first, so m-line order is stable across rebuilds.
             var outputs: [PendingOutput] = []
@@ -305,7 +313,7 @@ final class PeerSession: Sendable {
 
     /// Moves the RTCP allowance (and with it how soon a NACK or PLI can go out) and the jitter
     /// buffer's wait for resent packets; see `LossResponse`.
-    func applyFeedback(_ feedback: LossResponse.Feedback) throws(GStreamerError) {
+    func applyFeedback(_ feedback: LossResponse.Feedback, retransmission: Bool) throws(GStreamerError) {
         let (sessions, buffers) = state.withLock { ($0.rtpSessions, $0.jitterBuffers) }
         for session in sessions {
             try session.set("rtcp-fraction", feedback.rtcpBitsPerSecond)
@@ -314,6 +322,9 @@ final class PeerSession: Sendable {
         let latency = UInt(max(0, feedback.jitterBufferLatencyMs))
         try webrtc.set("latency", latency)
         for buffer in buffers where (try buffer.get("latency")).uintValue != latency { try buffer.set("latency", latency) }
+        // webrtcbin 1.22 sets each jitter buffer's `do-retransmission` from whichever m-line of the
+        // bundle it visits last, so with NACK on video only the video buffer may have it off.
+        if retransmission { for buffer in buffers { try buffer.set("do-retransmission", true) } }
     }
 
     /// What the far end's transport-wide feedback says of the last 300 ms (rtpsession

@@ -90,10 +90,24 @@ import Testing
     /// Switching the remote stream's audio off silences what reaches the speaker; on plays again.
     @Test func remoteAudioOffSilencesThePlayback() async throws {
         let call = try await Call.start()
+        // A failed expectation still ends the call, so no later suite sees it running.
+        do { try await remoteAudioOffSilencesThePlayback(call) } catch {
+            await call.close()
+            throw error
+        }
+        await call.close()
+    }
+
+    private func remoteAudioOffSilencesThePlayback(_ call: Call) async throws {
         let connection = call.caller.connection
         let pipeline = try #require(await connection.peerConnection?.mediaPipeline)
-        let speaker = try #require(pipeline.children.first { $0.name.hasPrefix("rx") && $0.name.contains("_audio_") && $0.name.hasSuffix("_sink") },
-                                   "the playback sink: \(pipeline.children.map(\.name))")
+        // The far end's audio branch is attached when its first packet arrives, which can be
+        // after both ends saw video.
+        @Sendable func playbackSink() -> Element? {
+            pipeline.children.first { $0.name.hasPrefix("rx") && $0.name.contains("_audio_") && $0.name.hasSuffix("_sink") }
+        }
+        try await eventually(.seconds(10), "the playback sink: \(pipeline.children.map(\.name))") { playbackSink() != nil }
+        let speaker = try #require(playbackSink())
         let heard = Locked<(silent: Int, sound: Int)>((0, 0))
         let probe = try #require(speaker.staticPad("sink")).addBufferProbe(readingData: true) { _, bytes in
             let silent = bytes.map { $0.allSatisfy { $0 == 0 } } ?? true
@@ -114,7 +128,6 @@ import Testing
 
         await connection.remoteStream.setAudioEnabled(true)
         try await eventually(.seconds(5), "the tone again") { heard.value.sound > 10 }
-        await call.close()
     }
 
     /// Both sides record one picture: the far end full-frame at the size it arrives in, the near
