@@ -59,7 +59,6 @@ public final class AgentCall: Sendable {
         return Dictionary(uniqueKeysWithValues: await peer.negotiatedCodecs.map { ($0.key.rawValue, $0.value.description) })
     }
 
-    /// Receives the caller's decoded frames (when the bot decodes video).
     /// A stats sample of the call's peer connection (with the bandwidth adaptation's decision);
     /// nil before the media runs or after the call ended.
     public func stats() async -> PeerStats? {
@@ -67,6 +66,7 @@ public final class AgentCall: Sendable {
         do { return try await peer.stats() } catch { return nil }
     }
 
+    /// Receives the caller's decoded frames (when the bot decodes video).
     public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { state.withLock { $0.renderer = handler } }
 
     func emit(_ event: AgentCallEvent) {
