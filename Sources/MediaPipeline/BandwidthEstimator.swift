@@ -41,21 +41,26 @@ public struct BandwidthEstimator: Sendable {
         /// packets it covers and how many of them did not arrive. They count every packet that
         /// carries the sequence number, so once `minimumSample` of them are in the window they win
         /// over the receiver reports.
-        public var transportPackets: (sent: Int, lost: Int)?
+        public var transportPackets: TransportPackets?
 
         public init(time: Double, bytesSent: UInt64, reported: [UInt: ReportedStream], roundTripTime: Double?,
-                    transportPackets: (sent: Int, lost: Int)? = nil) {
+                    transportPackets: TransportPackets? = nil) {
             self.time = time
             self.bytesSent = bytesSent
             self.reported = reported
             self.roundTripTime = roundTripTime
             self.transportPackets = transportPackets
         }
+    }
 
-        public static func == (lhs: Report, rhs: Report) -> Bool {
-            lhs.time == rhs.time && lhs.bytesSent == rhs.bytesSent && lhs.reported == rhs.reported
-                && lhs.roundTripTime == rhs.roundTripTime && lhs.transportPackets?.sent == rhs.transportPackets?.sent
-                && lhs.transportPackets?.lost == rhs.transportPackets?.lost
+    /// What one transport-wide feedback reading covers.
+    public struct TransportPackets: Sendable, Equatable {
+        public var sent: Int
+        public var lost: Int
+
+        public init(sent: Int, lost: Int) {
+            self.sent = sent
+            self.lost = lost
         }
     }
 

@@ -33,11 +33,9 @@ extension PeerConnection {
         }
     }
 
-    func adaptBandwidth(to raw: Structure, session: PeerSession) {
+    func adaptBandwidth(to stats: PeerStats, session: PeerSession) {
         let parameters = configuration.media.parameters
         guard parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, let media else { return }
-        let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
-        let stats = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
         guard stats.outbound.contains(where: { $0.kind == .video }) else { return }
         if bandwidth == nil {
             let ceiling = (media.videoBitrateKbps ?? parameters.effectiveVideoMaxBitrateKbps) + Self.audioAllowanceKbps
@@ -58,11 +56,12 @@ extension PeerConnection {
         }
         // rtpsession keeps its last reading when feedback stops (the far end hears nothing, or
         // its feedback is lost): the same reading twice says nothing new.
-        let feedback = session.transportWideFeedback.flatMap { reading in reading == lastTransportWideFeedback ? nil : reading }
-        lastTransportWideFeedback = session.transportWideFeedback
+        let reading = session.transportWideFeedback
+        let feedback = reading == lastTransportWideFeedback ? nil : reading
+        lastTransportWideFeedback = reading
         let report = BandwidthEstimator.Report(time: stats.timestamp, bytesSent: stats.outbound.reduce(0) { $0 + $1.bytesSent },
                                                reported: reported, roundTripTime: stats.outbound.compactMap(\.roundTripTime).max(),
-                                               transportPackets: feedback.map { ($0.packetsSent, max(0, $0.packetsSent - $0.packetsReceived)) })
+                                               transportPackets: feedback.map { .init(sent: $0.packetsSent, lost: max(0, $0.packetsSent - $0.packetsReceived)) })
         guard let decision = bandwidth?.update(report) else { return }
         apply(decision, media: media, session: session)
         emit(.bandwidthChanged(decision))

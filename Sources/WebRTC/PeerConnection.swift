@@ -307,13 +307,16 @@ public actor PeerConnection {
         guard states.connection == .connected, let session else { return }
         // No stats (the session is being replaced or closed): the next tick looks again.
         guard let raw = try? await session.webrtc.stats() else { return }
-        let inbound = PeerStats(raw: raw, kinds: [:], timestamp: 0).inbound
+        // One parse per tick serves liveness, the loss response and bandwidth adaptation.
+        let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
+        let sample = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+        let inbound = sample.inbound
         let mediaReceived = inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
         respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: mediaReceived, session: session)
         let received = mediaReceived
             + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
                 .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
-        adaptBandwidth(to: raw, session: session)
+        adaptBandwidth(to: sample, session: session)
         if received != states.lastBytesReceived {
             states.lastBytesReceived = received
             states.lastActivity = .now
