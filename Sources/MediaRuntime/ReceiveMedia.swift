@@ -1,12 +1,16 @@
 import GLibCore
 import GStreamer
 import MediaPipeline
+import Synchronization
 
 /// A compiled receive fragment running inside a pipeline: one incoming RTP stream decoded to a
 /// renderer, played, discarded or kept encoded for a recorder.
 public final class ReceiveMedia: Sendable {
     public let fragment: PipelineFragment
     public let elements: MaterializedGraph
+    /// Counts the pictures leaving the decoder of a decoding video branch (nil where nothing
+    /// decodes), so a picture that stopped while packets still arrive can be noticed.
+    private let decoderOutput: DecoderOutput?
 
     /// Adds `fragment` to the running `pipeline`, links `sourcePad` (a webrtcbin src pad) to its
     /// entry and its exit to the send graph's speaker mixer when it has one.
@@ -15,6 +19,7 @@ public final class ReceiveMedia: Sendable {
         let fragment = fragment.adaptedToAudioOutput()
         self.fragment = fragment
         elements = try MaterializedGraph(nodes: fragment.nodes, links: fragment.links, into: pipeline)
+        decoderOutput = fragment.kind == .video ? DecoderOutput(elements: elements, fragment: fragment) : nil
         InstanceCounter.increment("ReceiveMedia")
         do {
             try Self.connect(fragment: fragment, elements: elements, from: sourcePad, send: send)
@@ -49,6 +54,15 @@ public final class ReceiveMedia: Sendable {
     }
 
     deinit { InstanceCounter.decrement("ReceiveMedia") }
+
+    /// Pictures decoded so far; nil for audio and for branches that do not decode.
+    public var decodedPictures: Int? { decoderOutput?.count }
+
+    /// Asks the sender for a key frame (RTCP PLI, through webrtcbin) from this branch's entry.
+    @discardableResult
+    public func requestKeyFrame() -> Bool {
+        elements.elements[fragment.entry.node]?.staticPad(fragment.entry.pad ?? "sink")?.requestKeyFrame() ?? false
+    }
 
     /// The appsink of a `.renderer` or `.audioSamples` fragment.
     public var appSink: AppSink? {
@@ -105,4 +119,24 @@ public struct PictureSize: Sendable, Hashable, CustomStringConvertible {
         self.height = height
     }
     public var description: String { "\(width)×\(height)" }
+}
+
+/// Counts the pictures leaving a video decoder: a buffer probe on its output, one relaxed atomic
+/// add per picture on the streaming thread, removed with the branch.
+private final class DecoderOutput: Sendable {
+    private final class Count: Sendable { let value = Atomic<Int>(0) }
+    private let pictures = Count()
+    private let probe: PadProbe
+
+    init?(elements: MaterializedGraph, fragment: PipelineFragment) {
+        guard let decoder = fragment.nodes.first(where: { $0.role == .decoder }),
+              let pad = elements.elements[decoder.id]?.staticPad("src") else { return nil }
+        let pictures = pictures
+        probe = pad.addBufferProbe { _, _ in
+            pictures.value.add(1, ordering: .relaxed)
+            return .pass
+        }
+    }
+
+    var count: Int { pictures.value.load(ordering: .relaxed) }
 }

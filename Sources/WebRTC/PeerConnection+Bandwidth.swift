@@ -24,6 +24,16 @@ extension PeerConnection {
         }
     }
 
+    /// Asks every decoding video branch for a key frame when video bytes arrived since the last
+    /// tick and none of them decoded a picture.
+    func recoverFrozenPicture(videoBytesReceived: UInt64, session: PeerSession) {
+        let decoding = session.incomingBranches.filter { $0.decodedPictures != nil }
+        guard !decoding.isEmpty else { return }
+        let pictures = decoding.reduce(0) { $0 + ($1.decodedPictures ?? 0) }
+        guard pictureWatch.update(videoBytesReceived: videoBytesReceived, picturesDecoded: pictures) else { return }
+        for branch in decoding { branch.requestKeyFrame() }
+    }
+
     /// Packets that never arrived on the incoming streams so far, as their RTP sources count them
     /// (webrtcbin 1.22's own `packets-lost` of `inbound-rtp` stays 0: it reads a jitter buffer it
     /// does not find).

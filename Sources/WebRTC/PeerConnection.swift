@@ -43,6 +43,8 @@ public actor PeerConnection {
     var appliedBandwidth: BandwidthEstimator.Decision?
     /// The receiving side's answer to loss (see `LossResponse`); nil without retransmission.
     var lossResponse: LossResponse?
+    /// Asks again for a key frame while the far end's picture stays frozen (see `FrozenPictureWatch`).
+    var pictureWatch = FrozenPictureWatch()
     private var inboxTask: Task<Void, Never>?
     private nonisolated let inbox: AsyncStream<Work>.Continuation
     private let inboxStream: AsyncStream<Work>
@@ -317,6 +319,8 @@ public actor PeerConnection {
             + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
                 .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
         adaptBandwidth(to: sample, session: session)
+        recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
+                             session: session)
         if received != states.lastBytesReceived {
             states.lastBytesReceived = received
             states.lastActivity = .now
@@ -365,6 +369,7 @@ public actor PeerConnection {
         states = ObservedStates()
         // A new webrtcbin starts with the configured feedback settings.
         lossResponse = nil
+        pictureWatch = FrozenPictureWatch()
         try makeSession()
         broadcaster.yield(.rebuilt(sessionCount - 1))
         publishUnifiedState()
