@@ -40,6 +40,9 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     var pliReceived = 0
     var firSent = 0
     var firReceived = 0
+    /// Video NACKs the foreign peer sent (asking ECVKit to resend) and received (Chromium only).
+    var nackSent = 0
+    var nackReceived = 0
     /// Wall-clock times (seconds since 1970) at which ECVKit asked the foreign sender for a key frame.
     var keyframeRequests: [Double] = []
     /// aiortc's RTP packet counts per kind and direction ("video inbound-rtp 480"), the PLIs it sent
@@ -97,6 +100,8 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             pliReceived = counter("video", "outbound", "pliCount") as? Int ?? 0
             firSent = counter("video", "inbound", "firCount") as? Int ?? 0
             firReceived = counter("video", "outbound", "firCount") as? Int ?? 0
+            nackSent = counter("video", "inbound", "nackCount") as? Int ?? 0
+            nackReceived = counter("video", "outbound", "nackCount") as? Int ?? 0
             pageLog = object["log"] as? [String] ?? []
             sdp = state["sdp"] as? [String: [String]] ?? [:]
             keyframeRequests = (state["keyframeRequests"] as? [[String: Any]] ?? []).compactMap { ($0["at"] as? Double).map { $0 / 1000 } }

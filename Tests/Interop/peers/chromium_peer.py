@@ -11,6 +11,7 @@ Every step is bounded; exit status 0 when media flowed and the channel opened, 1
 import argparse
 import json
 import os
+import urllib.parse
 import signal
 import sys
 import threading
@@ -27,13 +28,17 @@ def progress(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def start_browser(timeout):
+def start_browser(timeout, page):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream=fps=30", "--use-fake-ui-for-media-stream",
                  "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--disable-gpu",
                  "--no-first-run", "--disable-extensions", "--mute-audio"):
         options.add_argument(flag)
+    # getUserMedia needs a secure context: loopback is one, a network lab's veth address is not.
+    origin = urllib.parse.urlsplit(page)
+    if origin.hostname not in ("127.0.0.1", "localhost", "::1"):
+        options.add_argument("--unsafely-treat-insecure-origin-as-secure=%s://%s" % (origin.scheme, origin.netloc))
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     # Its own process group, so the driver and every browser process it starts end together (`stop_group`).
     service = Service(executable_path=CHROMEDRIVER, popen_kw={"start_new_session": True})
@@ -154,7 +159,7 @@ def main():
     result = {"peer": "chromium", "page": args.page, "ok": False, "errors": []}
     driver = service = None
     try:
-        driver, service = start_browser(args.connect_timeout)
+        driver, service = start_browser(args.connect_timeout, args.page)
         run(driver, args, result)
     except Exception as error:
         result["errors"].append("%s: %s" % (type(error).__name__, str(error).splitlines()[0] if str(error) else ""))

@@ -16,12 +16,14 @@ public enum TestRuntime {
     }()
 }
 
-/// A reference service on loopback plus an SDK pointed at it, torn down by `close()`.
+/// A reference service on loopback (or on `host`, e.g. a network lab's veth address) plus an SDK
+/// pointed at it, torn down by `close()`.
 public struct Backend: Sendable {
     public let service: ReferenceService
     public let url: String
 
-    public static func start(version: BackendVersion = .v1_75, configure: (inout ReferenceServiceConfiguration) -> Void = { _ in })
+    public static func start(version: BackendVersion = .v1_75, host: String = "127.0.0.1",
+                             configure: (inout ReferenceServiceConfiguration) -> Void = { _ in })
         async throws -> Backend {
         _ = TestRuntime.ready
         var configuration = ReferenceServiceConfiguration(backendVersion: version)
@@ -32,7 +34,7 @@ public struct Backend: Sendable {
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configure(&configuration)
         let service = try ReferenceService(configuration: configuration)
-        let url = try await service.start(host: "127.0.0.1", port: 0)
+        let url = try await service.start(host: host, port: 0)
         var text = url.absoluteString
         if text.hasSuffix("/") { text.removeLast() }
         return Backend(service: service, url: text)
