@@ -12,6 +12,10 @@ let usage = """
            bench-call setup [--smoke]    call setup time over 20 calls (3 with --smoke)
            bench-call cost [--smoke] [--calls record=N,N;decode=N]
                                          CPU and memory of 1, 5, 10, 20, 40 recording and 1, 5, 10 decoding agent calls
+           bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s] [--python PATH]
+                              [--results DIR] [--no-publish]
+                                         ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
+                                         ip, nft, tc, chromium, chromedriver, the interop venv; about 25 min)
 
       g2g       glass-to-glass latency per codec at 640×480 and per jitter buffer latency
       --smoke   a few seconds (VP8, 20 ms jitter buffer, 30 frames), results in a temporary directory
@@ -67,8 +71,12 @@ func main() async -> Int32 {
     arguments.removeFirst()
     do {
         let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
-                                  valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls"])
+                                  valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls",
+                                           "repeats", "conditions", "python"])
         switch command {
+        case NetworkBenchmark.name:
+            try GStreamerRuntime.ensureInitialized()
+            return try await NetworkBenchmark.run(options: options)
         case "cost-agents":
             try await CostAgents.run(options: options)
             return 0

@@ -168,6 +168,10 @@ def main():
             result["state"] = page_state(driver)
             result["stats"] = page_stats(driver)
             result["log"] = page_log(driver)[-40:]
+            # With `?watch=frames`: when each remote video frame was shown (wall-clock ms).
+            frames = driver.execute_script("return window.ecvTest.frames ? window.ecvTest.frames() : null;")
+            if frames is not None:
+                result["frames"] = frames
         except Exception as error:
             result["errors"].append("reading the page: %s" % error)
         stats = result.get("stats") or {}

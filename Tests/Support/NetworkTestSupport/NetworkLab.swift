@@ -64,12 +64,16 @@ public final class NetworkLab: Sendable {
         }
     }
 
-    /// Drops `percent` % of the packets in each direction, at random (0 removes the loss).
-    public func setLoss(percent: Int) throws {
+    /// Drops `percent` % of the packets in each direction, at random (0 removes the loss). `onlyUDP`
+    /// spares TCP: a browser's page and signaling socket cross the lab too, while media is UDP.
+    public func setLoss(percent: Int, onlyUDP: Bool = false) throws {
         try clearFilters()
         guard percent > 0 else { return }
-        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "numgen", "random", "mod", "100", "<", String(percent), "drop")
-        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "numgen", "random", "mod", "100", "<", String(percent), "drop")
+        let udp = onlyUDP ? ["meta", "l4proto", "udp"] : []
+        for (chain, match) in [("lab_in", "iifname"), ("lab_out", "oifname")] {
+            try inside(["nft", "add", "rule", "inet", "lab", chain, match, labInterface] + udp
+                       + ["numgen", "random", "mod", "100", "<", String(percent), "drop"])
+        }
     }
 
     /// Drops everything both ways until lifted: the path is gone, the sockets are not.
@@ -116,7 +120,9 @@ public final class NetworkLab: Sendable {
         for chain in ["lab_in", "lab_out"] { try inside("nft", "flush", "chain", "inet", "lab", chain) }
     }
 
-    private func inside(_ arguments: String...) throws {
+    private func inside(_ arguments: String...) throws { try inside(arguments) }
+
+    private func inside(_ arguments: [String]) throws {
         try Self.run(["ip", "netns", "exec", namespace] + arguments)
     }
 
