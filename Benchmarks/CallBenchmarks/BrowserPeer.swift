@@ -65,10 +65,12 @@ final class BrowserPeer: Sendable {
         // The peer may have exited and closed its end already.
         try? input.close()
         let deadline = Date().addingTimeInterval(10)
+        // A cancelled sleep only ends the wait early; the kill below still follows.
         while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(100)) }
         if process.isRunning {
             // SIGTERM makes the peer kill its browser's process group; SIGKILL if even that hangs.
             process.terminate()
+            // As above: cancelled, it goes straight to SIGKILL.
             try? await Task.sleep(for: .seconds(2))
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
@@ -116,6 +118,7 @@ struct BrowserSummary: Decodable {
     var mediaSeconds: Double?
     var state: State?
     var stats: Stats?
-    /// When each remote video frame was shown, wall-clock milliseconds (`?watch=frames`).
-    var frames: [Double]?
+    /// `[wall-clock ms, framesDecoded]` every 50 ms (`?watch=frames`).
+    var frames: [[Double]]?
+    var log: [String]?
 }

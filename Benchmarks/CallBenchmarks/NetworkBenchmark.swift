@@ -18,10 +18,12 @@ enum NetworkBenchmark {
         NACK/RTX on (the default), `.adaptive` as well under the cap. Chromium: the reference service's browser page in \
         two headless Chromiums, one here and one in the lab, in one room. 320×240 VP8, 30 fps, audio on, each stack's \
         default bitrate. A run: connect (under the loss already for 20 %), 3 s clean, then a \(Int(NetworkCondition.window)) s \
-        window that starts with the impairment (the blackhole lasts its first 5 s). Frame times: ECVKit's renderer \
-        appsink on each end; Chromium's `requestVideoFrameCallback` on each page's remote video. fps = frames in the \
-        window ÷ its length; a freeze = a gap between frames over 150 ms (3 frame intervals at 30 fps would be 100 ms), \
-        the window's edges counting as frames; freeze s = the sum of those gaps. Connect = start of the call (ECVKit) or \
+        window that starts with the impairment (the blackhole lasts its first 5 s). Decoded frames: ECVKit's renderer \
+        appsink on each end (exact times); Chromium's `framesDecoded` from each page's video receiver every 50 ms. Both \
+        go through one measurement: the count sampled every 50 ms, the frames of each interval spread evenly over it. \
+        fps = frames in the window ÷ its length; a freeze = a gap between frames over 150 ms (3 frame intervals at \
+        30 fps would be 100 ms; the sampling makes a gap ±50 ms), the window's edges counting as frames; freeze s = the \
+        sum of those gaps. Connect = start of the call (ECVKit) or \
         the second page joining the room (Chromium) to a first frame both ways. Media back = the path returning to the \
         next frame. Each cell: the median of the runs, with the range.
         """
@@ -38,6 +40,7 @@ enum NetworkBenchmark {
         let repetitions = try options.int("repeats", default: 3, range: 1...20)
         let conditions = try options.list("conditions", allowed: NetworkCondition.allCases.map(\.rawValue))?
             .compactMap { NetworkCondition(rawValue: $0) } ?? NetworkCondition.allCases
+        let stacks = try options.list("stacks", allowed: ["ecvkit", "chromium"]) ?? ["ecvkit", "chromium"]
         let tools = try prerequisites(options: options)
         let machine = MachineInfo.current()
         progress("bench-call network on \(machine.cpuModel), \(machine.cores) cores; load \(machine.loadAverage.map { String($0) }.joined(separator: " ")); "
@@ -46,11 +49,16 @@ enum NetworkBenchmark {
         var runs: [NetworkRun] = []
         for repetition in 1...repetitions {
             for condition in conditions {
-                var cell = [await NetworkEcvkitRun.run(condition: condition, adaptive: false, repetition: repetition)]
-                if condition == .cap500 {
-                    cell.append(await NetworkEcvkitRun.run(condition: condition, adaptive: true, repetition: repetition))
+                var cell: [NetworkRun] = []
+                if stacks.contains("ecvkit") {
+                    cell.append(await NetworkEcvkitRun.run(condition: condition, adaptive: false, repetition: repetition))
+                    if condition == .cap500 {
+                        cell.append(await NetworkEcvkitRun.run(condition: condition, adaptive: true, repetition: repetition))
+                    }
                 }
-                cell.append(await NetworkChromiumRun.run(condition: condition, repetition: repetition, tools: tools))
+                if stacks.contains("chromium") {
+                    cell.append(await NetworkChromiumRun.run(condition: condition, repetition: repetition, tools: tools))
+                }
                 for run in cell { progress(NetworkMarkdown.line(run)) }
                 runs += cell
             }

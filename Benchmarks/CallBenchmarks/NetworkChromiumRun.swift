@@ -53,15 +53,13 @@ enum NetworkChromiumRun {
             try condition.begin(lab)
             let lifted = try await condition.runWindow(lab, from: start, clock: now)
             let end = now()
+            if condition == .loss5 || condition == .loss20 { result.droppedPackets = try lab.droppedPackets() }
             try condition.end(lab)
             let here = try await peers[0].summary(timeout: 60), atLab = try await peers[1].summary(timeout: 60)
             for (name, summary) in [("here", here), ("in the lab", atLab)] where !summary.ok {
                 throw BrowserPeerError(message: "chromium \(name): \(summary.errors.joined(separator: "; "))")
             }
-            guard let hereFrames = here.frames, let labFrames = atLab.frames, !hereFrames.isEmpty, !labFrames.isEmpty else {
-                throw BrowserPeerError(message: "a page noted no frame times (requestVideoFrameCallback missing?)")
-            }
-            let atHostTimes = hereFrames.map { $0 / 1000 }, atLabTimes = labFrames.map { $0 / 1000 }
+            let atHostTimes = try frameTimes(here, "here"), atLabTimes = try frameTimes(atLab, "in the lab")
             result.atHost = DirectionFigures(times: atHostTimes, from: start, to: end, lifted: lifted)
             result.atLab = DirectionFigures(times: atLabTimes, from: start, to: end, lifted: lifted)
             if let joinedHere = here.state?.joinedAt, let joinedAtLab = atLab.state?.joinedAt {
@@ -70,20 +68,36 @@ enum NetworkChromiumRun {
             if let bytes = here.stats?.video?.outbound?.bytesSent, let seconds = here.mediaSeconds, seconds > 0 {
                 result.hostSendKbps = bytes * 8 / 1000 / seconds
             }
-            var own: [String: Double] = [:]
-            for (end, summary) in [("AtHost", here), ("AtLab", atLab)] {
-                own["freezeSeconds" + end] = summary.stats?.video?.inbound?.totalFreezesDuration
-                own["framesDecoded" + end] = summary.stats?.video?.inbound?.framesDecoded
-                own["framesShown" + end] = summary.frames.map { Double($0.count) }
-            }
-            result.chromiumOwn = own
+            result.chromiumFreezeSeconds = [
+                "atHost": here.stats?.video?.inbound?.totalFreezesDuration,
+                "atLab": atLab.stats?.video?.inbound?.totalFreezesDuration,
+            ].compactMapValues { $0 }
         } catch {
-            result.failure = "\(error)"
+            result.failure = "\(error)" + (await pageLogs(peers))
             // The blackhole or cap must not outlive a failed run's browsers' goodbyes.
             try? condition.end(lab)
         }
         for peer in peers { await peer.close() }
         await service?.stop()
         return result
+    }
+
+    /// A page's decoded-frame samples as frame times in seconds (see `DirectionFigures.spread`).
+    static func frameTimes(_ summary: BrowserSummary, _ name: String) throws -> [Double] {
+        let samples = (summary.frames ?? []).compactMap { pair in pair.count == 2 ? (time: pair[0] / 1000, count: pair[1]) : nil }
+        let times = DirectionFigures.spread(samples)
+        guard !times.isEmpty else { throw BrowserPeerError(message: "chromium \(name): the page sampled no decoded frames") }
+        return times
+    }
+
+    /// The last lines of each page's log, for a failed run's record (the peers print a summary on failing too).
+    static func pageLogs(_ peers: [BrowserPeer]) async -> String {
+        var text = ""
+        for peer in peers {
+            // A peer that printed nothing in time has no page log to add.
+            guard let summary = try? await peer.summary(timeout: 50) else { continue }
+            text += "; \(peer.name): " + ((summary.log ?? []).suffix(4) + summary.errors).joined(separator: " · ")
+        }
+        return text
     }
 }

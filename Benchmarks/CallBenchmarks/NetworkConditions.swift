@@ -78,6 +78,30 @@ struct DirectionFigures: Codable, Sendable {
     /// A frame interval of 30 fps times 3 is 100 ms; a gap under 150 ms is not seen as a freeze.
     static let freezeThreshold = 0.150
 
+    /// From `(time, frames so far)` samples, as Chromium's page takes them every 50 ms: the frames
+    /// counted since the previous sample spread evenly up to this one.
+    static func spread(_ samples: [(time: Double, count: Double)]) -> [Double] {
+        zip(samples, samples.dropFirst()).flatMap { previous, next -> [Double] in
+            let frames = Int(max(0, next.count - previous.count))
+            return (0..<frames).map { previous.time + (next.time - previous.time) * Double($0 + 1) / Double(frames) }
+        }
+    }
+
+    /// Exact frame times sampled the way Chromium's are (every 50 ms from the first frame), so both
+    /// stacks' freezes go through the same measurement.
+    static func sampled(_ times: [Double], every interval: Double = 0.05) -> [(time: Double, count: Double)] {
+        guard let first = times.first, let last = times.last else { return [] }
+        var samples: [(time: Double, count: Double)] = [(first - interval, 0)]
+        var counted = 0
+        var time = first
+        while time < last + interval {
+            while counted < times.count, times[counted] <= time { counted += 1 }
+            samples.append((time, Double(counted)))
+            time += interval
+        }
+        return samples
+    }
+
     init(times: [Double], from start: Double, to end: Double, lifted: Double?) {
         let inside = times.filter { $0 >= start && $0 < end }
         frames = inside.count
@@ -105,9 +129,11 @@ struct NetworkRun: Codable, Sendable {
     /// Mean video bitrate the host end sent, from media flowing to the window's end (ECVKit) or over
     /// the page's whole call (Chromium).
     var hostSendKbps: Double?
-    /// Chromium's own counters over the whole call, as a cross-check: `totalFreezesDuration` and
-    /// `framesDecoded` beside the frames its page saw shown, per receiving end (`…AtHost`, `…AtLab`).
-    var chromiumOwn: [String: Double]?
+    /// Chromium's own `totalFreezesDuration` over the whole call as a cross-check, per receiving
+    /// end (`atHost`, `atLab`).
+    var chromiumFreezeSeconds: [String: Double]?
+    /// Packets the loss rules dropped during the run, both directions (random loss only).
+    var droppedPackets: Int?
     var load: [Double]
     /// Why the run measured nothing (it is kept, never retried).
     var failure: String?

@@ -36,11 +36,14 @@ enum NetworkEcvkitRun {
             let lifted = try await condition.runWindow(lab, from: start, clock: now)
             let end = now()
             let stats = try await connected.local.stats()
+            if condition == .loss5 || condition == .loss20 { result.droppedPackets = try lab.droppedPackets() }
             try condition.end(lab)
             // The child reports its frames over a pipe: let the last of the window arrive.
             try await Task.sleep(for: .milliseconds(500))
-            result.atHost = DirectionFigures(times: connected.framesHere.all, from: start, to: end, lifted: lifted)
-            result.atLab = DirectionFigures(times: connected.framesAtLab.all, from: start, to: end, lifted: lifted)
+            for (side, frames) in [(\NetworkRun.atHost, connected.framesHere), (\NetworkRun.atLab, connected.framesAtLab)] {
+                let times = DirectionFigures.spread(DirectionFigures.sampled(frames.all))
+                result[keyPath: side] = DirectionFigures(times: times, from: start, to: end, lifted: lifted)
+            }
             let videoBytes = stats.outbound.filter { $0.kind == .video }.reduce(0) { $0 + Double($1.bytesSent) }
             result.hostSendKbps = videoBytes * 8 / 1000 / (end - min(firstHere, firstAtLab))
         } catch {

@@ -45,16 +45,13 @@ enum NetworkMarkdown {
             }
         }
         lines += ["", "## Every run", "",
-                  "| stack | condition | run | load | connect s | fps host / lab | freeze s host / lab | Chromium's own freeze s, whole call (frames shown of decoded), host / lab | failure |",
-                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+                  "| stack | condition | run | load | connect s | fps host / lab | freeze s host / lab | dropped packets | Chromium's own freeze s, whole call, host / lab | failure |",
+                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
         for run in report.runs {
-            let own = run.chromiumOwn.map { own in
-                ["AtHost", "AtLab"].map { "\(format(own["freezeSeconds" + $0])) (\(format(own["framesShown" + $0], digits: 0)) of "
-                    + "\(format(own["framesDecoded" + $0], digits: 0)) shown)" }.joined(separator: " / ")
-            } ?? "—"
+            let own = run.chromiumFreezeSeconds.map { "\(format($0["atHost"])) / \(format($0["atLab"]))" } ?? "—"
             lines.append("| \(run.stack) | \(run.condition.title) | \(run.repetition) | \(format(run.load.first)) | \(format(run.connectSeconds)) "
                          + "| \(format(run.atHost?.fps)) / \(format(run.atLab?.fps)) | \(format(run.atHost?.freezeSeconds)) / \(format(run.atLab?.freezeSeconds)) "
-                         + "| \(own) | \(run.failure.map { $0.replacingOccurrences(of: "|", with: "/") } ?? "") |")
+                         + "| \(run.droppedPackets.map(String.init) ?? "—") | \(own) | \(run.failure.map { $0.replacingOccurrences(of: "|", with: "/") } ?? "") |")
         }
         return lines.joined(separator: "\n") + "\n"
     }

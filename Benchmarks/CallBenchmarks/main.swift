@@ -13,7 +13,7 @@ let usage = """
            bench-call cost [--smoke] [--calls record=N,N;decode=N]
                                          CPU and memory of 1, 5, 10, 20, 40 recording and 1, 5, 10 decoding agent calls
            bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s] [--python PATH]
-                              [--results DIR] [--no-publish]
+                              [--stacks ecvkit,chromium] [--results DIR] [--no-publish]
                                          ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
                                          ip, nft, tc, chromium, chromedriver, the interop venv; about 25 min)
 
@@ -72,7 +72,7 @@ func main() async -> Int32 {
     do {
         let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
                                   valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls",
-                                           "repeats", "conditions", "python"])
+                                           "repeats", "conditions", "python", "stacks"])
         switch command {
         case NetworkBenchmark.name:
             try GStreamerRuntime.ensureInitialized()

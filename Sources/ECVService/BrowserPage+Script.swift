@@ -242,7 +242,7 @@ extension BrowserPage {
         };
         pc.ontrack = (event) => {
           $('remote').srcObject = event.streams[0] || new MediaStream([event.track]);
-          if (event.track.kind === 'video') watchFrames();
+          if (event.track.kind === 'video') watchFrames(event.receiver);
         };
         pc.ondatachannel = (event) => useChannel(event.channel);
         pc.onconnectionstatechange = () => { log('connection ' + pc.connectionState); if (pc.connectionState === 'connected') status('In call.'); };
@@ -314,20 +314,21 @@ extension BrowserPage {
         }, 100);
       }
 
-      // `?watch=frames`: when each remote video frame was shown (wall-clock milliseconds, from
-      // requestVideoFrameCallback), at most 30 minutes of them, so a benchmark can find the freezes
-      // on its own clock and count the frames in its own window.
-      const frameTimes = [];
+      // `?watch=frames`: the remote video's `framesDecoded`, sampled every 50 ms as [wall-clock ms,
+      // count] pairs (at most 30 minutes of them), so a benchmark can find the freezes on its own
+      // clock and count the frames in its own window.
+      const frameSamples = [];
       let watchingFrames = false;
-      function watchFrames() {
-        const video = $('remote');
-        if (query.get('watch') !== 'frames' || watchingFrames || !video.requestVideoFrameCallback) return;
+      function watchFrames(receiver) {
+        if (query.get('watch') !== 'frames' || watchingFrames) return;
         watchingFrames = true;
-        const shown = (now, metadata) => {
-          if (frameTimes.length < 54000) frameTimes.push(performance.timeOrigin + (metadata.presentationTime || now));
-          if (!ended) video.requestVideoFrameCallback(shown);
-        };
-        video.requestVideoFrameCallback(shown);
+        const sample = setInterval(async () => {
+          if (ended || frameSamples.length >= 36000) { clearInterval(sample); return; }
+          const reports = await receiver.getStats();
+          reports.forEach((report) => {
+            if (report.type === 'inbound-rtp' && typeof report.framesDecoded === 'number') frameSamples.push([Date.now(), report.framesDecoded]);
+          });
+        }, 50);
       }
 
       // The SDP lines that say what was negotiated (for test reports): no candidates, no keys.
@@ -348,7 +349,7 @@ extension BrowserPage {
           keyframeRequests: keyframeRequests.slice(),
           joinedAt,
         }),
-        frames: () => (query.get('watch') === 'frames' ? frameTimes.slice() : null),
+        frames: () => (query.get('watch') === 'frames' ? frameSamples.slice() : null),
         stats,
         send: sendText,
         mute,

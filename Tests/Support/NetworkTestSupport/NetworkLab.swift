@@ -72,7 +72,7 @@ public final class NetworkLab: Sendable {
         let udp = onlyUDP ? ["meta", "l4proto", "udp"] : []
         for (chain, match) in [("lab_in", "iifname"), ("lab_out", "oifname")] {
             try inside(["nft", "add", "rule", "inet", "lab", chain, match, labInterface] + udp
-                       + ["numgen", "random", "mod", "100", "<", String(percent), "drop"])
+                       + ["numgen", "random", "mod", "100", "<", String(percent), "counter", "drop"])
         }
     }
 
@@ -80,8 +80,16 @@ public final class NetworkLab: Sendable {
     public func setBlackhole(_ on: Bool) throws {
         try clearFilters()
         guard on else { return }
-        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "drop")
-        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "drop")
+        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "counter", "drop")
+        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "counter", "drop")
+    }
+
+    /// Packets the current loss or blackhole rules dropped (both directions) since they were set:
+    /// the proof that an impairment was really applied.
+    public func droppedPackets() throws -> Int {
+        let listing = try Self.run(["ip", "netns", "exec", namespace, "nft", "list", "table", "inet", "lab"])
+        let words = listing.split(whereSeparator: \.isWhitespace)
+        return zip(words, words.dropFirst()).filter { $0.0 == "packets" }.compactMap { Int($0.1) }.reduce(0, +)
     }
 
     /// Caps each direction at `kbps` with a token bucket (nil lifts it). Its queue holds 100 ms
@@ -94,7 +102,7 @@ public final class NetworkLab: Sendable {
                                        "burst", String(burst), "latency", "100ms"])
             } else {
                 // No qdisc of ours yet: nothing to remove.
-                try? Self.run(prefix + ["tc", "qdisc", "del", "dev", interface, "root"])
+                _ = try? Self.run(prefix + ["tc", "qdisc", "del", "dev", interface, "root"])
             }
         }
     }
@@ -110,8 +118,8 @@ public final class NetworkLab: Sendable {
     /// Removes the namespace (and with it the veth pair and every rule). Idempotent.
     public func close() {
         // Either may already be gone (a failed init, a second close): removal is best effort.
-        try? Self.run("ip", "netns", "del", namespace)
-        try? Self.run("ip", "link", "del", hostInterface)
+        _ = try? Self.run("ip", "netns", "del", namespace)
+        _ = try? Self.run("ip", "link", "del", hostInterface)
     }
 
     deinit { close() }
@@ -128,19 +136,23 @@ public final class NetworkLab: Sendable {
 
     private static func run(_ arguments: String...) throws { try run(arguments) }
 
-    private static func run(_ arguments: [String]) throws {
+    /// Runs `/usr/sbin/<arguments[0]>` and returns its output (a few lines: the pipes cannot fill).
+    @discardableResult
+    private static func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/\(arguments[0])")
         process.arguments = Array(arguments.dropFirst())
-        let errors = Pipe()
+        let errors = Pipe(), output = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
         process.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         guard process.terminationStatus == 0 else {
             throw LabError(command: arguments.joined(separator: " "), message: message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        return printed
     }
 }
 
