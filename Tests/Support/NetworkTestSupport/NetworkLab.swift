@@ -37,9 +37,13 @@ public final class NetworkLab: Sendable {
 
     public init() throws {
         let number = Self.counter.withLock { counter in counter += 1; return counter }
-        // Unique per process and lab: names fit IFNAMSIZ, the /24 is picked from pid and number.
+        // Unique per process and lab: names fit IFNAMSIZ, the /24 is picked from pid and number,
+        // passing over those already on an interface here (other processes' labs, some left behind
+        // by a killed test): a /24 on two interfaces sends the call's packets to the wrong one.
         let tag = "\(getpid() % 10_000)x\(number)"
-        let octet = (Int(getpid()) * 7 + number * 13) % 200 + 20
+        let taken = Self.takenSubnets()
+        var octet = (Int(getpid()) * 7 + number * 13) % 200 + 20
+        for _ in 0..<200 where taken.contains(octet) { octet = (octet - 20 + 1) % 200 + 20 }
         namespace = "ecvlab\(tag)"
         hostInterface = "el\(tag)a"
         labInterface = "el\(tag)b"
@@ -123,6 +127,17 @@ public final class NetworkLab: Sendable {
     }
 
     deinit { close() }
+
+    /// The third octets of the 10.213.x.0/24 networks on this namespace's interfaces.
+    private static func takenSubnets() -> Set<Int> {
+        // Without a listing, the pick from pid and number stands alone, as it did before.
+        let listing = (try? run(["ip", "-o", "-4", "addr", "show"])) ?? ""
+        return Set(listing.split(separator: " ").compactMap { word -> Int? in
+            let parts = word.split(separator: ".")
+            guard parts.count == 4, parts[0] == "10", parts[1] == "213" else { return nil }
+            return Int(parts[2])
+        })
+    }
 
     private func clearFilters() throws {
         for chain in ["lab_in", "lab_out"] { try inside("nft", "flush", "chain", "inet", "lab", chain) }
