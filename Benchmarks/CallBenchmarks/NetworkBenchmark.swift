@@ -15,7 +15,8 @@ enum NetworkBenchmark {
         namespace joined by a veth pair, so every media packet crosses the impaired link (loss by nftables `numgen random` \
         on UDP in both directions, the cap by `tbf` on both egresses with a 100 ms queue, the blackhole drops everything). \
         ECVKit: our `PeerConnection` here and an `ecv-network-peer` child in the lab (`LabCall`), signaling over its pipes; \
-        NACK/RTX on (the default), `.adaptive` as well under the cap. Chromium: the reference service's browser page in \
+        NACK/RTX on (the default); under the cap also `.adaptive` with a 1.5 Mbit/s ceiling, which sends more than \
+        the cap lets through (both stacks' own default rates at 320×240 fit under it). Chromium: the reference service's browser page in \
         two headless Chromiums, one here and one in the lab, in one room. 320×240 VP8, 30 fps, audio on, each stack's \
         default bitrate. A run: connect (under the loss already for 20 %), 3 s clean, then a \(Int(NetworkCondition.window)) s \
         window that starts with the impairment (the blackhole lasts its first 5 s). Decoded frames: ECVKit's renderer \

@@ -7,9 +7,12 @@ import NetworkTestSupport
 /// lab, signaling over the child's pipes), 320×240 VP8 at 30 fps both ways with the SDK's default
 /// bitrate for the size. Here sends sliding colour bars (camera-like motion), the child a moving ball.
 enum NetworkEcvkitRun {
-    /// The stacks this benchmark runs for ECVKit: the default (NACK/RTX) and, under the cap, `.adaptive`.
+    /// The stacks this benchmark runs for ECVKit: the default (NACK/RTX) and, under the cap, `.adaptive`
+    /// with a 1.5 Mbit/s ceiling (1.35 Mbit/s of bars), so the cap bites: both stacks' default rates
+    /// at 320×240 (about 300 kbit/s) fit under 500 kbit/s.
     static let defaultStack = "ECVKit"
-    static let adaptiveStack = "ECVKit .adaptive"
+    static let adaptiveStack = "ECVKit .adaptive, 1.5 Mbit/s max"
+    static let adaptiveMaxKbps = 1500
 
     static func run(condition: NetworkCondition, adaptive: Bool, repetition: Int) async -> NetworkRun {
         let now = { ProcessInfo.processInfo.systemUptime }
@@ -26,7 +29,8 @@ enum NetworkEcvkitRun {
             try condition.beforeCall(lab)
             let started = now()
             let connected = try await LabCall.start(lab: lab, recovery: adaptive ? .adaptive : LossRecovery(),
-                                                    pattern: LabCall.movingBars, timeout: .seconds(40))
+                                                    maxKbps: adaptive ? adaptiveMaxKbps : 0, pattern: LabCall.movingBars,
+                                                    timeout: .seconds(40))
             call = connected
             let firstHere = connected.framesHere.all.first ?? now(), firstAtLab = connected.framesAtLab.all.first ?? now()
             result.connectSeconds = max(firstHere, firstAtLab) - started
