@@ -1,9 +1,10 @@
 import Foundation
 import GLibCore
+import NetworkTestSupport
 
 /// One `Tests/Interop/peers/chromium_peer.py`: headless Chromium on the reference service's
 /// browser page. Its progress lines (stderr) and its one JSON summary (stdout) are collected by
-/// a reader thread each; `close()` ends it (stdin closed, then SIGKILL if it lingers).
+/// a `LineReader` each; `close()` ends it (stdin closed, then SIGKILL if it lingers).
 final class BrowserPeer: Sendable {
     let name: String
     private let process: Process
@@ -25,8 +26,8 @@ final class BrowserPeer: Sendable {
         input = stdin.fileHandleForWriting
         try process.run()
         let progressLines = self.progressLines, summaryLine = self.summaryLine
-        Self.readLines(stderr.fileHandleForReading.fileDescriptor) { line in progressLines.withLock { $0.append(line) } }
-        Self.readLines(stdout.fileHandleForReading.fileDescriptor) { line in
+        LineReader.start(stderr.fileHandleForReading.fileDescriptor) { line in progressLines.withLock { $0.append(line) } }
+        LineReader.start(stdout.fileHandleForReading.fileDescriptor) { line in
             if line.hasPrefix("{") { summaryLine.withLock { $0 = line } }
         }
     }
@@ -74,26 +75,6 @@ final class BrowserPeer: Sendable {
             try? await Task.sleep(for: .seconds(2))
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
-    }
-
-    /// Lines from `descriptor` until it closes, on a thread of its own (read(2) survives EINTR).
-    private static func readLines(_ descriptor: Int32, _ handle: @escaping @Sendable (String) -> Void) {
-        Thread {
-            var buffer = Data()
-            var chunk = [UInt8](repeating: 0, count: 65_536)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                buffer.append(contentsOf: chunk[0..<count])
-                // A summary is a few hundred KB at most (frame times are capped by the page).
-                if buffer.count > 16_000_000 { buffer.removeAll() }
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    handle(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                }
-            }
-        }.start()
     }
 }
 
