@@ -20,18 +20,20 @@ final class BenchChild: Sendable {
         process.standardInput = commands
         input = commands.fileHandleForWriting
         let lines = self.lines
-        // A line may arrive in two reads: keep the unfinished tail until its newline comes.
-        let partial = Locked<String>("")
-        output.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            let complete = partial.withLock { tail -> [String] in
-                tail += text
+        let reader = output.fileHandleForReading
+        // A thread of its own reading until end of file (not a readability handler: several
+        // children's dispatch sources crashed Foundation's event loop here). A line may arrive in
+        // two reads: the unfinished tail waits for its newline.
+        let thread = Thread {
+            var tail = ""
+            while case let data = reader.availableData, !data.isEmpty {
+                tail += String(decoding: data, as: UTF8.self)
                 var parts = tail.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
                 tail = parts.removeLast()
-                return parts
+                lines.withLock { $0 += parts }
             }
-            lines.withLock { $0 += complete }
         }
+        thread.start()
         try process.run()
     }
 

@@ -138,9 +138,9 @@ enum CallCostBenchmark: CallBenchmark {
         figure.fdsPerCall = (fds - baseline.fds) / Double(tier.calls)
         if recording {
             let decoder = JSONDecoder()
-            let sentInWindow = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(windowStart.utf8))
+            let sentBeforeWindow = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(windowStart.utf8))
             let sent = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(total.utf8))
-            let count = await RecordingCount.check(directory: recordings, fps: callSize.fps, window: sentInWindow, total: sent)
+            let count = await RecordingCount.check(directory: recordings, fps: callSize.fps, atWindowStart: sentBeforeWindow, total: sent)
             figure.recordingsChecked = count.checked
             figure.recordingsComplete = count.complete
             figure.framesSent = count.videoFramesSent + count.audioFramesSent

@@ -21,7 +21,9 @@ struct RecordingCount {
     /// The first few files that were not complete, with why.
     var problems: [String] = []
 
-    static func check(directory: URL, fps: Int, window: [String: ClipPlayer.Counts], total: [String: ClipPlayer.Counts]) async -> RecordingCount {
+    /// `atWindowStart` and `total`: what the load generator had sent each call when the window
+    /// began, and by the hangup.
+    static func check(directory: URL, fps: Int, atWindowStart: [String: ClipPlayer.Counts], total: [String: ClipPlayer.Counts]) async -> RecordingCount {
         var count = RecordingCount()
         for (call, sent) in total.sorted(by: { $0.key < $1.key }) {
             count.checked += 1
@@ -35,7 +37,8 @@ struct RecordingCount {
             let video = info.videoTracks.first, audio = info.audioTracks.first
             count.videoFramesRecorded += video?.frames ?? 0
             count.audioFramesRecorded += audio?.frames ?? 0
-            let windowed = window[call] ?? ClipPlayer.Counts()
+            let start = atWindowStart[call] ?? ClipPlayer.Counts()
+            let windowed = ClipPlayer.Counts(video: sent.video - start.video, audio: sent.audio - start.audio)
             let videoMissing = missing(video, rate: Double(fps)), audioMissing = missing(audio, rate: 50)
             count.framesMissing += videoMissing + audioMissing
             if let video, let audio, video.frames >= windowed.video, audio.frames >= windowed.audio,
