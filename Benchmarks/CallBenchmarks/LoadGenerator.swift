@@ -11,6 +11,8 @@ import MediaPipeline
 /// second; on stdin, `dial` places the calls, `mark` prints `counts {json}` (what each call was
 /// sent so far, by rtcId), `hangup` ends every call, prints the counts and exits.
 enum LoadGenerator {
+    static let callersPerSdk = 4
+
     static func run(options: Options) async throws {
         guard let base = options.values["service-url"] else { throw BenchmarkError.badInput("--service-url is required") }
         let calls = try options.int("calls", default: 1, range: 1...CallCostBenchmark.maximumCalls)
@@ -23,7 +25,11 @@ enum LoadGenerator {
         let player = ClipPlayer(clip: clip)
         let commands = StandardInputLines()
         emit("ready \(clip.video.count) video frames (\(clip.keyFrames.count) key frames), \(clip.audio.count) audio packets")
-        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "load", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
+        // Callers are separate devices: an SDK's HTTP client keeps 8 connections to the service,
+        // and 50 callers' requests queued behind one another's until they timed out.
+        let sdks = try (0..<(calls + callersPerSdk - 1) / callersPerSdk).map { _ in
+            try ECVSdk(config: ECVSdkConfiguration(name: "load", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
+        }
         var parameters = ConnectParameters(videoWidth: size.width, videoHeight: size.height, videoFps: size.fps, noAudioProcessing: true)
         parameters.videoCodec = codec
         let placed = Locked<[VideoCall]>([])
@@ -38,7 +44,7 @@ enum LoadGenerator {
             switch command {
             case "dial":
                 for index in 0..<calls {
-                    guard let call = await sdk.createVideoCall() else { continue }
+                    guard let call = await sdks[index / callersPerSdk].createVideoCall() else { continue }
                     placed.withLock { $0.append(call) }
                     Task { await drive(call, index: index, parameters: parameters, player: player, connected: connected) }
                     // Dial at a steady pace rather than all at once, as callers arrive.
@@ -76,12 +82,15 @@ enum LoadGenerator {
                 connection = made
                 Task { await made.startRoom() }
             case .GotLocalStream:
-                guard let media = await connection?.peerConnection?.perform({ $0.media }) ?? nil,
+                // Read straight from the actor, not through `perform`: that would queue behind the
+                // negotiation, which waits for the caps only these appsrcs' first buffers bring.
+                guard let media = await connection?.peerConnection?.media,
+                      // why (`try?`): an element that is no appsrc means another graph, reported below.
                       let audio = media.elements.elements[PreEncodedSend.audioSource].flatMap({ try? AppSource($0) }) else {
                     emit("call \(index): no pre-encoded send graph")
-                    return
+                    continue
                 }
-                // `try?`: a graph without video (audio-only parameters) has no video appsrc.
+                // why (`try?`): no video appsrc in an audio-only graph.
                 let video = media.elements.elements[PreEncodedSend.videoSource].flatMap { try? AppSource($0) }
                 player.add(ClipPlayer.Feed(video: video, audio: audio), for: call.rtcId)
             case .WebRtcConnected:
