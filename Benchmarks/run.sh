@@ -8,17 +8,23 @@
 #   5. aiortc's encoders on the same raw frames
 #   6. merge into Benchmarks/results/<timestamp>.json|.md, latest.json|.md, latest-encode.svg
 #
-# Usage: Benchmarks/run.sh [--smoke]
+# Usage: Benchmarks/run.sh [--smoke | --cost]
 #   --smoke   seconds instead of minutes, tiny frame counts, no aiortc, results in a temporary directory
+#   --cost    only the cost table (50–300 recording, 10–40 decoding calls; bots in 1 and in 4 processes,
+#             about 15 minutes), merged into results/latest.* with the other sections kept as they were
 # Environment: ECV_BENCH_FRAMES (default 300), ECV_BENCH_SCRATCH (a --scratch-path for the build).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 started=$SECONDS
 smoke=""
-if [[ "${1:-}" == "--smoke" ]]; then smoke="--smoke"; elif [[ $# -gt 0 ]]; then
-    echo "usage: Benchmarks/run.sh [--smoke]" >&2; exit 2
+cost_only=""
+if [[ "${1:-}" == "--smoke" ]]; then smoke="--smoke"; elif [[ "${1:-}" == "--cost" ]]; then cost_only=yes; elif [[ $# -gt 0 ]]; then
+    echo "usage: Benchmarks/run.sh [--smoke | --cost]" >&2; exit 2
 fi
+# The cost table's bot processes: all calls in one, and spread over four.
+cost_processes=(--processes 1,4)
+[[ -n "$smoke" ]] && cost_processes=()
 frames=${ECV_BENCH_FRAMES:-300}
 scratch=()
 [[ -n "${ECV_BENCH_SCRATCH:-}" ]] && scratch=(--scratch-path "$ECV_BENCH_SCRATCH")
@@ -37,6 +43,14 @@ echo "== building (release)"
 build --product bench-encode
 build --product bench-call
 bin=$(swift build -c release "${scratch[@]}" --show-bin-path)
+if [[ -n "$cost_only" ]]; then
+    work=Benchmarks/.work; rm -rf "$work"; mkdir -p "$work"
+    echo "== bench-call cost"
+    "$bin/bench-call" cost "${cost_processes[@]}" --work "$work" --fragment "$work/cost.json" --no-publish
+    "$bin/bench-encode" report Benchmarks/results/latest.json "$work/cost.json" --results Benchmarks/results
+    echo "== done in $((SECONDS - started)) s"
+    exit 0
+fi
 export ECV_BENCH_SWIFT_VERSION="$(swift --version 2>/dev/null | head -n 1)"
 
 venv=Benchmarks/.venv
@@ -63,7 +77,7 @@ echo "== bench-call g2g"
 echo "== bench-call setup"
 "$bin/bench-call" setup $smoke --work "$work" --fragment "$work/setup.json" --no-publish
 echo "== bench-call cost"
-"$bin/bench-call" cost $smoke --work "$work" --fragment "$work/cost.json" --no-publish
+"$bin/bench-call" cost $smoke "${cost_processes[@]}" --work "$work" --fragment "$work/cost.json" --no-publish
 
 merge=("$work/encode.json" "$work/call.json" "$work/setup.json" "$work/cost.json")
 if [[ -n "$aiortc" ]]; then
