@@ -8,9 +8,11 @@
 #   5. aiortc's encoders on the same raw frames
 #   6. merge into Benchmarks/results/<timestamp>.json|.md, latest.json|.md, latest-encode.svg
 #
-# Usage: Benchmarks/run.sh [--smoke | --network]
+# Usage: Benchmarks/run.sh [--smoke | --cost | --network]
 #   --smoke   seconds instead of minutes, tiny frame counts, no aiortc, results in a temporary directory
-#   --network only `bench-call network` (about 25 minutes; root, ip, nft, tc, chromium, chromedriver and
+#   --cost    only the cost table (50–300 recording, 10–40 decoding calls; bots in 1 and in 4 processes,
+#             about 15 minutes), merged into results/latest.* with the other sections kept as they were
+#   --network only `bench-call network` (about 17 minutes; root, ip, nft, tc, chromium, chromedriver and
 #             the interop venv from `make test-deps`): results/network-<timestamp>.{json,md}, network-latest.*
 # Environment: ECV_BENCH_FRAMES (default 300), ECV_BENCH_SCRATCH (a --scratch-path for the build),
 # ECV_INTEROP_PYTHON (the venv's python for --network, default .build/interop-venv/bin/python).
@@ -19,10 +21,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
 smoke=""
+cost_only=""
 network=""
-if [[ "${1:-}" == "--smoke" ]]; then smoke="--smoke"; elif [[ "${1:-}" == "--network" ]]; then network=yes; elif [[ $# -gt 0 ]]; then
-    echo "usage: Benchmarks/run.sh [--smoke | --network]" >&2; exit 2
+if [[ "${1:-}" == "--smoke" ]]; then smoke="--smoke"; elif [[ "${1:-}" == "--cost" ]]; then cost_only=yes;
+elif [[ "${1:-}" == "--network" ]]; then network=yes; elif [[ $# -gt 0 ]]; then
+    echo "usage: Benchmarks/run.sh [--smoke | --cost | --network]" >&2; exit 2
 fi
+# The cost table's bot processes: all calls in one, and spread over four.
+cost_processes=(--processes 1,4)
+[[ -n "$smoke" ]] && cost_processes=()
 frames=${ECV_BENCH_FRAMES:-300}
 scratch=()
 [[ -n "${ECV_BENCH_SCRATCH:-}" ]] && scratch=(--scratch-path "$ECV_BENCH_SCRATCH")
@@ -41,6 +48,14 @@ echo "== building (release)"
 [[ -z "$network" ]] && build --product bench-encode
 build --product bench-call
 bin=$(swift build -c release "${scratch[@]}" --show-bin-path)
+if [[ -n "$cost_only" ]]; then
+    work=Benchmarks/.work; rm -rf "$work"; mkdir -p "$work"
+    echo "== bench-call cost"
+    "$bin/bench-call" cost "${cost_processes[@]}" --work "$work" --fragment "$work/cost.json" --no-publish
+    "$bin/bench-encode" report Benchmarks/results/latest.json "$work/cost.json" --results Benchmarks/results
+    echo "== done in $((SECONDS - started)) s"
+    exit 0
+fi
 export ECV_BENCH_SWIFT_VERSION="$(swift --version 2>/dev/null | head -n 1)"
 
 if [[ -n "$network" ]]; then
@@ -75,7 +90,7 @@ echo "== bench-call g2g"
 echo "== bench-call setup"
 "$bin/bench-call" setup $smoke --work "$work" --fragment "$work/setup.json" --no-publish
 echo "== bench-call cost"
-"$bin/bench-call" cost $smoke --work "$work" --fragment "$work/cost.json" --no-publish
+"$bin/bench-call" cost $smoke "${cost_processes[@]}" --work "$work" --fragment "$work/cost.json" --no-publish
 
 merge=("$work/encode.json" "$work/call.json" "$work/setup.json" "$work/cost.json")
 if [[ -n "$aiortc" ]]; then

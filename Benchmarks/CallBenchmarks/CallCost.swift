@@ -7,40 +7,62 @@ import Foundation
 import GLibCore
 import GStreamer
 
-/// The cost of concurrent agent calls: N bots in a child process (so its CPU and memory are its
-/// own) take N calls placed from this process, either recording them (passthrough, no decoding) or
-/// decoding them.
+/// The cost of concurrent agent calls: N bots in one or several child processes (so their CPU and
+/// memory are their own) take N calls from a load generator in another child (`bench-call load`,
+/// callers that send a clip encoded once), routed by the reference service in this process.
 enum CallCostBenchmark: CallBenchmark {
     static let name = "cost"
+    static let maximumCalls = 400
+    static let callSize = (width: 320, height: 240, fps: 15)
     static let method = """
-        A child process (`bench-call cost-agents`) runs N receive-only agent bots; this process runs the reference \
-        service and N callers sending 320×240 VP8 at 15 fps + Opus. Recording: each bot records its call to \
-        Matroska without decoding (RTP depayloaded and muxed, the receive branches discard). Decoding: each bot \
-        decodes the caller's video to RGBA frames and the audio to samples. Once every call is connected and has \
-        run 3 s, the child's CPU time (/proc utime+stime) is measured over the window; RSS (VmRSS) at its end. \
-        RSS per call = (RSS − the same child with its bots logged in and no call) ÷ N.
+        Bots: `bench-call cost-agents` child processes (one, or several sharing the calls) of receive-only agent bots \
+        logged in to the reference service that runs in this process; its ACD routes each call to a free bot. \
+        Callers: `bench-call load`, another child: real ECV callers (SDK, reference service, webrtcbin ICE/DTLS-SRTP) \
+        whose send graphs are fed a 10 s 320×240 15 fps VP8 + 20 ms Opus clip encoded once at start (appsrc → \
+        payloader, no encoder; one thread paces every call; a PLI/FIR jumps to the clip's nearest key frame; \
+        buffers are stamped when pushed, so timestamps rise across loops). Recording: each bot records its call to \
+        Matroska without decoding. Decoding: each bot decodes video to RGBA and audio to samples. Once every call \
+        is connected and has run 3 s, each process's CPU (/proc utime+stime) is measured over the window; RSS, \
+        threads and descriptors at its end. Per call = (sum over bot processes − the same processes with their bots \
+        logged in and no call) ÷ N. After the calls end, every recording's caller tracks are counted \
+        (`RecordingInspector`): complete = at least what was sent in the window, and no more than 1 % + 2 frames \
+        short of the recording's own span.
         """
+
+    struct Tier {
+        var mode: String
+        var calls: Int
+        var processes: Int
+    }
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
         let smoke = options.has("smoke")
-        var tiers: [(String, [Int])] = smoke ? [("record", [1]), ("decode", [1])] : [("record", [1, 5, 10, 20, 40]), ("decode", [1, 5, 10])]
-        if let only = options.values["calls"] { tiers = try parseTiers(only) }
+        var modes: [(String, [Int])] = smoke ? [("record", [2]), ("decode", [1])] : [("record", [50, 100, 200, 300]), ("decode", [10, 20, 40])]
+        if let only = options.values["calls"] { modes = try parseTiers(only) }
+        let processCounts = try (options.values["processes"] ?? "1").split(separator: ",").map { text in
+            guard let value = Int(text), (1...16).contains(value) else { throw BenchmarkError.badInput("--processes takes 1…16, got \(text)") }
+            return value
+        }
         let window = smoke ? 2.0 : 8.0
-        let work = options.values["work"] ?? NSTemporaryDirectory()
+        let work = URL(fileURLWithPath: options.values["work"] ?? NSTemporaryDirectory())
         let timer = SectionTimer()
         var figures: [CallCostFigure] = []
-        for (mode, counts) in tiers {
-            for count in counts {
-                figures.append(try await measure(mode: mode, calls: count, window: window, work: work))
-                let figure = figures.last!
-                progress(String(format: "cost: %@ ×%d: CPU %.1f %%, RSS %.0f MiB (%.1f MiB/call)", mode, count,
-                                figure.cpuPercent, figure.rssMiB, figure.rssPerCallMiB))
+        for (mode, counts) in modes {
+            for calls in counts {
+                for processes in processCounts where processes <= calls {
+                    let figure = try await measure(Tier(mode: mode, calls: calls, processes: processes), window: window, work: work)
+                    figures.append(figure)
+                    progress(String(format: "cost: %@ ×%d in %d: bots %.1f %% CPU (%.2f/call), %.2f MiB/call, %.1f threads/call, load %.1f %%, complete %@",
+                                    mode, calls, processes, figure.cpuPercent, figure.cpuPercentPerCall, figure.rssPerCallMiB,
+                                    figure.threadsPerCall ?? 0, figure.loadCpuPercent ?? 0,
+                                    figure.recordingsComplete.map { "\($0)/\(calls)" } ?? "–"))
+                }
             }
         }
         report.callCost = CallCostSection(method: method, figures: figures, load: timer.finish())
     }
 
-    /// `--calls record=10,40;decode=5`: measures only these tiers.
+    /// `--calls record=50,100;decode=10`: measures only these tiers.
     static func parseTiers(_ text: String) throws -> [(String, [Int])] {
         try text.split(separator: ";").map { tier in
             let parts = tier.split(separator: "=")
@@ -48,88 +70,105 @@ enum CallCostBenchmark: CallBenchmark {
                 throw BenchmarkError.badInput("--calls wants mode=N,N;mode=N with mode record or decode, got \(tier)")
             }
             let counts = try parts[1].split(separator: ",").map { count in
-                guard let value = Int(count), (1...200).contains(value) else { throw BenchmarkError.badInput("--calls: \(count) is not 1…200") }
+                guard let value = Int(count), (1...maximumCalls).contains(value) else { throw BenchmarkError.badInput("--calls: \(count) is not 1…\(maximumCalls)") }
                 return value
             }
             return (String(parts[0]), counts)
         }
     }
 
-    static func measure(mode: String, calls: Int, window: Double, work: String) async throws -> CallCostFigure {
+    static func measure(_ tier: Tier, window: Double, work: URL) async throws -> CallCostFigure {
         let (service, base) = try await CallSetupBenchmark.startService()
-        let recordings = URL(fileURLWithPath: work).appendingPathComponent("cost-\(mode)-\(calls)")
-        try? FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
-        let child = try AgentProcess(arguments: ["cost-agents", "--service-url", base, "--bots", String(calls), "--mode", mode,
-                                                 "--dir", recordings.path])
-        defer { child.stop() }
-        try await child.waitFor("ready", timeout: .seconds(30))
-        try await Task.sleep(for: .seconds(1))
-        let baseline = ProcStat.rssMiB(child.pid)
-        Logger.setLevel(logLevel: .error)
-        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "cost", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
-        let parameters = ConnectParameters(videoWidth: 320, videoHeight: 240, videoFps: 15, noAudioProcessing: true)
-        var placed: [VideoCall] = []
-        var outcomes: [String: Int] = [:]
-        try await withThrowingTaskGroup(of: (VideoCall, String)?.self) { group in
-            for index in 0..<calls {
-                group.addTask {
-                    guard let call = await sdk.createVideoCall() else { return nil }
-                    let events = call.events()
-                    await call.start(dialCallParameters: DialCallParameters(callerName: "Cost \(index)"))
-                    var outcome = "no outcome"
-                    for await event in events {
-                        if event.type == .AgentConnected, let connection = call.connect(parameters: parameters) {
-                            connection.localPreviewEnabled = false
-                            connection.remoteAudioSink = .discard
-                            await connection.startRoom()
-                        }
-                        if event.type == .WebRtcConnected { outcome = "connected"; break }
-                        if event.type == .CallEnded { outcome = "ended \(event.detail ?? "")"; break }
-                    }
-                    return (call, outcome)
-                }
-            }
-            for try await result in group {
-                guard let (call, outcome) = result else { continue }
-                placed.append(call)
-                outcomes[outcome, default: 0] += 1
-            }
+        let recordings = work.appendingPathComponent("cost-\(tier.mode)-\(tier.calls)x\(tier.processes)")
+        try? FileManager.default.removeItem(at: recordings) // why: a previous run's files, if any
+        try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
+        var bots: [BenchChild] = []
+        defer { for child in bots { child.stop() } }
+        for index in 0..<tier.processes {
+            let share = tier.calls / tier.processes + (index < tier.calls % tier.processes ? 1 : 0)
+            bots.append(try BenchChild(arguments: ["cost-agents", "--service-url", base, "--bots", String(share), "--first", String(bots.count * 1000),
+                                                   "--mode", tier.mode, "--dir", recordings.path]))
         }
-        if outcomes["connected"] != calls { progress("cost: \(mode) ×\(calls): callers saw \(outcomes)") }
+        for child in bots { try await child.waitFor("ready", timeout: .seconds(120)) }
+        let load = try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(tier.calls)])
+        defer { load.stop() }
+        try await load.waitFor("ready", timeout: .seconds(120))
+        try await Task.sleep(for: .seconds(1))
+        let pids = bots.map(\.pid)
+        let baseline = (rss: pids.map(ProcStat.rssMiB).reduce(0, +), threads: pids.map(ProcStat.threads).reduce(0, +),
+                        fds: pids.map(ProcStat.descriptors).reduce(0, +))
+        load.send("dial")
+        let recording = tier.mode == "record"
+        let deadline = ContinuousClock.now + .seconds(30 + tier.calls / 2)
+        while ContinuousClock.now < deadline {
+            let ready = bots.map { $0.status[recording ? "recording" : "connected"] ?? 0 }.reduce(0, +)
+            if ready >= tier.calls, load.status["connected"] ?? 0 >= tier.calls { break }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        if load.status["connected"] ?? 0 < tier.calls { progress("cost: \(tier.calls) calls: the callers saw \(load.status["connected"] ?? 0) connected") }
         try await Task.sleep(for: .seconds(3))
-        let connected = child.lastConnected
-        let before = ProcStat.cpuSeconds(child.pid)
+        let flowingBefore = bots.map { $0.status["connected"] ?? 0 }.reduce(0, +)
+        load.send("mark")
+        let windowStart = try await load.waitFor("counts ", timeout: .seconds(10))
+        let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(load.pid), ProcStat.cpuSeconds(getpid())) }
+        let before = cpu()
         try await Task.sleep(for: .seconds(window))
-        let cpu = (ProcStat.cpuSeconds(child.pid) - before) / window * 100
-        let rss = ProcStat.rssMiB(child.pid)
-        let flowing = min(connected, child.lastConnected)
-        for call in placed { call.hangup() }
-        // Let the hangups reach the service (seconds under this load) before it stops.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while service.roomCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        child.stop()
+        let after = cpu()
+        let rss = pids.map(ProcStat.rssMiB).reduce(0, +), threads = pids.map(ProcStat.threads).reduce(0, +)
+        let fds = pids.map(ProcStat.descriptors).reduce(0, +)
+        let flowing = min(flowingBefore, bots.map { $0.status["connected"] ?? 0 }.reduce(0, +))
+        load.send("hangup")
+        try await load.waitFor("done", timeout: .seconds(60))
+        let total = load.last("counts ") ?? "{}" // the counts printed at hangup, the last before "done"
+        // Recordings are finalised as each call ends; give the bots time to see every hangup.
+        let ended = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < ended, bots.contains(where: { ($0.status["connected"] ?? 0) + ($0.status["recording"] ?? 0) > 0 }) {
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        for child in bots { child.stop() }
         await service.stop()
-        try? FileManager.default.removeItem(at: recordings)
-        return CallCostFigure(mode: mode == "record" ? "recording (passthrough)" : "decoding", calls: calls, callsFlowing: flowing,
-                              windowSeconds: window, cpuPercent: cpu, rssMiB: rss, rssPerCallMiB: max(0, rss - baseline) / Double(calls),
-                              cpuPercentPerCall: cpu / Double(calls))
+        var figure = CallCostFigure(mode: recording ? "recording (passthrough)" : "decoding", calls: tier.calls, callsFlowing: flowing,
+                                    windowSeconds: window, cpuPercent: (after.0 - before.0) / window * 100, rssMiB: rss,
+                                    rssPerCallMiB: max(0, rss - baseline.rss) / Double(tier.calls),
+                                    cpuPercentPerCall: (after.0 - before.0) / window * 100 / Double(tier.calls))
+        figure.botProcesses = tier.processes
+        figure.loadCpuPercent = (after.1 - before.1) / window * 100
+        figure.serviceCpuPercent = (after.2 - before.2) / window * 100
+        figure.threadsPerCall = (threads - baseline.threads) / Double(tier.calls)
+        figure.fdsPerCall = (fds - baseline.fds) / Double(tier.calls)
+        if recording {
+            let decoder = JSONDecoder()
+            let sentBeforeWindow = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(windowStart.utf8))
+            let sent = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(total.utf8))
+            let count = await RecordingCount.check(directory: recordings, fps: callSize.fps, atWindowStart: sentBeforeWindow, total: sent)
+            figure.recordingsChecked = count.checked
+            figure.recordingsComplete = count.complete
+            figure.framesSent = count.videoFramesSent + count.audioFramesSent
+            figure.framesRecorded = count.videoFramesRecorded + count.audioFramesRecorded
+            figure.framesMissing = count.framesMissing
+            for problem in count.problems { progress("cost: incomplete: \(problem)") }
+        }
+        try? FileManager.default.removeItem(at: recordings) // why: scratch files; a leftover is harmless
+        return figure
     }
 }
 
 /// `bench-call cost-agents`: the child side. N receive-only bots that record or decode their calls;
-/// prints "ready", then `connected N` once a second.
+/// prints "ready", then `connected N recording M` once a second.
 enum CostAgents {
     static func run(options: Options) async throws {
         guard let base = options.values["service-url"] else { throw BenchmarkError.badInput("--service-url is required") }
-        let count = try options.int("bots", default: 1, range: 1...200)
+        let count = try options.int("bots", default: 1, range: 1...CallCostBenchmark.maximumCalls)
+        let first = try options.int("first", default: 0, range: 0...1_000_000)
         let decode = options.values["mode"] == "decode"
         let directory = options.values["dir"] ?? NSTemporaryDirectory()
         Logger.setLevel(logLevel: .error)
         try GStreamerRuntime.ensureInitialized()
         var bots: [AgentBot] = []
+        let size = CallCostBenchmark.callSize
         for index in 0..<count {
-            var configuration = AgentBotConfiguration(serviceUrl: base, name: "Bot \(index)", queues: ["default"],
-                                                      parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true),
+            var configuration = AgentBotConfiguration(serviceUrl: base, name: "Bot \(first + index)", queues: ["default"],
+                                                      parameters: ConnectParameters(videoWidth: size.width, videoHeight: size.height, noAudioProcessing: true),
                                                       receiveVideo: decode ? .renderer(name: "caller_video") : .discard,
                                                       receiveAudio: decode ? .audioSamples(name: "caller_audio") : .discard)
             configuration.sendsMedia = false
@@ -143,7 +182,7 @@ enum CostAgents {
                     Task {
                         for await event in call.events() where event == .connected {
                             let url = URL(fileURLWithPath: directory).appendingPathComponent("\(call.rtcId).mkv")
-                            _ = try? await call.startRecording(to: url)
+                            do { try await call.startRecording(to: url) } catch { emit("recording \(call.rtcId) failed: \(error)") }
                         }
                     }
                 }
@@ -153,68 +192,8 @@ enum CostAgents {
         emit("ready")
         while true {
             try await Task.sleep(for: .seconds(1))
-            emit("connected \(bots.flatMap(\.calls).filter(\.isConnected).count)")
+            let calls = bots.flatMap(\.calls)
+            emit("connected \(calls.filter(\.isConnected).count) recording \(calls.filter(\.isRecording).count)")
         }
-    }
-}
-
-/// One line to the parent, unbuffered.
-private func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
-
-/// The child agent process: its stdout lines, its pid, and a stop.
-final class AgentProcess: Sendable {
-    private let process: Process
-    private let lines = Locked<[String]>([])
-    var pid: Int32 { process.processIdentifier }
-
-    init(arguments: [String]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        let lines = self.lines
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            lines.withLock { $0 += text.split(separator: "\n").map(String.init) }
-        }
-        try process.run()
-    }
-
-    var lastConnected: Int {
-        lines.value.last { $0.hasPrefix("connected ") }.flatMap { Int($0.dropFirst(10)) } ?? 0
-    }
-
-    func waitFor(_ line: String, timeout: Duration) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while !lines.value.contains(line) {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                throw BenchmarkError.badInput("the agent process did not print \(line)")
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
-    func stop() {
-        if process.isRunning { process.terminate() }
-    }
-}
-
-/// CPU time and resident memory of another process, from /proc.
-enum ProcStat {
-    static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return 0 }
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        // After the command: state is field 3, so utime (14) and stime (15) are at 11 and 12.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
-
-    static func rssMiB(_ pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kilobytes = Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) else { return 0 }
-        return kilobytes / 1024
     }
 }

@@ -10,12 +10,16 @@ let usage = """
     usage: bench-call g2g [--smoke] [--frames N] [--codecs vp8,vp9,h264] [--jitter-buffers 100,20] [--one-way]
                           [--results DIR] [--work DIR] [--fragment FILE] [--no-publish]
            bench-call setup [--smoke]    call setup time over 20 calls (3 with --smoke)
-           bench-call cost [--smoke] [--calls record=N,N;decode=N]
-                                         CPU and memory of 1, 5, 10, 20, 40 recording and 1, 5, 10 decoding agent calls
+           bench-call cost [--smoke] [--calls record=N,N;decode=N] [--processes K,K]
+                                         CPU, memory, threads and complete recordings of 50, 100, 200, 300 recording and
+                                         10, 20, 40 decoding agent calls, the bots in K processes (default 1)
+           bench-call load --service-url URL --calls N [--codecs vp8|h264]
+                                         the load generator alone: N callers sending a clip encoded once (stdin: dial,
+                                         mark, hangup)
            bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s] [--python PATH]
                               [--stacks ecvkit,chromium] [--results DIR] [--no-publish]
                                          ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
-                                         ip, nft, tc, chromium, chromedriver, the interop venv; about 25 min)
+                                         ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min)
 
       g2g       glass-to-glass latency per codec at 640×480 and per jitter buffer latency
       --smoke   a few seconds (VP8, 20 ms jitter buffer, 30 frames), results in a temporary directory
@@ -72,13 +76,16 @@ func main() async -> Int32 {
     do {
         let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
                                   valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls",
-                                           "repeats", "conditions", "python", "stacks"])
+                                          "processes", "first", "repeats", "conditions", "python", "stacks"])
         switch command {
         case NetworkBenchmark.name:
             try GStreamerRuntime.ensureInitialized()
             return try await NetworkBenchmark.run(options: options)
         case "cost-agents":
             try await CostAgents.run(options: options)
+            return 0
+        case "load":
+            try await LoadGenerator.run(options: options)
             return 0
         case GlassToGlassBenchmark.name, CallSetupBenchmark.name, CallCostBenchmark.name:
             try GStreamerRuntime.ensureInitialized()

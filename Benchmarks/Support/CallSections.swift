@@ -49,6 +49,23 @@ public struct CallCostFigure: Codable, Sendable {
     /// RSS above the same process with its bots logged in and no call.
     public var rssPerCallMiB: Double
     public var cpuPercentPerCall: Double
+    /// How many bot processes shared the calls (nil: one, before the load generator existed).
+    public var botProcesses: Int?
+    /// CPU of the load generator (the callers) over the same window, percent of one core.
+    public var loadCpuPercent: Double?
+    /// CPU of the benchmark process itself (the reference service) over the window.
+    public var serviceCpuPercent: Double?
+    /// Threads and open descriptors of the bot processes above their logged-in baseline, per call.
+    public var threadsPerCall: Double?
+    public var fdsPerCall: Double?
+    /// Recordings checked and found complete (`RecordingCount`); nil when decoding.
+    public var recordingsChecked: Int?
+    public var recordingsComplete: Int?
+    /// Frames the load generator sent over the whole calls, and the recordings hold.
+    public var framesSent: Int?
+    public var framesRecorded: Int?
+    /// Frames the recordings' own spans imply but the files lack.
+    public var framesMissing: Int?
 
     public init(mode: String, calls: Int, callsFlowing: Int, windowSeconds: Double, cpuPercent: Double, rssMiB: Double,
                 rssPerCallMiB: Double, cpuPercentPerCall: Double) {
@@ -77,13 +94,23 @@ extension MarkdownReport {
     }
 
     static func callCostTable(_ section: CallCostSection) -> [String] {
-        var lines = ["## Cost of a call (agent bots in one process)", "", section.method, "",
-                     "| mode | calls | flowing | window s | CPU % (of one core) | CPU %/call | RSS MiB | RSS MiB/call |",
-                     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        var lines = ["## Cost of a call (agent bots; the load generator apart)", "", section.method, "",
+                     "| mode | calls | bot processes | flowing | complete recordings | bots CPU % (of one core) | CPU %/call | RSS MiB | RSS MiB/call "
+                        + "| threads/call | fds/call | load generator CPU % | service CPU % |",
+                     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        func optional(_ value: Double?, _ digits: Int) -> String { value.map { number($0, digits) } ?? "–" }
         for figure in section.figures {
-            lines.append("| \(figure.mode) | \(figure.calls) | \(figure.callsFlowing) | \(number(figure.windowSeconds, 0)) | "
+            let complete = figure.recordingsComplete.map { "\($0)/\(figure.recordingsChecked ?? 0)" } ?? "–"
+            lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | \(figure.callsFlowing) | \(complete) | "
                 + "\(number(figure.cpuPercent, 1)) | \(number(figure.cpuPercentPerCall, 2)) | \(number(figure.rssMiB, 0)) | "
-                + "\(number(figure.rssPerCallMiB, 1)) |")
+                + "\(number(figure.rssPerCallMiB, 2)) | \(optional(figure.threadsPerCall, 1)) | \(optional(figure.fdsPerCall, 1)) | "
+                + "\(optional(figure.loadCpuPercent, 1)) | \(optional(figure.serviceCpuPercent, 1)) |")
+        }
+        let counted = section.figures.filter { $0.framesSent != nil }
+        if !counted.isEmpty {
+            lines += ["", "Frames per tier (video + audio): sent over the whole calls / in the recordings / missing inside the recordings' spans: "
+                + counted.map { "\($0.calls)×\($0.botProcesses ?? 1): \($0.framesSent ?? 0) / \($0.framesRecorded ?? 0) / \($0.framesMissing ?? 0)" }
+                .joined(separator: "; ") + "."]
         }
         return lines + ["", load(section.load), ""]
     }

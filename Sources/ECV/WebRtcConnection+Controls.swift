@@ -92,7 +92,8 @@ extension WebRtcConnection {
     /// Applies the controls' state as it is now to `media`. A control that fails is reported
     /// (`Error`), never hidden behind the event already sent.
     private func applyControls(to media: SendMedia?) {
-        guard let media else { return }
+        // Pre-encoded media has no mute stage: it is sent as it was encoded.
+        guard let media, media.graph.audioMute != nil else { return }
         let (audioOn, videoOn) = state.withLock { ($0.controls.audioEnabled && !$0.controls.onHold, $0.controls.videoEnabled && !$0.controls.onHold) }
         do throws(MediaRuntimeError) {
             try media.setAudioMuted(!audioOn)

@@ -23,6 +23,7 @@ public final class WebRtcConnection: Sendable {
         var audio: AudioSourceSpec = .testTone()
         var remoteAudio: ReceiveSinkSpec = .playback
         var localPreview = true
+        var preEncoded = false
         var flashlight: (any FlashlightHandler)?
         var started = false
     }
@@ -112,6 +113,14 @@ public final class WebRtcConnection: Sendable {
         set { state.withLock { $0.setup.localPreview = newValue } }
     }
 
+    /// Send media the application pushes already encoded into the send graph's appsrcs
+    /// (`PreEncodedSend`, found through `peerConnection`) instead of `videoSource`/`audioSource`.
+    /// Package-only: the benchmarks' load generator plays one encoded clip into many calls.
+    package var sendsPreEncodedMedia: Bool {
+        get { state.withLock { $0.setup.preEncoded } }
+        set { state.withLock { $0.setup.preEncoded = newValue } }
+    }
+
     /// The torch. Without one, agents' flash requests are answered `UNAVAILABLE`.
     public var flashlightHandler: (any FlashlightHandler)? {
         get { state.withLock { $0.setup.flashlight } }
@@ -145,9 +154,10 @@ public final class WebRtcConnection: Sendable {
         guard !alreadyStarted else { return }
         guard !call.isEnded else { call.fail(.CALL_ENDED, "startRoom() on an ended call", endingCall: false); return }
         let config = call.sdk.config
-        let media = MediaConfiguration(parameters: parameters.media, video: setup.video, audio: setup.audio,
+        var media = MediaConfiguration(parameters: parameters.media, video: setup.video, audio: setup.audio,
                                        receiveVideo: .renderer(name: "remote_video"), receiveAudio: setup.remoteAudio,
                                        localPreview: setup.localPreview && parameters.videoCallEnabled ? "local_preview" : nil)
+        media.sendsPreEncodedMedia = setup.preEncoded
         let signaling = RoomSignaling.Options(
             parameters: parameters, webrtcUrl: config.webrtcUrl, signalingUrl: config.signalingUrlIsExplicit ? config.signalingUrl : nil,
             pins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates, credential: call.callerToken,

@@ -78,6 +78,9 @@ public struct MediaConfiguration: Sendable {
     /// Whether a peer that sends nothing still offers or answers media (receive-only). False:
     /// no media sections at all, only data channels (a PeerJS data connection).
     public var receivesMedia = true
+    /// Send media that the application pushes already encoded (`PreEncodedSend`) instead of
+    /// `video`/`audio`: no encoder runs. For the benchmarks' load generator.
+    package var sendsPreEncodedMedia = false
 
     public init(parameters: MediaParameters = MediaParameters(), video: VideoInputs = .single(.testPattern()),
                 audio: AudioSourceSpec = .testTone(), receiveVideo: ReceiveSinkSpec = .discard,

@@ -45,7 +45,8 @@ extension PeerConnection {
 
     func adaptBandwidth(to stats: PeerStats, session: PeerSession) {
         let parameters = configuration.media.parameters
-        guard parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, let media else { return }
+        // Pre-encoded video has no encoder whose rate could follow the estimate.
+        guard parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, let media, media.graph.videoBitrate != nil else { return }
         guard stats.outbound.contains(where: { $0.kind == .video }) else { return }
         if bandwidth == nil {
             let ceiling = (media.videoBitrateKbps ?? parameters.effectiveVideoMaxBitrateKbps) + Self.audioAllowanceKbps

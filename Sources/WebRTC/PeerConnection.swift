@@ -148,8 +148,12 @@ public actor PeerConnection {
         }
         let graph: PipelineGraph
         do throws(PipelineCompileError) {
-            let compiled = try compiler.compileSend(parameters: media.parameters, video: media.video, audio: media.audio)
-            graph = media.localPreview.map { compiled.addingLocalPreview(named: $0) } ?? compiled
+            if media.sendsPreEncodedMedia {
+                graph = try compiler.compilePreEncodedSend(parameters: media.parameters)
+            } else {
+                let compiled = try compiler.compileSend(parameters: media.parameters, video: media.video, audio: media.audio)
+                graph = media.localPreview.map { compiled.addingLocalPreview(named: $0) } ?? compiled
+            }
         } catch {
             throw .unsupported(error)
         }

@@ -50,11 +50,18 @@ import Testing
         let backend = try await Backend.start()
         let bots = [try await backend.agent(name: "B1"), try await backend.agent(name: "B2")]
         let served = Locked<[String: Int]>([:])
+        // Rooms whose caller has seen the agent's video: the bot hangs up only then, so a slow
+        // set-up on a busy machine cannot end a call before its media was checked.
+        let watched = Locked<Set<String>>([])
         let watchers = bots.map { bot in
             Task {
                 for await case .callStarted(let call) in bot.events() {
                     served.withLock { $0[bot.configuration.name, default: 0] += 1 }
-                    Task { try? await Task.sleep(for: .seconds(1.5)); await call.hangup() } // each call lasts 1.5 s
+                    Task {
+                        // Hung up either way: a caller that never sees media fails its own check.
+                        try? await eventually(.seconds(20), "the caller of \(call.rtcId) saw media") { watched.value.contains(call.rtcId) }
+                        await call.hangup()
+                    }
                 }
             }
         }
@@ -67,6 +74,7 @@ import Testing
                     let call = try await placeCall(sdk, log: log, parameters: DialCallParameters(callerName: "Caller \(index)"),
                                                    renderer: renderer)
                     try await eventually(.seconds(20), "agent media for caller \(index)") { renderer.count > 3 || call.isEnded }
+                    watched.withLock { _ = $0.insert(call.rtcId) }
                     #expect(try await log.wait(for: .CallEnded, call.rtcId, timeout: .seconds(60)).detail == "REMOTE_HANGUP")
                     #expect(renderer.count > 3)
                 }

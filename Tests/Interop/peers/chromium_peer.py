@@ -28,7 +28,7 @@ def progress(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def start_browser(timeout, page):
+def start_browser(timeout, page=None):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     for flag in ("--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream=fps=30", "--use-fake-ui-for-media-stream",
@@ -36,7 +36,7 @@ def start_browser(timeout, page):
                  "--no-first-run", "--disable-extensions", "--mute-audio"):
         options.add_argument(flag)
     # getUserMedia needs a secure context: loopback is one, a network lab's veth address is not.
-    origin = urllib.parse.urlsplit(page)
+    origin = urllib.parse.urlsplit(page or "http://127.0.0.1/")
     if origin.hostname not in ("127.0.0.1", "localhost", "::1"):
         options.add_argument("--unsafely-treat-insecure-origin-as-secure=%s://%s" % (origin.scheme, origin.netloc))
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})

@@ -1,0 +1,99 @@
+import BenchmarkSupport
+import Foundation
+import GLibCore
+
+/// A child `bench-call` process (bots or the load generator): its stdout lines, its stdin, its
+/// pid, and a stop.
+final class BenchChild: Sendable {
+    private let process: Process
+    private let input: FileHandle
+    private let lines = Locked<[String]>([])
+    var pid: Int32 { process.processIdentifier }
+    var isRunning: Bool { process.isRunning }
+
+    init(arguments: [String]) throws {
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = arguments
+        let output = Pipe(), commands = Pipe()
+        process.standardOutput = output
+        process.standardInput = commands
+        input = commands.fileHandleForWriting
+        let lines = self.lines
+        let reader = output.fileHandleForReading
+        // A thread of its own reading until end of file (not a readability handler: several
+        // children's dispatch sources crashed Foundation's event loop here). A line may arrive in
+        // two reads: the unfinished tail waits for its newline.
+        let thread = Thread {
+            var tail = ""
+            while case let data = reader.availableData, !data.isEmpty {
+                tail += String(decoding: data, as: UTF8.self)
+                var parts = tail.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                tail = parts.removeLast()
+                lines.withLock { $0 += parts }
+            }
+        }
+        thread.start()
+        try process.run()
+    }
+
+    /// The last line that starts with `prefix`, without it.
+    func last(_ prefix: String) -> String? {
+        lines.value.last { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
+    /// The numbers of the last status line (`connected 3 recording 2` → ["connected": 3, "recording": 2]).
+    var status: [String: Int] {
+        guard let line = lines.value.last(where: { $0.hasPrefix("connected ") }) else { return [:] }
+        let words = line.split(separator: " ")
+        return Dictionary(stride(from: 0, to: words.count - 1, by: 2).compactMap { index in
+            Int(words[index + 1]).map { (String(words[index]), $0) }
+        }, uniquingKeysWith: { $1 })
+    }
+
+    func send(_ command: String) { input.write(Data((command + "\n").utf8)) }
+
+    /// Waits until a line starting with `prefix` has come; throws if the child ends or time runs out.
+    @discardableResult
+    func waitFor(_ prefix: String, timeout: Duration) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let line = last(prefix) { return line }
+            guard process.isRunning, ContinuousClock.now < deadline else {
+                throw BenchmarkError.badInput("the child \(process.arguments?.first ?? "") did not print \(prefix)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+    }
+}
+
+/// CPU time, resident memory, threads and open descriptors of a process, from /proc.
+enum ProcStat {
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), // why: a gone process has used nothing more
+              let close = text.lastIndex(of: ")") else { return 0 }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the command: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    static func rssMiB(_ pid: Int32) -> Double { status(pid, "VmRSS:") / 1024 }
+    static func threads(_ pid: Int32) -> Double { status(pid, "Threads:") }
+
+    static func descriptors(_ pid: Int32) -> Double {
+        // why: a gone process holds none
+        Double((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd"))?.count ?? 0)
+    }
+
+    private static func status(_ pid: Int32, _ key: String) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8), // why: a gone process has none
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key) }),
+              let value = Double(line.split(whereSeparator: { $0 == " " || $0 == "\t" })[1]) else { return 0 }
+        return value
+    }
+}
