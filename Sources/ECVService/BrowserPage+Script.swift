@@ -242,7 +242,7 @@ extension BrowserPage {
         };
         pc.ontrack = (event) => {
           $('remote').srcObject = event.streams[0] || new MediaStream([event.track]);
-          if (event.track.kind === 'video') watchFrames(event.receiver);
+          if (event.track && event.track.kind === 'video' && event.receiver) watchFrames(event.receiver);
         };
         pc.ondatachannel = (event) => useChannel(event.channel);
         pc.onconnectionstatechange = () => { log('connection ' + pc.connectionState); if (pc.connectionState === 'connected') status('In call.'); };
