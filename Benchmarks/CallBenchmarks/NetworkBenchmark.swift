@@ -78,7 +78,7 @@ enum NetworkBenchmark {
 
     /// Everything the benchmark needs, or a clear error naming what is missing.
     static func prerequisites(options: Options) throws -> NetworkChromiumRun.Tools {
-        if let reason = NetworkLab.unavailableReason { throw BenchmarkError.failed("bench-call network: \(reason)") }
+        if let reason = NetworkLab.unavailableReason { throw BenchmarkError.failed("network: \(reason)") }
         let environment = ProcessInfo.processInfo.environment
         let files = FileManager.default
         let python = options.values["python"] ?? environment["ECV_INTEROP_PYTHON"] ?? ".build/interop-venv/bin/python"
@@ -93,10 +93,10 @@ enum NetworkBenchmark {
             (driver, "apt-get install chromium-driver (or ECV_CHROMEDRIVER)"),
         ]
         for (path, hint) in needed where !files.isExecutableFile(atPath: path) {
-            throw BenchmarkError.failed("bench-call network: \(path) is missing: \(hint)")
+            throw BenchmarkError.failed("network: \(path) is missing: \(hint)")
         }
         guard files.fileExists(atPath: script) else {
-            throw BenchmarkError.failed("bench-call network: run it from the package root (\(script) not found)")
+            throw BenchmarkError.failed("network: run it from the package root (\(script) not found)")
         }
         return NetworkChromiumRun.Tools(python: python, script: script)
     }
