@@ -87,6 +87,11 @@ package enum CallSessionEvent: Sendable {
     /// The other side left the room (`bye`).
     case remoteLeft
     case signalingFailure(String)
+    /// The signaling socket dropped and is being reopened (why it dropped); media keeps flowing.
+    case signalingReconnecting(String)
+    /// The signaling socket is registered again in the same slot.
+    case signalingReconnected
+    /// The signaling socket closed for good (an answer, or not reopened within the window).
     case signalingClosed(code: UInt16, reason: String)
     /// The peer failed and rebuilding it failed too.
     case rebuildFailed(PeerError)
@@ -203,6 +208,8 @@ package final class CallSession: Sendable {
                     switch event {
                     case .message(let message): await self.relay(message, to: peer)
                     case .failure(let reason): await self.observer?.session(self, observed: .signalingFailure(reason))
+                    case .reconnecting(let reason): await self.observer?.session(self, observed: .signalingReconnecting(reason))
+                    case .reconnected: await self.observer?.session(self, observed: .signalingReconnected)
                     case .closed(let code, let reason):
                         guard !self.isClosed else { return }
                         await self.observer?.session(self, observed: .signalingClosed(code: code, reason: reason))

@@ -14,6 +14,9 @@ public final class AgentCall: Sendable {
     public var rtcId: String { offer.rtcId }
     /// The end reason of a call whose caller left the room (`bye`) before the service said why.
     public static let callerLeft = "CALLER_LEFT"
+    /// The end reason of a call whose signaling socket could not be reopened within the window
+    /// (the service is gone): the media ran on until then.
+    public static let signalingLost = "SIGNALING_FAILED"
     /// Weak: a call's tasks (a late `bye`, the service's end) may outlive the bot that took it.
     weak let bot: AgentBot?
     private let broadcaster = Broadcaster<AgentCallEvent>()
@@ -319,6 +322,17 @@ extension AgentCall: CallSessionObserver {
             remoteLeft()
         case .signalingFailure(let reason):
             bot?.eventError("call \(rtcId): signaling: \(reason)")
+        case .signalingReconnecting(let reason):
+            bot?.eventError("call \(rtcId): signaling \(reason); reconnecting")
+        case .signalingReconnected:
+            Logger.info("[agent] call \(rtcId): signaling reconnected")
+        case .signalingClosed(let code, let reason) where code != ECVCloseCode.normal:
+            // Without signaling the call can neither be renegotiated nor ended by the other side.
+            bot?.eventError("call \(rtcId): the signaling socket closed for good (\(code) \(reason))")
+            Task {
+                await closeMedia(sendBye: false)
+                finish(reason: Self.signalingLost)
+            }
         case .peer, .received, .signalingClosed:
             break
         }
