@@ -41,7 +41,7 @@ public struct ECVSdkConfiguration: Sendable {
     /// HTTP connect and read timeouts for the REST calls (the `/join` ones are in ConnectParameters).
     public var httpTimeoutMs: Int
     /// How long the SDK keeps trying to reach the service again after a transient failure
-    /// (beyond the seed; docs/protocol.md §8): a REST request or a `/join` is retried with jittered
+    /// (beyond the seed; docs/protocol.md §9): a REST request or a `/join` is retried with jittered
     /// exponential backoff, a dropped queue or signaling socket is reconnected and re-registered,
     /// for at most this long (each attempt keeps its own timeout). 0: no retries, no reconnection.
     public var reconnectWindowMs: Int = 10_000

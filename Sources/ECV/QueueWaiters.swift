@@ -68,7 +68,7 @@ final class PollingWaiter: QueueWaiter {
 /// A socket that drops without a terminal push (a network cut, a service restart, a proxy
 /// recycling connections) is reopened with backoff for up to the reconnect window; the
 /// service's greeting on the new socket carries the call's state, so a push sent during the gap
-/// is replaced by the state it led to (docs/protocol.md §8). Closes that are answers (1000 after
+/// is replaced by the state it led to (docs/protocol.md §9). Closes that are answers (1000 after
 /// the end, 4400/4401/4404, 4409 replaced) are not retried.
 final class QueueSocketWaiter: QueueWaiter {
     private struct Link {

@@ -2,12 +2,12 @@ import ECVProtocol
 import GLibCore
 import Soup
 
-/// Joining a room: `POST /join/<room>`, retried within the reconnect window (docs/protocol.md §8).
+/// Joining a room: `POST /join/<room>`, retried within the reconnect window (docs/protocol.md §9).
 extension RoomSignaling {
     /// `POST /join/<room>` with the configured headers and timeouts, retried within the window.
     ///
     /// With a credential the join is safe to retry: the service gives a party that already holds
-    /// a slot that same slot again (docs/protocol.md §8), so a join whose answer was lost does
+    /// a slot that same slot again (docs/protocol.md §9), so a join whose answer was lost does
     /// not take a second one. Without a credential only failures that never reached the service
     /// are retried.
     package func join() async throws(RoomSignalingError) -> JoinParameters {

@@ -2,7 +2,7 @@ import ECVProtocol
 import GLibCore
 import Soup
 
-/// Reconnection (docs/protocol.md §8): a dropped collider socket is reopened with backoff and
+/// Reconnection (docs/protocol.md §9): a dropped collider socket is reopened with backoff and
 /// registered again as the same client within `reconnectWindow`; what could not reach the
 /// collider meanwhile is sent again.
 extension RoomSignaling {

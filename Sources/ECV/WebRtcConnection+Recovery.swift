@@ -3,7 +3,7 @@ import WebRTC
 
 /// How a connection follows its peer's state: `WebRtcConnected` when media connects, one
 /// `WebRtcDisconnected`/`WebRtcFailed` per loss, a recovery that counts only once packets flow
-/// again, and `PEER_DISCONNECTED` when a loss outlasts `connectionTimeout` (docs/protocol.md §8).
+/// again, and `PEER_DISCONNECTED` when a loss outlasts `connectionTimeout` (docs/protocol.md §9).
 extension WebRtcConnection {
     func peerStateChanged(_ peerState: PeerState) {
         switch peerState {

@@ -232,7 +232,7 @@ public final class AgentBot: Sendable {
     /// The agent socket closed: the service logged the bot out. Its calls keep their media: a
     /// service that is still there ends them (`AGENT_LOST` closes their rooms, whose `bye` ends
     /// them here), and one that is gone leaves them to their own signaling, which gives up after
-    /// its reconnect window (docs/protocol.md §8). So killing the service never cuts a call's media.
+    /// its reconnect window (docs/protocol.md §9). So killing the service never cuts a call's media.
     private func socketClosed(code: UInt16, reason: String) {
         let pending = state.withLock { state in
             defer { state.pending = [:]; state.socket = nil }

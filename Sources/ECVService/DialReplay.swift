@@ -1,7 +1,7 @@
 import ECVProtocol
 import Synchronization
 
-/// DialEx answers by the caller's `Idempotency-Key` (docs/protocol.md §8): a DialEx retried
+/// DialEx answers by the caller's `Idempotency-Key` (docs/protocol.md §9): a DialEx retried
 /// because its answer was lost gets the first attempt's answer again, so a retry never creates a
 /// second call nor fails as `ALREADY_DIALED`. Only a key seen with the same rtcId replays.
 ///

@@ -64,7 +64,7 @@ struct RoomRegistry {
         var room = rooms[roomId] ?? Room()
         if let party, let index = room.clients.firstIndex(where: { $0.party == party }) {
             // The party's own slot, not yet registered: a retried join (its answer was lost)
-            // gets that slot again rather than FULL (docs/protocol.md §8).
+            // gets that slot again rather than FULL (docs/protocol.md §9).
             let client = room.clients[index]
             guard client.socket == nil else { return .full }
             return .joined(clientId: client.id, isInitiator: index == 0, messages: client.handedOver)

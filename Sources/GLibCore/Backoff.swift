@@ -1,7 +1,7 @@
 import Foundation
 
 /// Jittered exponential backoff inside a time window: how the SDK and the agent bot retry a
-/// request or reconnect a socket after a transient failure (docs/protocol.md §8).
+/// request or reconnect a socket after a transient failure (docs/protocol.md §9).
 ///
 /// The n-th delay (from 0) is `initial · multiplier^n`, capped at `maximum`, then drawn
 /// uniformly from `[delay · (1 − jitter), delay]` so that many clients that lost the same server

@@ -1,4 +1,4 @@
-/// Which failures may pass if the request is made again (docs/protocol.md §8).
+/// Which failures may pass if the request is made again (docs/protocol.md §9).
 extension HTTPError {
     /// The request surely never reached the server (nothing listened, or the connection was never
     /// made): repeating it is safe even for a request that must not be done twice.

@@ -7,7 +7,7 @@ import Foundation
 import GLibCore
 import Testing
 
-/// Reconnection at every layer (docs/protocol.md §5), on loopback with real sockets: a front that
+/// Reconnection at every layer (docs/protocol.md §9), on loopback with real sockets: a front that
 /// drops connections or loses an answer, the reference service dropping its sockets.
 @Suite(.serialized) struct ReconnectionTests {
     @Test func aRequestWhoseConnectionsAreDroppedIsRetriedThenGivesAClearError() async throws {
