@@ -91,21 +91,12 @@ package final class RoomSignaling: Sendable {
         var socket: WebSocketConnection?
         var reader: Task<Void, Never>?
         var registered = false
-        var pending: [ECVProtocol.SignalingMessage] = []
-        /// `close()` was called: a socket that closes now is not reopened.
+        /// Encoded `send` commands waiting for a registered, open socket, in the order sent.
+        var pending: [String] = []
+        /// `close()` was called, or the socket closed for good: nothing is sent or reopened any more.
         var closing = false
         var lostMessages = 0
-        /// What went out lately, for `resendable`.
-        var recent: [Sent] = []
     }
-    struct Sent {
-        let text: String
-        let isCandidate: Bool
-        let at: ContinuousClock.Instant
-    }
-    /// Candidates sent this long before a drop was noticed are sent again after reconnecting: the
-    /// collider may have stopped reading before they arrived, and a repeated candidate is harmless.
-    static let resendWindow: Duration = .seconds(1)
     /// The most messages kept while unregistered (a whole offer with candidates is far fewer).
     package static let maxPending = 256
     let state = Locked(State())
@@ -135,7 +126,10 @@ package final class RoomSignaling: Sendable {
     /// Opens the collider WebSocket (with the configured headers on the handshake).
     package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
         let connection = try await connectSocket(connectTimeout: connectTimeout)
-        install(connection, connectTimeout: connectTimeout)
+        guard install(connection, connectTimeout: connectTimeout) else {
+            try? connection.close(code: 1000, reason: "leaving") // just opened; if it closed already, it is closed
+            throw .socket(url: connection.url, reason: "closed while it was being opened")
+        }
     }
 
     private func socketURL() throws(RoomSignalingError) -> String {
@@ -155,8 +149,9 @@ package final class RoomSignaling: Sendable {
         }
     }
 
-    /// Makes `connection` the current socket and reads it until it closes.
-    func install(_ connection: WebSocketConnection, connectTimeout: Duration) {
+    /// Makes `connection` the current socket and reads it until it closes; false (nothing
+    /// installed) once `close()` was called.
+    func install(_ connection: WebSocketConnection, connectTimeout: Duration) -> Bool {
         let broadcaster = self.broadcaster
         let reading = Task { [weak self] in
             var closed: (code: UInt16, reason: String) = (1006, "connection lost")
@@ -178,14 +173,18 @@ package final class RoomSignaling: Sendable {
             }
             await self?.socketClosed(connection, code: closed.code, reason: closed.reason, connectTimeout: connectTimeout)
         }
-        state.withLock { state in
+        let installed = state.withLock { state -> Bool in
+            guard !state.closing else { return false }
             state.socket = connection
             state.reader = reading
+            return true
         }
+        if !installed { reading.cancel() }
+        return installed
     }
 
     /// Registers the socket for this room and client; messages sent before are flushed after.
-    /// - Parameter resending: texts the previous socket accepted but never sent (it was already
+    /// - Parameter unsent: texts the previous socket accepted but never wrote (it was already
     ///   closing), sent first: they were meant to go before everything that waited since.
     package func register(resending unsent: [String] = []) throws(RoomSignalingError) {
         guard let parameters = state.value.joined, let connection = state.value.socket else { throw .notJoined }
@@ -197,49 +196,49 @@ package final class RoomSignaling: Sendable {
         // Under the lock, so a message sent meanwhile cannot overtake the ones that waited.
         state.withLock { state in
             state.registered = true
-            for text in unsent {
-                do { try connection.send(text: text) } catch {
-                    Logger.warn("signaling: cannot resend a message in room \(room): \(error)")
-                }
-            }
-            for message in state.pending { transmit(message, on: connection, &state) }
+            let waiting = unsent + state.pending
             state.pending = []
+            for text in waiting { transmit(text, on: connection, &state) }
         }
     }
 
-    /// Sends a payload to the other participant (queued until registered), in the order of the calls.
+    /// Sends a payload to the other participant, in the order of the calls. Until a socket is
+    /// registered (and while a dropped one is reopened) it waits here; nothing is sent twice.
     package func send(_ message: ECVProtocol.SignalingMessage) {
+        let text: String
+        do { text = try ECVJSON.encodeString(ColliderCommand.send(message)) } catch {
+            Logger.warn("signaling: room \(room): cannot encode \(message.kind.rawValue): \(error)")
+            return
+        }
         state.withLock { state in
-            guard state.registered, let connection = state.socket, connection.state == .open else {
-                guard state.pending.count < Self.maxPending else {
-                    state.lostMessages += 1
-                    Logger.warn("signaling: room \(room): \(message.kind.rawValue) dropped, \(Self.maxPending) messages wait already")
-                    return
-                }
-                state.pending.append(message)
-                return
-            }
-            transmit(message, on: connection, &state)
+            // A participant that left has no one left to tell.
+            guard !state.closing else { return }
+            guard state.registered, let connection = state.socket else { return hold(text, &state) }
+            transmit(text, on: connection, &state)
         }
     }
 
     /// Messages dropped because too many waited for a (re)registration.
     package var lostMessages: Int { state.value.lostMessages }
 
-    /// Sends on `connection` (under the state's lock, which `state` is) and remembers it a while.
-    private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection, _ state: inout State) {
-        // A room the service closed (call ended, transferred) has no one left to tell.
-        guard connection.state == .open else { return }
-        do {
-            let text = try ECVJSON.encodeString(ColliderCommand.send(message))
-            try connection.send(text: text)
-            let now = ContinuousClock.now
-            state.recent.removeAll { $0.at < now - Self.resendWindow * 2 }
-            if state.recent.count >= Self.maxPending { state.recent.removeFirst() }
-            state.recent.append(Sent(text: text, isCandidate: message.kind == .candidate, at: now))
-        } catch {
-            Logger.warn("signaling: cannot send \(message.kind.rawValue) in room \(room): \(error)")
+    /// Sends on `connection` (under the state's lock, which `state` is). A socket that is no
+    /// longer open keeps the text waiting for the next registration rather than losing it.
+    private func transmit(_ text: String, on connection: WebSocketConnection, _ state: inout State) {
+        guard connection.state == .open else { return hold(text, &state) }
+        do { try connection.send(text: text) } catch {
+            // It began closing since the check: the reconnection sends what waits.
+            hold(text, &state)
         }
+    }
+
+    /// Keeps `text` for the next registration (under the state's lock), within `maxPending`.
+    private func hold(_ text: String, _ state: inout State) {
+        guard state.pending.count < Self.maxPending else {
+            state.lostMessages += 1
+            Logger.warn("signaling: room \(room): a message dropped, \(Self.maxPending) messages wait already")
+            return
+        }
+        state.pending.append(text)
     }
 
     /// `POST /leave/<room>/<client>` (best effort).

@@ -73,7 +73,8 @@ final class WebSocketCore {
     }
 
     nonisolated var currentState: WebSocketState { state.withLock { $0 } }
-    nonisolated var unsentTexts: [String] { unsent.withLock { $0 } }
+    /// On the loop, after the sends queued before it ran (`MainLoopActor.perform` keeps order).
+    func unsentTexts() -> [String] { unsent.withLock { $0 } }
 
     // MARK: Any thread
 

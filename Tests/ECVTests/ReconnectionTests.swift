@@ -152,58 +152,6 @@ import Testing
     }
 }
 
-/// The signaling layer alone: what each side sends while its socket is down arrives after both
-/// reconnected, in order (the sender's buffer on one side, the collider's queue on the other).
-@Suite(.serialized) struct SignalingGapTests {
-    @Test func messagesSentDuringTheGapAreDeliveredAfterTheReconnection() async throws {
-        let backend = try await Backend.start { $0.issuesCallerTokens = false }
-        let options = RoomSignaling.Options(webrtcUrl: backend.url)
-        let first = try RoomSignaling(room: "gap-room", options: options)
-        let second = try RoomSignaling(room: "gap-room", options: options)
-        defer { first.close(); second.close() }
-        let received = Locked<[String]>([])
-        let secondEvents = second.events(), firstEvents = first.events()
-        let reader = Task {
-            for await event in secondEvents {
-                if case .message(.candidate(let candidate)) = event { received.withLock { $0.append(candidate.candidate) } }
-            }
-        }
-        defer { reader.cancel() }
-        let firstReconnected = Task { () -> Bool in
-            for await event in firstEvents { if case .reconnected = event { return true } }
-            return false
-        }
-        for side in [first, second] {
-            _ = try await side.join()
-            try await side.openSocket()
-            try side.register()
-        }
-        try await eventually(.seconds(5), "both registered") {
-            backend.service.log.entries(rtcId: "gap-room").filter { $0.message.contains("registered in room") }.count == 2
-        }
-        func candidate(_ n: Int) -> ECVProtocol.SignalingMessage {
-            .candidate(ICECandidate(sdpMLineIndex: 0, sdpMid: "0", candidate: "candidate:\(n) 1 udp 1 127.0.0.1 \(9000 + n) typ host"))
-        }
-        first.send(candidate(1))
-        try await eventually(.seconds(5), "the first candidate") { received.value.count == 1 }
-
-        #expect(backend.service.script.dropRoomSockets(rtcId: "gap-room") == 2)
-        // Sent at once, while the sockets are down or reopening: the sender keeps them.
-        for n in 2...6 { first.send(candidate(n)) }
-        #expect(try await withDeadline(.seconds(10)) { await firstReconnected.value })
-        first.send(candidate(7))
-        let expected = (1...7).map { "candidate:\($0) 1 udp 1 127.0.0.1 \(9000 + $0) typ host" }
-        // A candidate sent just before the drop may come twice (it is sent again to be sure).
-        let firstArrivals: @Sendable () -> [String] = { received.value.reduce(into: [String]()) { if !$0.contains($1) { $0.append($1) } } }
-        do { try await eventually(.seconds(10), "every candidate") { firstArrivals().count == 7 } } catch {
-            Issue.record("received \(received.value.map { $0.prefix(12) })")
-        }
-        #expect(firstArrivals() == expected, "in order")
-        #expect(first.lostMessages == 0)
-        await backend.close()
-    }
-}
-
 /// `body`'s value, or a failure when it takes longer than `limit`.
 func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
