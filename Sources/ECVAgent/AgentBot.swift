@@ -139,7 +139,10 @@ public final class AgentBot: Sendable {
     /// Logs out: the service ends this bot's calls (`AGENT_LOST`) and forgets it.
     public func logout() async {
         let (token, socket, calls) = state.withLock { state in (state.token, state.socket, Array(state.calls.values)) }
-        for call in calls { await call.closeMedia(sendBye: true) }
+        for call in calls {
+            await call.closeMedia(sendBye: true)
+            call.loggedOut()
+        }
         if let token {
             var request = HTTPRequest(method: "POST", url: ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentLogout))
             request.headers["Authorization"] = "Bearer \(token)"

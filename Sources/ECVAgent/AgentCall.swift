@@ -25,6 +25,8 @@ public final class AgentCall: Sendable {
         var session: CallSession?
         var tasks: [Task<Void, Never>] = []
         var ended = false
+        /// `closeMedia` ran: a session that `start()` builds later would never be closed, so none is.
+        var mediaClosed = false
         var connected = false
         var flashWaiters: [OneShot<DataChannelCommand.FlashApproval, Never>] = []
         var renderer: (@Sendable (VideoFrame) -> Void)?
@@ -93,8 +95,9 @@ public final class AgentCall: Sendable {
                                                         textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false),
                                   observer: self)
         let ended = state.withLock { state in
-            if !state.ended { state.session = session }
-            return state.ended
+            let over = state.ended || state.mediaClosed
+            if !over { state.session = session }
+            return over
         }
         guard !ended else { return }
         do { try await session.start() } catch {
@@ -246,6 +249,9 @@ public final class AgentCall: Sendable {
         }
     }
 
+    /// The bot logged out, which ends its calls on the service (`AGENT_LOST`); the media is closed.
+    func loggedOut() { finish(reason: ECVProtocol.CallEndReason.agentLost.rawValue) }
+
     private func remoteLeft() {
         Task {
             await closeMedia(sendBye: false)
@@ -266,7 +272,7 @@ public final class AgentCall: Sendable {
 
     func closeMedia(sendBye: Bool) async {
         let (session, tasks) = state.withLock { state in
-            defer { state.tasks = [] }
+            defer { state.tasks = []; state.mediaClosed = true }
             return (state.session, state.tasks)
         }
         for task in tasks { task.cancel() }

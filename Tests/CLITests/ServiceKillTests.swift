@@ -61,13 +61,14 @@ import Testing
         try await eventually(.seconds(3), "frames while the service is gone") { renderer.count > mark + 30 }
         #expect(!call.isEnded, "the media outlives the service")
 
-        try await eventually(.seconds(15), "the end") { types().contains(.CallEnded) }
+        // The deadline is the bound: the reconnect window (4 s) plus one request timeout to tell
+        // the service (1 s), with room for a loaded machine.
+        try await eventually(.seconds(10), "the end within the window") { types().contains(.CallEnded) }
         let endedAt = try #require(events.value.first { $0.0.type == .CallEnded }?.1)
         let after = events.value.dropFirst(seenBeforeKill).map(\.0)
         #expect(after.filter { $0.type == .CallEnded }.count == 1)
         #expect(after.first { $0.type == .CallEnded }?.detail == ErrorName.SIGNALING_FAILED.rawValue, "\(after.map(\.type))")
         #expect(!after.contains { $0.type == .WebRtcConnected || $0.type == .WebRtcFailed }, "\(after.map(\.type))")
-        #expect(endedAt - killedAt < .seconds(10), "window 4 s + one request timeout to tell the service: \(endedAt - killedAt)")
         print("service killed: media flowed on, call ended \(endedAt - killedAt) after the kill; events \(after.map(\.type.rawValue))")
         #expect(try await withDeadline(.seconds(10)) { await agentEnded.value } == AgentCall.signalingLost)
         try await Task.sleep(for: .milliseconds(300)) // late events would show here
@@ -104,19 +105,25 @@ import Testing
         kill(serve.pid, SIGKILL)
         let killedAt = ContinuousClock.now
         let seenBeforeKill = events.value.count
-        try await eventually(.seconds(30), "the end") { types().contains(.CallEnded) }
-        let after = events.value.dropFirst(seenBeforeKill)
-        let ended = try #require(after.first { $0.0.type == .CallEnded })
-        let lost = after.first { $0.0.type == .WebRtcDisconnected || $0.0.type == .WebRtcFailed }?.1
-        #expect(ended.0.detail == CallEndReason.peerDisconnected, "\(after.map(\.0.type))")
-        #expect(!after.contains { $0.0.type == .WebRtcConnected }, "no spurious WebRtcConnected: \(after.map(\.0.type))")
-        if let lost {
-            #expect(ended.1 - lost < .milliseconds(timeout + 2500), "ended \(ended.1 - lost) after the loss was seen")
+        let afterKill = { events.value.dropFirst(seenBeforeKill).map(\.0) }
+        // The loss arms the connectionTimeout deadline: it is reported first, however ICE flaps.
+        try await eventually(.seconds(20), "the loss reported") {
+            afterKill().contains { $0.type == .WebRtcDisconnected || $0.type == .WebRtcFailed }
         }
-        print("remote gone: loss seen \(lost.map { "\($0 - killedAt)" } ?? "never") after the kill, ended \(ended.1 - killedAt) after it;"
-              + " events \(after.map(\.0.type.rawValue))")
+        // The deadline is the bound: connectionTimeout after the loss, plus the end itself (the
+        // Hangup to a service that is gone is refused at once) on a loaded machine.
+        try await eventually(.milliseconds(timeout + 2500), "the end within connectionTimeout of the loss") {
+            afterKill().contains { $0.type == .CallEnded }
+        }
         try await Task.sleep(for: .milliseconds(300)) // late events would show here
-        #expect(events.value.filter { $0.0.type == .CallEnded }.count == 1)
+        let after = events.value.dropFirst(seenBeforeKill)
+        let ends = after.filter { $0.0.type == .CallEnded }
+        #expect(ends.count == 1 && ends.first?.0.detail == CallEndReason.peerDisconnected, "\(after.map(\.0.type))")
+        #expect(after.filter { $0.0.detail == CallEndReason.peerDisconnected }.count == 1, "PEER_DISCONNECTED once")
+        #expect(!after.contains { $0.0.type == .WebRtcConnected }, "no spurious WebRtcConnected: \(after.map(\.0.type))")
+        let lost = after.first { $0.0.type == .WebRtcDisconnected || $0.0.type == .WebRtcFailed }?.1
+        print("remote gone: loss seen \(lost.map { "\($0 - killedAt)" } ?? "never") after the kill, ended "
+              + "\(ends.first.map { "\($0.1 - killedAt)" } ?? "never") after it; events \(after.map(\.0.type.rawValue))")
     }
 }
 
