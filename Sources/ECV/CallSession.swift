@@ -87,6 +87,11 @@ package enum CallSessionEvent: Sendable {
     /// The other side left the room (`bye`).
     case remoteLeft
     case signalingFailure(String)
+    /// The signaling socket dropped and is being reopened (why it dropped); media keeps flowing.
+    case signalingReconnecting(String)
+    /// The signaling socket is registered again in the same slot.
+    case signalingReconnected
+    /// The signaling socket closed for good (an answer, or not reopened within the window).
     case signalingClosed(code: UInt16, reason: String)
     /// The peer failed and rebuilding it failed too.
     case rebuildFailed(PeerError)
@@ -133,6 +138,9 @@ package final class CallSession: Sendable {
         let room: RoomSignaling
         do { room = try RoomSignaling(room: plan.room, options: plan.signaling) } catch { throw .invalidOptions(error) }
         guard adopt(room) else { return }
+        // Subscribed before registering: the collider delivers what waited for this client as
+        // soon as the socket registers, long before the peer exists to take it.
+        let roomEvents = room.events()
         let joined: JoinParameters
         do { joined = try await room.join() } catch { throw .join(error) }
         await report(.joined(joined))
@@ -152,7 +160,7 @@ package final class CallSession: Sendable {
         }
         guard adopt(peer) else { await peer.close(); return }
         await report(.peerCreated(role: role))
-        observe(peer: peer, room: room)
+        observe(peer)
         do { try await peer.start(dataChannels: plan.textChannel.map { [$0] } ?? []) } catch { throw .peer(error) }
         var channel: DataChannelHandle?
         if let textChannel = plan.textChannel {
@@ -161,7 +169,9 @@ package final class CallSession: Sendable {
             channel = opened
         }
         await report(.mediaStarted(textChannel: channel))
+        // The join answer's messages were sent before anything the socket brings: they go first.
         for message in joined.messages { await relay(message, to: peer) }
+        relay(roomEvents, to: peer)
     }
 
     /// Keeps `room` unless the session closed meanwhile (then it is closed too).
@@ -187,34 +197,42 @@ package final class CallSession: Sendable {
 
     // MARK: Running
 
-    private func observe(peer: PeerConnection, room: RoomSignaling) {
-        let peerEvents = peer.events(), roomEvents = room.events()
-        let tasks = [
-            Task { [weak self] in
-                for await event in peerEvents {
-                    guard let self else { return }
-                    await self.observer?.session(self, observed: .peer(event))
-                    if case .stateChanged(.failed) = event { await self.rebuildIfOfferer(peer) }
+    private func observe(_ peer: PeerConnection) {
+        let peerEvents = peer.events()
+        keep(Task { [weak self] in
+            for await event in peerEvents {
+                guard let self else { return }
+                await self.observer?.session(self, observed: .peer(event))
+                if case .stateChanged(.failed) = event { await self.rebuildIfOfferer(peer) }
+            }
+        })
+    }
+
+    /// The room's events from now on, in arrival order (what came before waited in `events`).
+    private func relay(_ events: AsyncStream<RoomSignalingEvent>, to peer: PeerConnection) {
+        keep(Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                switch event {
+                case .message(let message): await self.relay(message, to: peer)
+                case .failure(let reason): await self.observer?.session(self, observed: .signalingFailure(reason))
+                case .reconnecting(let reason): await self.observer?.session(self, observed: .signalingReconnecting(reason))
+                case .reconnected: await self.observer?.session(self, observed: .signalingReconnected)
+                case .closed(let code, let reason):
+                    guard !self.isClosed else { return }
+                    await self.observer?.session(self, observed: .signalingClosed(code: code, reason: reason))
                 }
-            },
-            Task { [weak self] in
-                for await event in roomEvents {
-                    guard let self else { return }
-                    switch event {
-                    case .message(let message): await self.relay(message, to: peer)
-                    case .failure(let reason): await self.observer?.session(self, observed: .signalingFailure(reason))
-                    case .closed(let code, let reason):
-                        guard !self.isClosed else { return }
-                        await self.observer?.session(self, observed: .signalingClosed(code: code, reason: reason))
-                    }
-                }
-            },
-        ]
+            }
+        })
+    }
+
+    /// Keeps a task of the session, cancelled when it closes (at once if it has).
+    private func keep(_ task: Task<Void, Never>) {
         let closed = state.withLock { state -> Bool in
-            state.tasks += tasks
+            if !state.closed { state.tasks.append(task) }
             return state.closed
         }
-        if closed { tasks.forEach { $0.cancel() } }
+        if closed { task.cancel() }
     }
 
     /// The other side's message, to the peer in arrival order; `bye` ends the session's part.

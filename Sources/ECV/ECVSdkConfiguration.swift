@@ -40,6 +40,11 @@ public struct ECVSdkConfiguration: Sendable {
     public var trustedCAFile: String?
     /// HTTP connect and read timeouts for the REST calls (the `/join` ones are in ConnectParameters).
     public var httpTimeoutMs: Int
+    /// How long the SDK keeps trying to reach the service again after a transient failure
+    /// (beyond the seed; docs/protocol.md §9): a REST request or a `/join` is retried with jittered
+    /// exponential backoff, a dropped queue or signaling socket is reconnected and re-registered,
+    /// for at most this long (each attempt keeps its own timeout). 0: no retries, no reconnection.
+    public var reconnectWindowMs: Int = 10_000
     /// Consecutive polling failures tolerated before the wait fails (`ERROR_WAITING_FOR_ROOM`).
     public var pollingFailureLimit: Int
     /// Consecutive `not found` answers tolerated while polling before the wait fails

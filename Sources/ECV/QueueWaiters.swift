@@ -8,8 +8,12 @@ import Soup
 enum QueueUpdate: Sendable {
     case polled(QueueInfoResponse)
     case pushed(QueueSocketMessage)
-    /// The queue socket closed without a terminal push first.
+    /// The queue socket closed without a terminal push first (and could not be reopened).
     case socketClosed(code: UInt16, reason: String)
+    /// The queue socket dropped; it is being reopened (the reason it dropped).
+    case reconnecting(String)
+    /// A reopened queue socket is attached again.
+    case reconnected
     case failed(ErrorName, String)
 }
 
@@ -32,7 +36,7 @@ final class PollingWaiter: QueueWaiter {
             var notFound = 0
             while !Task.isCancelled {
                 do {
-                    let answer = try await service.poll(prefix: prefix, rtcId: rtcId, callerToken: callerToken)
+                    let answer = try await service.poll(prefix: prefix, rtcId: rtcId, callerToken: callerToken, retryWindow: interval)
                     failures = 0
                     notFound = answer.state == .notFound ? notFound + 1 : 0
                     onUpdate(.polled(answer))
@@ -60,54 +64,96 @@ final class PollingWaiter: QueueWaiter {
 }
 
 /// The v1.75+ queue socket, open for the whole call: pushes agent connected, transfers and the end.
+///
+/// A socket that drops without a terminal push (a network cut, a service restart, a proxy
+/// recycling connections) is reopened with backoff for up to the reconnect window; the
+/// service's greeting on the new socket carries the call's state, so a push sent during the gap
+/// is replaced by the state it led to (docs/protocol.md §9). Closes that are answers (1000 after
+/// the end, 4400/4401/4404, 4409 replaced) are not retried.
 final class QueueSocketWaiter: QueueWaiter {
-    private let socket = Locked<WebSocketConnection?>(nil)
-    private let reader = Locked<Task<Void, Never>?>(nil)
-    private let stopped = Locked(false)
+    private struct Link {
+        var socket: WebSocketConnection?
+        var task: Task<Void, Never>?
+        var stopped = false
+    }
+    private let link = Locked(Link())
 
-    /// Opens the socket; false (after reporting `.failed`) when it cannot be opened.
+    /// Opens the socket; false (after reporting `.failed`) when it cannot be opened within `window`.
     func start(url: String, callerToken: String?, options: WebSocketClient.Options, connectTimeout: Duration,
-               onUpdate: @escaping @Sendable (QueueUpdate) -> Void) async -> Bool {
-        let connection: WebSocketConnection
-        do {
-            connection = try await WebSocketClient.connect(url: url, headers: ServiceClient.credentialHeaders(callerToken),
-                                                           connectTimeout: connectTimeout,
-                                                           options: options)
-        } catch {
+               window: Duration, onUpdate: @escaping @Sendable (QueueUpdate) -> Void) async -> Bool {
+        let open: @Sendable () async throws(RetriesExhausted<HTTPError>) -> WebSocketConnection = {
+            try await retrying(within: window, isTransient: \.isTransient) { () async throws(HTTPError) in
+                try await WebSocketClient.connect(url: url, headers: ServiceClient.credentialHeaders(callerToken),
+                                                  connectTimeout: connectTimeout, options: options)
+            }
+        }
+        let first: WebSocketConnection
+        do { first = try await open() } catch {
             onUpdate(.failed(.QUEUE_SOCKET_CLOSED, "cannot open the queue socket \(url): \(error)"))
             return false
         }
-        socket.withLock { $0 = connection }
-        let stopped = self.stopped
-        let reading = Task {
-            var sawTerminal = false
-            for await event in connection.events {
-                switch event {
-                case .text(let text):
-                    // An undecodable message is logged and skipped: the socket's next message may be fine.
-                    guard let message = try? ECVJSON.decode(QueueSocketMessage.self, from: text) else {
-                        Logger.warn("queue socket: ignoring an undecodable message: \(text.prefix(200))")
-                        continue
-                    }
-                    if message.isTerminal { sawTerminal = true }
-                    onUpdate(.pushed(message))
-                case .closed(let code, let reason):
-                    if !sawTerminal, !stopped.value { onUpdate(.socketClosed(code: code, reason: reason)) }
+        let task = Task { [link] in
+            var connection = first
+            while true {
+                guard link.withLock({ state -> Bool in
+                    state.socket = connection
+                    return !state.stopped
+                }) else { try? connection.close(code: 1000, reason: "call over"); return } // stopped meanwhile: closing is all that is left
+                let (code, reason, terminal) = await Self.read(connection, onUpdate: onUpdate)
+                if terminal || link.value.stopped { return }
+                guard Self.mayReconnect(afterClose: code), window > .zero else {
+                    onUpdate(.socketClosed(code: code, reason: reason))
                     return
-                case .binary, .error:
-                    continue
                 }
+                onUpdate(.reconnecting("the queue socket closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))"))
+                do { connection = try await open() } catch {
+                    if !link.value.stopped { onUpdate(.socketClosed(code: code, reason: "\(reason.isEmpty ? "connection lost" : reason); reconnecting failed: \(error)")) }
+                    return
+                }
+                onUpdate(.reconnected)
             }
-            if !sawTerminal, !stopped.value { onUpdate(.socketClosed(code: 1006, reason: "connection lost")) }
         }
-        reader.withLock { $0 = reading }
+        link.withLock { $0.task = task }
         return true
     }
 
+    /// Delivers the socket's pushes until it closes: the close code and reason, and whether a
+    /// terminal push came first.
+    private static func read(_ connection: WebSocketConnection, onUpdate: @Sendable (QueueUpdate) -> Void)
+        async -> (code: UInt16, reason: String, terminal: Bool) {
+        var sawTerminal = false
+        for await event in connection.events {
+            switch event {
+            case .text(let text):
+                // An undecodable message is logged and skipped: the socket's next message may be fine.
+                guard let message = try? ECVJSON.decode(QueueSocketMessage.self, from: text) else {
+                    Logger.warn("queue socket: ignoring an undecodable message: \(text.prefix(200))")
+                    continue
+                }
+                if message.isTerminal { sawTerminal = true }
+                onUpdate(.pushed(message))
+            case .closed(let code, let reason):
+                return (code, reason, sawTerminal)
+            case .binary, .error:
+                continue
+            }
+        }
+        return (1006, "connection lost", sawTerminal)
+    }
+
+    /// A close the service chose as an answer is final; a lost or dropped connection is not.
+    static func mayReconnect(afterClose code: UInt16) -> Bool {
+        ![ECVCloseCode.normal, ECVCloseCode.badRequest, ECVCloseCode.unauthorized, ECVCloseCode.notFound,
+          ECVCloseCode.replaced].contains(code)
+    }
+
     func stop() {
-        stopped.withLock { $0 = true }
+        let (socket, task) = link.withLock { state in
+            state.stopped = true
+            return (state.socket, state.task)
+        }
         // Closing a socket the service may already have closed: either way it is closed.
-        try? socket.value?.close(code: 1000, reason: "call over")
-        reader.value?.cancel()
+        try? socket?.close(code: 1000, reason: "call over")
+        task?.cancel()
     }
 }

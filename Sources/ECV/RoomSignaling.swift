@@ -11,9 +11,15 @@ package enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
     case roomFull(room: String)
     case socket(url: String, reason: String)
     case notJoined
+    /// One join attempt failed on the way (retried within the window when transient).
+    case transport(url: String, HTTPError)
+    /// One join attempt was answered with a non-2xx status.
+    case joinStatus(url: String, Int)
 
     package var description: String {
         switch self {
+        case .transport(let url, let error): "joining \(url) failed: \(error)"
+        case .joinStatus(let url, let status): "joining \(url) failed: HTTP \(status)"
         case .join(let url, let reason): "joining \(url) failed: \(reason)"
         case .roomFull(let room): "room \(room) already has two participants"
         case .socket(let url, let reason): "signaling socket \(url): \(reason)"
@@ -27,11 +33,21 @@ package enum RoomSignalingEvent: Sendable {
     case message(ECVProtocol.SignalingMessage)
     /// The collider reported an error (e.g. a payload it could not relay).
     case failure(String)
+    /// The socket dropped; it is being reopened and re-registered (why it dropped).
+    case reconnecting(reason: String)
+    /// A new socket is registered in the same slot; what waited meanwhile was sent.
+    case reconnected
+    /// The socket closed for good: closed as an answer, or not reopened within the window.
     case closed(code: UInt16, reason: String)
 }
 
 /// One participant of an AppRTC room (docs/protocol.md §2): join over HTTP, register on the
 /// collider WebSocket, send and receive offer/answer/candidates/bye, leave.
+///
+/// A socket that drops (not closed as an answer: 1000, 4401, 4404, 4409) is reopened with
+/// backoff and registered again as the same client for up to `reconnectWindow`; the collider
+/// keeps the slot and queues what the other side sends meanwhile, and what this side sends
+/// waits here (at most `maxPending` messages; beyond that a message is dropped and logged).
 package final class RoomSignaling: Sendable {
     package struct Options: Sendable {
         package var webrtcUrl: String
@@ -48,6 +64,8 @@ package final class RoomSignaling: Sendable {
         /// token from DialEx, or an agent's session token. Sent as `X-ECV-Token` on the join, the
         /// leave and the socket's upgrade; nil sends none (a backend without tokens).
         package var credential: String?
+        /// How long a failed `/join` is retried and a dropped socket reconnected (0: never).
+        package var reconnectWindow: Duration = .seconds(10)
 
         package init(webrtcUrl: String, signalingUrl: String? = nil, headers: [String: String] = [:],
                     joinConnectTimeout: Duration = .seconds(3), joinReadTimeout: Duration = .seconds(3),
@@ -65,20 +83,26 @@ package final class RoomSignaling: Sendable {
 
     package let room: String
     package let options: Options
-    private let http: HTTPClient
+    let http: HTTPClient
     /// The participant's one state: the join answer, the socket and its reader, and what waits
     /// for the registration.
-    private struct State {
+    struct State {
         var joined: JoinParameters?
         var socket: WebSocketConnection?
         var reader: Task<Void, Never>?
         var registered = false
-        var pending: [ECVProtocol.SignalingMessage] = []
+        /// Encoded `send` commands waiting for a registered, open socket, in the order sent.
+        var pending: [String] = []
+        /// `close()` was called, or the socket closed for good: nothing is sent or reopened any more.
+        var closing = false
+        var lostMessages = 0
     }
-    private let state = Locked(State())
-    private let broadcaster = Broadcaster<RoomSignalingEvent>()
+    /// The most messages kept while unregistered (a whole offer with candidates is far fewer).
+    package static let maxPending = 256
+    let state = Locked(State())
+    let broadcaster = Broadcaster<RoomSignalingEvent>()
     /// `options.headers` plus the credential header.
-    private let requestHeaders: HTTPHeaders
+    let requestHeaders: HTTPHeaders
     private let tls: TLSSettings
 
     /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured.
@@ -99,48 +123,39 @@ package final class RoomSignaling: Sendable {
     /// Everything the socket delivers from now on.
     package func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
 
-    /// `POST /join/<room>` with the configured headers and timeouts.
-    package func join() async throws(RoomSignalingError) -> JoinParameters {
-        let url = ECVAPI.url(base: options.webrtcUrl, path: ECVAPI.joinPath(room: room))
-        let response: HTTPResponse
-        do {
-            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: requestHeaders))
-        } catch {
-            throw .join(url: url, reason: error.description)
-        }
-        guard response.isSuccess else { throw .join(url: url, reason: "HTTP \(response.status)") }
-        let answer: JoinResponse
-        do { answer = try ECVJSON.decode(JoinResponse.self, from: response.data) } catch {
-            throw .join(url: url, reason: "unexpected answer: \(error)")
-        }
-        switch answer.result {
-        case .success:
-            guard let parameters = answer.params else { throw .join(url: url, reason: "SUCCESS without params") }
-            state.withLock { $0.joined = parameters }
-            return parameters
-        case .full:
-            throw .roomFull(room: room)
-        default:
-            throw .join(url: url, reason: "result \(answer.result.rawValue)")
+    /// Opens the collider WebSocket (with the configured headers on the handshake).
+    package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
+        let connection = try await connectSocket(connectTimeout: connectTimeout)
+        guard install(connection, connectTimeout: connectTimeout) else {
+            try? connection.close(code: 1000, reason: "leaving") // just opened; if it closed already, it is closed
+            throw .socket(url: connection.url, reason: "closed while it was being opened")
         }
     }
 
-    /// Opens the collider WebSocket (with the configured headers on the handshake).
-    package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
+    private func socketURL() throws(RoomSignalingError) -> String {
         guard let parameters = state.value.joined else { throw .notJoined }
-        let url = options.signalingUrl.map { ECVAPI.webSocketBase(ECVAPI.url(base: $0, path: ECVAPI.signalingSocket)) }
+        return options.signalingUrl.map { ECVAPI.webSocketBase(ECVAPI.url(base: $0, path: ECVAPI.signalingSocket)) }
             ?? parameters.wssUrl
-        let connection: WebSocketConnection
+    }
+
+    func connectSocket(connectTimeout: Duration) async throws(RoomSignalingError) -> WebSocketConnection {
+        let url = try socketURL()
         do {
-            connection = try await WebSocketClient.connect(
+            return try await WebSocketClient.connect(
                 url: url, headers: requestHeaders, connectTimeout: connectTimeout,
                 options: tls.webSocketOptions(signaling: true))
         } catch {
             throw .socket(url: url, reason: error.description)
         }
+    }
+
+    /// Makes `connection` the current socket and reads it until it closes; false (nothing
+    /// installed) once `close()` was called.
+    func install(_ connection: WebSocketConnection, connectTimeout: Duration) -> Bool {
         let broadcaster = self.broadcaster
-        let reading = Task {
-            for await event in connection.events {
+        let reading = Task { [weak self] in
+            var closed: (code: UInt16, reason: String) = (1006, "connection lost")
+            reading: for await event in connection.events {
                 switch event {
                 case .text(let text):
                     // nil (undecodable) is reported as a failure below.
@@ -150,21 +165,28 @@ package final class RoomSignaling: Sendable {
                     case nil: broadcaster.yield(.failure("undecodable delivery: \(text.prefix(200))"))
                     }
                 case .closed(let code, let reason):
-                    broadcaster.yield(.closed(code: code, reason: reason))
-                    return
+                    closed = (code, reason)
+                    break reading
                 case .binary, .error:
                     continue
                 }
             }
+            await self?.socketClosed(connection, code: closed.code, reason: closed.reason, connectTimeout: connectTimeout)
         }
-        state.withLock { state in
+        let installed = state.withLock { state -> Bool in
+            guard !state.closing else { return false }
             state.socket = connection
             state.reader = reading
+            return true
         }
+        if !installed { reading.cancel() }
+        return installed
     }
 
     /// Registers the socket for this room and client; messages sent before are flushed after.
-    package func register() throws(RoomSignalingError) {
+    /// - Parameter unsent: texts the previous socket accepted but never wrote (it was already
+    ///   closing), sent first: they were meant to go before everything that waited since.
+    package func register(resending unsent: [String] = []) throws(RoomSignalingError) {
         guard let parameters = state.value.joined, let connection = state.value.socket else { throw .notJoined }
         do {
             try connection.send(text: ECVJSON.encodeString(ColliderCommand.register(roomId: parameters.roomId, clientId: parameters.clientId)))
@@ -174,27 +196,49 @@ package final class RoomSignaling: Sendable {
         // Under the lock, so a message sent meanwhile cannot overtake the ones that waited.
         state.withLock { state in
             state.registered = true
-            for message in state.pending { transmit(message, on: connection) }
+            let waiting = unsent + state.pending
             state.pending = []
+            for text in waiting { transmit(text, on: connection, &state) }
         }
     }
 
-    /// Sends a payload to the other participant (queued until registered), in the order of the calls.
+    /// Sends a payload to the other participant, in the order of the calls. Until a socket is
+    /// registered (and while a dropped one is reopened) it waits here; nothing is sent twice.
     package func send(_ message: ECVProtocol.SignalingMessage) {
+        let text: String
+        do { text = try ECVJSON.encodeString(ColliderCommand.send(message)) } catch {
+            Logger.warn("signaling: room \(room): cannot encode \(message.kind.rawValue): \(error)")
+            return
+        }
         state.withLock { state in
-            guard state.registered, let connection = state.socket else { state.pending.append(message); return }
-            transmit(message, on: connection)
+            // A participant that left has no one left to tell.
+            guard !state.closing else { return }
+            guard state.registered, let connection = state.socket else { return hold(text, &state) }
+            transmit(text, on: connection, &state)
         }
     }
 
-    private func transmit(_ message: ECVProtocol.SignalingMessage, on connection: WebSocketConnection) {
-        // A room the service closed (call ended, transferred) has no one left to tell.
-        guard connection.state == .open else { return }
-        do {
-            try connection.send(text: ECVJSON.encodeString(ColliderCommand.send(message)))
-        } catch {
-            Logger.warn("signaling: cannot send \(message.kind.rawValue) in room \(room): \(error)")
+    /// Messages dropped because too many waited for a (re)registration.
+    package var lostMessages: Int { state.value.lostMessages }
+
+    /// Sends on `connection` (under the state's lock, which `state` is). A socket that is no
+    /// longer open keeps the text waiting for the next registration rather than losing it.
+    private func transmit(_ text: String, on connection: WebSocketConnection, _ state: inout State) {
+        guard connection.state == .open else { return hold(text, &state) }
+        do { try connection.send(text: text) } catch {
+            // It began closing since the check: the reconnection sends what waits.
+            hold(text, &state)
         }
+    }
+
+    /// Keeps `text` for the next registration (under the state's lock), within `maxPending`.
+    private func hold(_ text: String, _ state: inout State) {
+        guard state.pending.count < Self.maxPending else {
+            state.lostMessages += 1
+            Logger.warn("signaling: room \(room): a message dropped, \(Self.maxPending) messages wait already")
+            return
+        }
+        state.pending.append(text)
     }
 
     /// `POST /leave/<room>/<client>` (best effort).
@@ -218,7 +262,10 @@ package final class RoomSignaling: Sendable {
 
     /// Closes the socket; the event stream ends.
     package func close() {
-        let (socket, reader) = state.withLock { ($0.socket, $0.reader) }
+        let (socket, reader) = state.withLock { state in
+            state.closing = true
+            return (state.socket, state.reader)
+        }
         // Closing a socket the collider may already have closed: either way it is closed.
         try? socket?.close(code: 1000, reason: "leaving")
         reader?.cancel()

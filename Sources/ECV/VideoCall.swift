@@ -228,7 +228,8 @@ public final class VideoCall: Sendable {
         install(waiter)
         state.withLock { $0.waitMode = .queueSocket }
         return await waiter.start(url: url, callerToken: callerToken, options: sdk.tls.webSocketOptions(signaling: false),
-                                  connectTimeout: .milliseconds(max(1, config.httpTimeoutMs))) { [weak self] update in
+                                  connectTimeout: .milliseconds(max(1, config.httpTimeoutMs)),
+                                  window: .milliseconds(max(0, config.reconnectWindowMs))) { [weak self] update in
             self?.handle(update, queueInfoMode: false)
         }
     }
@@ -249,6 +250,10 @@ public final class VideoCall: Sendable {
             handlePolled(answer, queueInfoMode: queueInfoMode)
         case .pushed(let message):
             handlePushed(message)
+        case .reconnecting(let reason):
+            emit(.Reconnecting, detail: ReconnectingLink.queueSocket, data: ["reason": reason])
+        case .reconnected:
+            emit(.Reconnected, detail: ReconnectingLink.queueSocket)
         case .socketClosed(let code, let reason):
             fail(.QUEUE_SOCKET_CLOSED, "the queue socket closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))",
                  endingCall: !isAgentConnected)
@@ -413,7 +418,10 @@ public final class VideoCall: Sendable {
             taken.waiter?.stop()
             await taken.connection?.close(sendBye: detail != CallEndReason.remoteHangup)
             if notify && taken.dialed {
-                do { try await sdk.service.hangup(rtcId: rtcId, reason: detail, callerToken: callerToken) } catch {
+                // An end of our making often means the service is unreachable: telling it is tried
+                // for one request timeout, not the whole reconnect window, so `CallEnded` is not held up.
+                let window = Duration.milliseconds(max(0, min(sdk.config.httpTimeoutMs, sdk.config.reconnectWindowMs)))
+                do { try await sdk.service.hangup(rtcId: rtcId, reason: detail, callerToken: callerToken, retryWindow: window) } catch {
                     fail(.HANGUP_FAILED, "the service was not told that \(rtcId) ended (\(detail)): \(error)", endingCall: false)
                 }
             }

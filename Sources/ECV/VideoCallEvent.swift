@@ -63,9 +63,23 @@ public enum VideoCallEventType: String, Sendable, CaseIterable {
 
     case QueueInfoUpdated
 
+    /// Beyond the seed: a link to the service dropped and is being re-established without ending
+    /// the call (detail: which link, `ReconnectingLink`; data `reason`: why it dropped).
+    case Reconnecting
+    /// Beyond the seed: the link named in the detail is back (re-registered, re-attached).
+    case Reconnected
+
     /// Beyond the seed: bandwidth adaptation changed what this side sends (objData: the
     /// `BandwidthEstimator.Decision`; data: `targetKbps`, `estimateKbps`, `reason`).
     case BandwidthChanged
+}
+
+/// The links `Reconnecting` and `Reconnected` name in their detail.
+public enum ReconnectingLink {
+    /// The queue socket (`useQueueSocket`): pushes from the service.
+    public static let queueSocket = "queueSocket"
+    /// The room's signaling WebSocket (the collider).
+    public static let signaling = "signaling"
 }
 
 /// One event of a call.

@@ -36,6 +36,10 @@ public final class WebRtcConnection: Sendable {
         var connected = false
         var closed = false
         var recoveryDeadline: Task<Void, Never>?
+        /// Checks that a `connected` after a loss carries media again (`confirmRecovery`).
+        var recoveryCheck: Task<Void, Never>?
+        /// `WebRtcDisconnected` / `WebRtcFailed` were reported for the current loss.
+        var lossReported: Set<PeerState> = []
         /// "audio"/"video" → codec and payload type agreed with the remote, e.g. "VP8/97".
         var negotiatedCodecs: [String: String] = [:]
         /// The kinds of media the agent's side has sent so far.
@@ -158,10 +162,11 @@ public final class WebRtcConnection: Sendable {
                                        receiveVideo: .renderer(name: "remote_video"), receiveAudio: setup.remoteAudio,
                                        localPreview: setup.localPreview && parameters.videoCallEnabled ? "local_preview" : nil)
         media.sendsPreEncodedMedia = setup.preEncoded
-        let signaling = RoomSignaling.Options(
+        var signaling = RoomSignaling.Options(
             parameters: parameters, webrtcUrl: config.webrtcUrl, signalingUrl: config.signalingUrlIsExplicit ? config.signalingUrl : nil,
             pins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates, credential: call.callerToken,
             trustedCAFile: config.trustedCAFile)
+        signaling.reconnectWindow = .milliseconds(max(0, config.reconnectWindowMs))
         let iceServers = config.iceServers.map(WebRTC.ICEServer.init)
         let session = CallSession(plan: CallSessionPlan(room: call.rtcId, signaling: signaling, iceServers: iceServers, media: media,
                                                         textChannel: parameters.textChannelConfig, requiresICEServers: true),
@@ -210,47 +215,6 @@ public final class WebRtcConnection: Sendable {
             return state.live.closed
         }
         if closed { task.cancel() }
-    }
-
-    fileprivate func peerStateChanged(_ peerState: PeerState) {
-        switch peerState {
-        case .connected:
-            let (first, codecs) = state.withLock { state in
-                defer { state.live.connectedOnce = true; state.live.connected = true }
-                state.live.recoveryDeadline?.cancel()
-                state.live.recoveryDeadline = nil
-                return (!state.live.connectedOnce, state.live.negotiatedCodecs)
-            }
-            call.emit(.WebRtcConnected, data: Dictionary(uniqueKeysWithValues: codecs.map { ($0.key + "Codec", $0.value) }))
-            if first { call.emit(.ConnectionTimeoutEnd) }
-        case .disconnected:
-            state.withLock { $0.live.connected = false }
-            call.emit(.WebRtcDisconnected)
-            armRecoveryDeadline()
-        case .failed:
-            // The session rebuilds the peer (webrtcbin cannot restart ICE).
-            state.withLock { $0.live.connected = false }
-            call.emit(.WebRtcFailed)
-            armRecoveryDeadline()
-        default:
-            break
-        }
-    }
-
-    /// A lost connection that does not come back within `connectionTimeout` ends the call.
-    private func armRecoveryDeadline() {
-        let milliseconds = max(1, parameters.connectionTimeout)
-        let task = Task { [weak self] in
-            do { try await Task.sleep(for: .milliseconds(milliseconds)) } catch { return } // cancelled: reconnected or closed
-            guard let self, !self.state.withLock({ $0.live.connected }) else { return }
-            self.call.end(CallEndReason.peerDisconnected)
-        }
-        let armed = state.withLock { state -> Bool in
-            guard state.live.connectedOnce, state.live.recoveryDeadline == nil, !state.live.closed else { return false }
-            state.live.recoveryDeadline = task
-            return true
-        }
-        if !armed { task.cancel() }
     }
 
     /// Closes media and signaling; with `sendBye`, tells the other side first. Idempotent. A
@@ -324,8 +288,17 @@ extension WebRtcConnection: CallSessionObserver {
             call.remoteLeftRoom()
         case .signalingFailure(let reason):
             Logger.warn("[\(call.rtcId)] signaling: \(reason)")
+        case .signalingReconnecting(let reason):
+            call.emit(.Reconnecting, detail: ReconnectingLink.signaling, data: ["reason": reason])
+        case .signalingReconnected:
+            call.emit(.Reconnected, detail: ReconnectingLink.signaling)
         case .signalingClosed(let code, let reason):
             Logger.warn("[\(call.rtcId)] the signaling socket closed (\(code) \(reason))")
+            // 1000 is the service closing the room after its `bye` (the end or a transfer, which
+            // the queue wait reports); anything else leaves the call without signaling for good.
+            if code != ECVCloseCode.normal {
+                call.fail(.SIGNALING_FAILED, "the signaling socket closed (\(code) \(reason))", endingCall: true)
+            }
         case .rebuildFailed(let error):
             call.fail(.WEBRTC_FAILED, "the peer failed and could not be rebuilt: \(error)", endingCall: false)
         case .peer(let event):

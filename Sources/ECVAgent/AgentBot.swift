@@ -55,7 +55,9 @@ public final class AgentBot: Sendable {
                                                            servesAccessibility: configuration.servesAccessibility ? true : nil))
             var request = HTTPRequest(method: "POST", url: url, body: body)
             request.headers["Content-Type"] = "application/json"
-            let response = try await http.send(request)
+            // A login that reached the service creates a session, so only failures that prove it
+            // did not (refused, never connected: a service still starting) are retried.
+            let response = try await retryingLogin(request)
             guard response.isSuccess else {
                 // An error body that is not the service's JSON still leaves the status to report.
             let error = try? ECVJSON.decode(ServiceErrorResponse.self, from: response.data)
@@ -98,6 +100,17 @@ public final class AgentBot: Sendable {
         state.withLock { $0.reader = reader }
     }
 
+    /// `request`, tried again with backoff for up to 10 s while the service cannot be reached.
+    private func retryingLogin(_ request: HTTPRequest) async throws -> HTTPResponse {
+        do {
+            return try await retrying(within: .seconds(10), isTransient: \.neverReachedServer) { () async throws(HTTPError) in
+                try await http.send(request)
+            }
+        } catch {
+            throw error.attempts > 1 ? AgentBotError.login("\(request.url): \(error)") : error.last
+        }
+    }
+
     /// Becomes ready on `queues` (default: the configured ones), waiting for the service's ack.
     public func ready(queues: [String]? = nil) async throws(AgentBotError) {
         try await request(.ready(queues: queues ?? configuration.queues))
@@ -126,7 +139,10 @@ public final class AgentBot: Sendable {
     /// Logs out: the service ends this bot's calls (`AGENT_LOST`) and forgets it.
     public func logout() async {
         let (token, socket, calls) = state.withLock { state in (state.token, state.socket, Array(state.calls.values)) }
-        for call in calls { await call.closeMedia(sendBye: true) }
+        for call in calls {
+            await call.closeMedia(sendBye: true)
+            call.loggedOut()
+        }
         if let token {
             var request = HTTPRequest(method: "POST", url: ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentLogout))
             request.headers["Authorization"] = "Bearer \(token)"
@@ -216,13 +232,16 @@ public final class AgentBot: Sendable {
         }
     }
 
+    /// The agent socket closed: the service logged the bot out. Its calls keep their media: a
+    /// service that is still there ends them (`AGENT_LOST` closes their rooms, whose `bye` ends
+    /// them here), and one that is gone leaves them to their own signaling, which gives up after
+    /// its reconnect window (docs/protocol.md §9). So killing the service never cuts a call's media.
     private func socketClosed(code: UInt16, reason: String) {
-        let (pending, calls) = state.withLock { state in
-            defer { state.pending = [:]; state.calls = [:]; state.socket = nil }
-            return (Array(state.pending.values), Array(state.calls.values))
+        let pending = state.withLock { state in
+            defer { state.pending = [:]; state.socket = nil }
+            return Array(state.pending.values)
         }
         for outcome in pending { outcome.resolve(.failure(.socket("closed (\(code) \(reason))"))) }
-        for call in calls { call.serviceEnded(reason: "AGENT_LOST") }
         broadcaster.yield(.disconnected(code: code, reason: reason))
         broadcaster.finish()
     }

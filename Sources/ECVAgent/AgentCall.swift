@@ -14,6 +14,9 @@ public final class AgentCall: Sendable {
     public var rtcId: String { offer.rtcId }
     /// The end reason of a call whose caller left the room (`bye`) before the service said why.
     public static let callerLeft = "CALLER_LEFT"
+    /// The end reason of a call whose signaling socket could not be reopened within the window
+    /// (the service is gone): the media ran on until then.
+    public static let signalingLost = "SIGNALING_FAILED"
     /// Weak: a call's tasks (a late `bye`, the service's end) may outlive the bot that took it.
     weak let bot: AgentBot?
     private let broadcaster = Broadcaster<AgentCallEvent>()
@@ -22,6 +25,8 @@ public final class AgentCall: Sendable {
         var session: CallSession?
         var tasks: [Task<Void, Never>] = []
         var ended = false
+        /// `closeMedia` ran: a session that `start()` builds later would never be closed, so none is.
+        var mediaClosed = false
         var connected = false
         var flashWaiters: [OneShot<DataChannelCommand.FlashApproval, Never>] = []
         var renderer: (@Sendable (VideoFrame) -> Void)?
@@ -90,8 +95,9 @@ public final class AgentCall: Sendable {
                                                         textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false),
                                   observer: self)
         let ended = state.withLock { state in
-            if !state.ended { state.session = session }
-            return state.ended
+            let over = state.ended || state.mediaClosed
+            if !over { state.session = session }
+            return over
         }
         guard !ended else { return }
         do { try await session.start() } catch {
@@ -243,6 +249,9 @@ public final class AgentCall: Sendable {
         }
     }
 
+    /// The bot logged out, which ends its calls on the service (`AGENT_LOST`); the media is closed.
+    func loggedOut() { finish(reason: ECVProtocol.CallEndReason.agentLost.rawValue) }
+
     private func remoteLeft() {
         Task {
             await closeMedia(sendBye: false)
@@ -263,7 +272,7 @@ public final class AgentCall: Sendable {
 
     func closeMedia(sendBye: Bool) async {
         let (session, tasks) = state.withLock { state in
-            defer { state.tasks = [] }
+            defer { state.tasks = []; state.mediaClosed = true }
             return (state.session, state.tasks)
         }
         for task in tasks { task.cancel() }
@@ -319,6 +328,17 @@ extension AgentCall: CallSessionObserver {
             remoteLeft()
         case .signalingFailure(let reason):
             bot?.eventError("call \(rtcId): signaling: \(reason)")
+        case .signalingReconnecting(let reason):
+            bot?.eventError("call \(rtcId): signaling \(reason); reconnecting")
+        case .signalingReconnected:
+            Logger.info("[agent] call \(rtcId): signaling reconnected")
+        case .signalingClosed(let code, let reason) where code != ECVCloseCode.normal:
+            // Without signaling the call can neither be renegotiated nor ended by the other side.
+            bot?.eventError("call \(rtcId): the signaling socket closed for good (\(code) \(reason))")
+            Task {
+                await closeMedia(sendBye: false)
+                finish(reason: Self.signalingLost)
+            }
         case .peer, .received, .signalingClosed:
             break
         }

@@ -25,6 +25,9 @@ public enum ECVAPI {
     /// The header carrying a call credential on caller REST, the queue socket and room requests:
     /// the caller token from DialEx, or the agent's session token in its call's room (§1.9).
     public static let callTokenHeader = "X-ECV-Token"
+    /// A client-chosen key on DialEx that makes it safe to retry: the service answers a repeated
+    /// DialEx carrying the same key with the first one's answer instead of creating a second call.
+    public static let idempotencyKeyHeader = "Idempotency-Key"
 
     // AppRTC room server on webrtcUrl and collider on signalingUrl.
     public static let signalingSocket = "/ws"

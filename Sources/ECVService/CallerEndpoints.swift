@@ -42,16 +42,31 @@ extension ServiceRouter {
             core.log.record(.rest, "DialEx \(dial.rtcId) → \(rejection)", rtcId: dial.rtcId)
             return .ecvError(rejection)
         }
+        let key = request.headers[ECVAPI.idempotencyKeyHeader]
+        if let key {
+            if let problem = DialReplay.problem(in: key) { return .badRequest(problem) }
+            if let replayed = replayedDial(key: key, rtcId: dial.rtcId) { return replayed }
+        }
         do {
             let response = try core.withEngine { engine throws(ACDError) in try engine.dial(dial) }
+            if let key { core.dialReplay.remember(key: key, rtcId: dial.rtcId, response: response) }
             core.presence.track(dial.rtcId)
             core.log.record(.rest, "DialEx \(dial.rtcId) → 200 \(response.interactionId), queue \(response.queue), "
                 + "priority \(response.priority)", rtcId: dial.rtcId)
             return .ecvJSON(response)
         } catch {
+            // Two attempts of one DialEx in flight at once: the later one answers as the first did.
+            if case .alreadyDialed = error, let key, let replayed = replayedDial(key: key, rtcId: dial.rtcId) { return replayed }
             core.log.record(.rest, "DialEx \(dial.rtcId) → \(error.httpStatus) \(error.code): \(error)", rtcId: dial.rtcId)
             return .ecvError(error)
         }
+    }
+
+    /// The first answer to a DialEx retried with the same idempotency key, if there was one.
+    private func replayedDial(key: String, rtcId: String) -> HTTPServerResponse? {
+        guard let response = core.dialReplay.answer(key: key, rtcId: rtcId) else { return nil }
+        core.log.record(.rest, "DialEx \(rtcId) retried with the same Idempotency-Key → the first answer replayed", rtcId: rtcId)
+        return .ecvJSON(response)
     }
 
     func hangup(_ request: HTTPServerRequest) async -> HTTPServerResponse {

@@ -80,6 +80,15 @@ final class RoomHub: Sendable {
         return closed
     }
 
+    /// Closes the room's collider sockets as a network failure would (no `bye`): the clients keep
+    /// their slots and what is sent to them is queued until they register again. Returns how
+    /// many sockets were closed.
+    func dropSockets(_ roomId: String, code: UInt16, reason: String) -> Int {
+        let sockets = registry.withLock { $0.rooms[roomId]?.clients.compactMap(\.socket) ?? [] }
+        for socket in sockets { socket.close(code: code, reason: reason, log: log, .collider) }
+        return sockets.count
+    }
+
     var roomCount: Int { registry.withLock { $0.rooms.count } }
 
     // MARK: Collider (WebSocket)

@@ -9,6 +9,9 @@ struct RoomClient {
     var socket: WebSocketConnection?
     /// Payloads for this client that arrived after it joined but before its socket registered.
     var pending: [SignalingMessage] = []
+    /// The stored payloads its join answer carried, kept until its socket registers: a join
+    /// retried because that answer was lost gets them again.
+    var handedOver: [SignalingMessage] = []
 }
 
 /// An AppRTC room: at most two clients, the first of them the initiator.
@@ -59,8 +62,14 @@ struct RoomRegistry {
         guard ECVAPI.isValidRtcId(roomId) else { return .invalidRoom }
         if rooms[roomId] == nil, rooms.count >= maxRooms { return .full }
         var room = rooms[roomId] ?? Room()
+        if let party, let index = room.clients.firstIndex(where: { $0.party == party }) {
+            // The party's own slot, not yet registered: a retried join (its answer was lost)
+            // gets that slot again rather than FULL (docs/protocol.md §9).
+            let client = room.clients[index]
+            guard client.socket == nil else { return .full }
+            return .joined(clientId: client.id, isInitiator: index == 0, messages: client.handedOver)
+        }
         guard room.clients.count < 2 else { return .full }
-        if let party, room.clients.contains(where: { $0.party == party }) { return .full }
         var clientId: String
         repeat {
             clientId = String(Int.random(in: 10_000_000...99_999_999))
@@ -68,7 +77,7 @@ struct RoomRegistry {
         let isInitiator = room.clients.isEmpty
         let messages = isInitiator ? [] : room.stored
         if !isInitiator { room.stored = [] }
-        room.clients.append(RoomClient(id: clientId, party: party))
+        room.clients.append(RoomClient(id: clientId, party: party, handedOver: messages))
         rooms[roomId] = room
         return .joined(clientId: clientId, isInitiator: isInitiator, messages: messages)
     }
@@ -98,7 +107,9 @@ struct RoomRegistry {
             room.stored.append(message)
             return .stored
         }
-        guard let socket = room.clients[otherIndex].socket else {
+        // A socket already closing (dropped, its close not yet handled) would lose the payload:
+        // it waits for the client's next registration instead.
+        guard let socket = room.clients[otherIndex].socket, socket.state == .open else {
             room.clients[otherIndex].pending.append(message)
             return .queued
         }
@@ -115,6 +126,7 @@ struct RoomRegistry {
         let previous = room.clients[index].socket
         if let previous { registrations[ObjectIdentifier(previous)] = nil }
         room.clients[index].socket = socket
+        room.clients[index].handedOver = []
         let pending = room.clients[index].pending
         room.clients[index].pending = []
         rooms[roomId] = room

@@ -16,6 +16,8 @@ final class ServiceCore: Sendable {
     let presence: CallerPresence
     /// The identity-verification back office (docs/protocol.md §7).
     let verification: VerificationBackOffice
+    /// DialEx answers by idempotency key, for retried dials.
+    let dialReplay: DialReplay
     let peers: PeerServer?
 
     init(configuration: ReferenceServiceConfiguration) throws(ACDError) {
@@ -25,6 +27,7 @@ final class ServiceCore: Sendable {
         let presence = CallerPresence(timeout: configuration.callerLossTimeout, clock: configuration.clock.acdClock)
         self.presence = presence
         verification = VerificationBackOffice(configuration: configuration.verification, clock: configuration.clock.acdClock)
+        dialReplay = DialReplay(capacity: min(configuration.limits.maxLiveCalls, 10_000) * 2)
         peers = configuration.peerServer.map {
             PeerServer(configuration: $0, iceServers: configuration.iceServers, clock: configuration.clock, log: log)
         }

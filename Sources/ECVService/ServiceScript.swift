@@ -16,6 +16,7 @@ public enum ServiceEndpoint: String, Sendable, Hashable, CaseIterable {
 /// service.script.delay(.join, by: .seconds(2))      // every join answer waits 2 s
 /// service.script.dropQueueSocket(rtcId: id)         // close 1011, no terminal push
 /// service.script.dropAgentSocket(agentId: id)       // close 1011: the agent is logged out
+/// service.script.dropRoomSockets(rtcId: id)         // collider sockets closed 1011, slots kept
 /// service.script.closeRoom(rtcId: id)               // bye to both peers, sockets closed 1000
 /// service.script.omitICEServersInJoin()             // pc_config.iceServers == []
 /// service.script.dialCount(rtcId: id)               // how many DialEx named this rtcId
@@ -115,13 +116,23 @@ public final class ServiceScript: Sendable {
 
     // MARK: Sockets and rooms
 
-    /// Closes the queue socket of `rtcId` without a terminal push (the SDK must report
-    /// `QUEUE_SOCKET_CLOSED`). Returns false when no queue socket is attached to that call.
+    /// Closes the queue socket of `rtcId` without a terminal push (the SDK reconnects, or reports
+    /// `QUEUE_SOCKET_CLOSED` when it may not). Returns false when no queue socket is attached to that call.
     @discardableResult
     public func dropQueueSocket(rtcId: String, code: UInt16 = 1011, reason: String = "dropped by script") -> Bool {
         let dropped = queueSockets.drop(rtcId: rtcId, code: code, reason: reason)
         log.record(.script, dropped ? "queue socket of \(rtcId) dropped (\(code))" : "no queue socket of \(rtcId) to drop",
                    rtcId: rtcId)
+        return dropped
+    }
+
+    /// Closes the collider sockets registered in room `rtcId` as a network failure would (no
+    /// `bye`, the slots kept): the SDK and the agent bot must reconnect without ending the call.
+    /// Returns how many sockets were closed.
+    @discardableResult
+    public func dropRoomSockets(rtcId: String, code: UInt16 = 1011, reason: String = "dropped by script") -> Int {
+        let dropped = rooms.dropSockets(rtcId, code: code, reason: reason)
+        log.record(.script, "\(dropped) collider socket(s) of room \(rtcId) dropped (\(code))", rtcId: rtcId)
         return dropped
     }
 

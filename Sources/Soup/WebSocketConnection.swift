@@ -69,6 +69,12 @@ public final class WebSocketConnection: Sendable {
 
     public var state: WebSocketState { core.currentState }
 
+    /// Texts `send(text:)` accepted that never went out because the connection had started
+    /// closing by the time they reached the socket (at most 256), in the order sent. Waits for
+    /// every send made before the call to reach the socket, so once the connection is closed
+    /// the list is complete: a sender that reconnects sends them again.
+    public func unsentTexts() async -> [String] { await core.unsentTexts() }
+
     public func send(text: String) throws(WebSocketError) {
         try core.send(binary: false, Array(text.utf8))
     }

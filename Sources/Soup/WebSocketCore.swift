@@ -16,6 +16,10 @@ final class WebSocketCore {
     private let handlers: SignalHandlerSet
     private let continuation: AsyncStream<WebSocketEvent>.Continuation
     private nonisolated let state = Mutex(WebSocketState.open)
+    /// Texts `send` accepted that never went out: the connection began closing first (at most
+    /// `maxUnsent`, the oldest kept). A sender that reconnects can send them again.
+    private nonisolated let unsent = Mutex<[String]>([])
+    nonisolated static let maxUnsent = 256
     private var closedReported = false
     /// Called on the main loop once the connection closed (a server stops tracking it).
     var onClosed: (() -> Void)?
@@ -69,6 +73,8 @@ final class WebSocketCore {
     }
 
     nonisolated var currentState: WebSocketState { state.withLock { $0 } }
+    /// On the loop, after the sends queued before it ran (`MainLoopActor.perform` keeps order).
+    func unsentTexts() -> [String] { unsent.withLock { $0 } }
 
     // MARK: Any thread
 
@@ -76,8 +82,15 @@ final class WebSocketCore {
         let current = currentState
         guard current == .open else { throw .notOpen(url: url, state: current) }
         MainLoopActor.perform { [self] in
-            // The peer may have closed since the check above; the stream reports that.
-            guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+            // The peer may have closed since the check above; the stream reports that, and a
+            // text is kept for a sender that reconnects.
+            guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else {
+                if !binary {
+                    let text = String(decoding: payload, as: UTF8.self)
+                    unsent.withLock { if $0.count < Self.maxUnsent { $0.append(text) } }
+                }
+                return
+            }
             let bytes = makeGBytes(payload)
             soup_websocket_connection_send_message(socket, binary ? SOUP_WEBSOCKET_DATA_BINARY : SOUP_WEBSOCKET_DATA_TEXT, bytes)
             g_bytes_unref(bytes)

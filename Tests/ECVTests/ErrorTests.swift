@@ -31,7 +31,9 @@ import Testing
 
     @Test func unreachableServiceGivesNoRtcId() async throws {
         _ = TestRuntime.ready
-        let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "down", serviceUrl: "http://127.0.0.1:1", httpTimeoutMs: 1000))
+        var configuration = ECVSdkConfiguration(name: "down", serviceUrl: "http://127.0.0.1:1", httpTimeoutMs: 1000)
+        configuration.reconnectWindowMs = 300 // refused at once: retried briefly, then the error
+        let sdk = try ECVSdk(config: configuration)
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         try await expectError(.GET_RTC_ID_FAILED, call, log, ends: true)
@@ -88,7 +90,8 @@ import Testing
 
     @Test func queueSocketClosedByTheServer() async throws {
         let backend = try await Backend.start()
-        let sdk = try backend.sdk()
+        // Without a reconnect window a dropped queue socket is final (ReconnectionTests: with one).
+        let sdk = try backend.sdk { $0.reconnectWindowMs = 0 }
         let log = EventLog(sdk)
         let call = try #require(await sdk.createVideoCall())
         await call.start()
@@ -147,7 +150,7 @@ import Testing
     @Test func roomAndSignalingUnreachable() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent { $0.joinsRooms = false }
-        let joinDown = try backend.sdk { $0.webrtcUrl = "http://127.0.0.1:1" }
+        let joinDown = try backend.sdk { $0.webrtcUrl = "http://127.0.0.1:1"; $0.reconnectWindowMs = 300 }
         let log = EventLog(joinDown)
         let call = try await placeCall(joinDown, log: log, connect: ConnectParameters(joinHttpConnectTimeout: 500, joinHttpReadTimeout: 500))
         try await expectError(.JOIN_ROOM_FAILED, call, log, ends: true)
