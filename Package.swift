@@ -72,7 +72,7 @@ let package = Package(
         .executableTarget(name: "bench-encode", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime"],
                           path: "Benchmarks/EncodeLatency", swiftSettings: strict),
         .executableTarget(name: "bench-call", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
-                                                             "ECV", "ECVService", "ECVAgent"],
+                                                             "ECV", "ECVService", "ECVAgent", "ECVProtocol", "NetworkTestSupport", "MediaTestSupport"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
         .executableTarget(name: "bench-acd", dependencies: ["GLibCore", "BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
                           swiftSettings: strict),

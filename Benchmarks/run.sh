@@ -8,19 +8,24 @@
 #   5. aiortc's encoders on the same raw frames
 #   6. merge into Benchmarks/results/<timestamp>.json|.md, latest.json|.md, latest-encode.svg
 #
-# Usage: Benchmarks/run.sh [--smoke | --cost]
+# Usage: Benchmarks/run.sh [--smoke | --cost | --network]
 #   --smoke   seconds instead of minutes, tiny frame counts, no aiortc, results in a temporary directory
 #   --cost    only the cost table (50–300 recording, 10–40 decoding calls; bots in 1 and in 4 processes,
 #             about 15 minutes), merged into results/latest.* with the other sections kept as they were
-# Environment: ECV_BENCH_FRAMES (default 300), ECV_BENCH_SCRATCH (a --scratch-path for the build).
+#   --network only `bench-call network` (about 17 minutes; root, ip, nft, tc, chromium, chromedriver and
+#             the interop venv from `make test-deps`): results/network-<timestamp>.{json,md}, network-latest.*
+# Environment: ECV_BENCH_FRAMES (default 300), ECV_BENCH_SCRATCH (a --scratch-path for the build),
+# ECV_INTEROP_PYTHON (the venv's python for --network, default .build/interop-venv/bin/python).
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 started=$SECONDS
 smoke=""
 cost_only=""
-if [[ "${1:-}" == "--smoke" ]]; then smoke="--smoke"; elif [[ "${1:-}" == "--cost" ]]; then cost_only=yes; elif [[ $# -gt 0 ]]; then
-    echo "usage: Benchmarks/run.sh [--smoke | --cost]" >&2; exit 2
+network=""
+if [[ "${1:-}" == "--smoke" ]]; then smoke="--smoke"; elif [[ "${1:-}" == "--cost" ]]; then cost_only=yes;
+elif [[ "${1:-}" == "--network" ]]; then network=yes; elif [[ $# -gt 0 ]]; then
+    echo "usage: Benchmarks/run.sh [--smoke | --cost | --network]" >&2; exit 2
 fi
 # The cost table's bot processes: all calls in one, and spread over four.
 cost_processes=(--processes 1,4)
@@ -40,7 +45,7 @@ build() {
 }
 
 echo "== building (release)"
-build --product bench-encode
+[[ -z "$network" ]] && build --product bench-encode
 build --product bench-call
 bin=$(swift build -c release "${scratch[@]}" --show-bin-path)
 if [[ -n "$cost_only" ]]; then
@@ -52,6 +57,14 @@ if [[ -n "$cost_only" ]]; then
     exit 0
 fi
 export ECV_BENCH_SWIFT_VERSION="$(swift --version 2>/dev/null | head -n 1)"
+
+if [[ -n "$network" ]]; then
+    build --product ecv-network-peer
+    echo "== bench-call network"
+    "$bin/bench-call" network --results Benchmarks/results
+    echo "== done in $((SECONDS - started)) s"
+    exit 0
+fi
 
 venv=Benchmarks/.venv
 aiortc=""

@@ -16,6 +16,10 @@ let usage = """
            bench-call load --service-url URL --calls N [--codecs vp8|h264]
                                          the load generator alone: N callers sending a clip encoded once (stdin: dial,
                                          mark, hangup)
+           bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s] [--python PATH]
+                              [--stacks ecvkit,chromium] [--results DIR] [--no-publish]
+                                         ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
+                                         ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min)
 
       g2g       glass-to-glass latency per codec at 640×480 and per jitter buffer latency
       --smoke   a few seconds (VP8, 20 ms jitter buffer, 30 frames), results in a temporary directory
@@ -72,8 +76,11 @@ func main() async -> Int32 {
     do {
         let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
                                   valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls",
-                                          "processes", "first"])
+                                          "processes", "first", "repeats", "conditions", "python", "stacks"])
         switch command {
+        case NetworkBenchmark.name:
+            try GStreamerRuntime.ensureInitialized()
+            return try await NetworkBenchmark.run(options: options)
         case "cost-agents":
             try await CostAgents.run(options: options)
             return 0

@@ -1,7 +1,8 @@
 extension BrowserPage {
     /// The page's script: AppRTC signaling (docs/protocol.md §2), the caller's side of the text-channel
     /// commands (§4), Hangup over REST (§1.4), and the `window.ecvTest` hooks the interop tests drive:
-    /// `state()`, `stats()` (a Promise, from `getStats`), `send(text)`, `mute(kind, muted)`, `hangup()`.
+    /// `state()`, `stats()` (a Promise, from `getStats`), `frames()` (with `?watch=frames`), `send(text)`,
+    /// `mute(kind, muted)`, `hangup()`.
     /// Every text from outside reaches the page through `textContent`, never as HTML.
     static let script = #"""
     (() => {
@@ -11,6 +12,12 @@ extension BrowserPage {
       const role = query.get('role') === 'agent' ? 'agent' : 'caller';
       const codec = (query.get('codec') || '').toUpperCase();
       const label = query.get('label') || settings.dataChannelLabel;
+      // `?video=WxH`: the camera size asked for (16–1920 each way; anything else means 640×480).
+      const videoSize = (() => {
+        const match = /^([0-9]{2,4})x([0-9]{2,4})$/.exec(query.get('video') || '');
+        const ok = match && [match[1], match[2]].every((v) => Number(v) >= 16 && Number(v) <= 1920);
+        return ok ? { width: Number(match[1]), height: Number(match[2]) } : { width: 640, height: 480 };
+      })();
       const $ = (id) => document.getElementById(id);
       const log = (text) => {
         const item = document.createElement('li');
@@ -29,7 +36,7 @@ extension BrowserPage {
       };
 
       let pc = null, socket = null, registered = false, clientId = null, channel = null, localStream = null;
-      let remoteDescriptionSet = false, ended = false, onHold = false, initiator = false;
+      let remoteDescriptionSet = false, ended = false, onHold = false, initiator = false, joinedAt = null;
       const userMuted = { audio: false, video: false };
       const received = [], sent = [];
       const earlyCandidates = [];
@@ -223,6 +230,7 @@ extension BrowserPage {
         const params = reply.params;
         clientId = params.client_id;
         initiator = params.is_initiator === true || params.is_initiator === 'true';
+        joinedAt = Date.now();
         log('joined as client ' + clientId + (initiator ? ' (initiator)' : ''));
 
         pc = new RTCPeerConnection(JSON.parse(params.pc_config));
@@ -232,12 +240,15 @@ extension BrowserPage {
                    candidate: event.candidate.candidate });
           }
         };
-        pc.ontrack = (event) => { $('remote').srcObject = event.streams[0] || new MediaStream([event.track]); };
+        pc.ontrack = (event) => {
+          $('remote').srcObject = event.streams[0] || new MediaStream([event.track]);
+          if (event.track && event.track.kind === 'video' && event.receiver) watchFrames(event.receiver);
+        };
         pc.ondatachannel = (event) => useChannel(event.channel);
         pc.onconnectionstatechange = () => { log('connection ' + pc.connectionState); if (pc.connectionState === 'connected') status('In call.'); };
 
         try {
-          localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { width: 640, height: 480, frameRate: 30 } });
+          localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { ...videoSize, frameRate: 30 } });
           $('local').srcObject = localStream;
           // Keep the picture's size when the browser is short of CPU or bandwidth (it lowers the
           // frame rate instead): an agent reads documents held to the camera, and a recording
@@ -279,7 +290,8 @@ extension BrowserPage {
           const direction = report.type === 'inbound-rtp' ? 'inbound' : 'outbound';
           const entry = result[report.kind][direction];
           const counters = direction === 'inbound'
-            ? ['framesDecoded', 'framesReceived', 'packetsReceived', 'bytesReceived', 'pliCount', 'firCount', 'nackCount']
+            ? ['framesDecoded', 'framesReceived', 'packetsReceived', 'bytesReceived', 'pliCount', 'firCount', 'nackCount',
+               'freezeCount', 'totalFreezesDuration']
             : ['framesEncoded', 'framesSent', 'packetsSent', 'bytesSent', 'pliCount', 'firCount', 'nackCount'];
           for (const name of counters) if (typeof report[name] === 'number') entry[name] = (entry[name] || 0) + report[name];
           if (report.codecId && codecs[report.codecId]) entry.mimeType = codecs[report.codecId];
@@ -302,6 +314,23 @@ extension BrowserPage {
         }, 100);
       }
 
+      // `?watch=frames`: the remote video's `framesDecoded`, sampled every 50 ms as [wall-clock ms,
+      // count] pairs (at most 30 minutes of them), so a benchmark can find the freezes on its own
+      // clock and count the frames in its own window.
+      const frameSamples = [];
+      let watchingFrames = false;
+      function watchFrames(receiver) {
+        if (query.get('watch') !== 'frames' || watchingFrames) return;
+        watchingFrames = true;
+        const sample = setInterval(async () => {
+          if (ended || frameSamples.length >= 36000) { clearInterval(sample); return; }
+          const reports = await receiver.getStats();
+          reports.forEach((report) => {
+            if (report.type === 'inbound-rtp' && typeof report.framesDecoded === 'number') frameSamples.push([Date.now(), report.framesDecoded]);
+          });
+        }, 50);
+      }
+
       // The SDP lines that say what was negotiated (for test reports): no candidates, no keys.
       function sdpDigest(description) {
         const keep = ['m=', 'a=rtpmap', 'a=fmtp', 'a=sendrecv', 'a=sendonly', 'a=recvonly', 'a=inactive', 'a=setup', 'a=fingerprint'];
@@ -318,7 +347,9 @@ extension BrowserPage {
           status: $('status').textContent,
           sdp: { local: sdpDigest(pc && pc.localDescription), remote: sdpDigest(pc && pc.remoteDescription) },
           keyframeRequests: keyframeRequests.slice(),
+          joinedAt,
         }),
+        frames: () => (query.get('watch') === 'frames' ? frameSamples.slice() : null),
         stats,
         send: sendText,
         mute,

@@ -10,7 +10,8 @@ import Foundation
 /// sends `STATUS|…` when the user mutes and hangs up through the REST API. Query parameters:
 /// `role=caller|agent`, `codec=VP8|VP9|H264` (the preferred video codec), `label=<text channel label>`
 /// when it opens the channel, `token=<caller token>`, `watch=keyframes` (note when the other side asks
-/// for key frames). Tests read it through `window.ecvTest` (see `BrowserPage+Script.swift`).
+/// for key frames) or `watch=frames` (sample the remote video's decoded-frame count every 50 ms), `video=WxH` (the
+/// camera size, 640×480 by default). Tests read it through `window.ecvTest` (see `BrowserPage+Script.swift`).
 struct BrowserPage {
     /// What the script needs, embedded as JSON so no URL is assembled in JavaScript.
     struct Settings: Encodable {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Headless Chromium (Debian's chromium + chromium-driver, driven by selenium) on the service's
 browser page `/r/<rtcId>` with a fake camera and microphone. Prints ONE JSON line on stdout with
-the page's final `ecvTest.state()` and `ecvTest.stats()`.
+the page's final `ecvTest.state()` and `ecvTest.stats()` (and `ecvTest.frames()` with `?watch=frames`).
 
 Progress goes to stderr, one line each: `joined initiator=<true|false> client=<id>`, `connected`,
 `channel-open <label>`, `summary-printed`. After the summary the peer waits for its stdin to close
@@ -168,6 +168,10 @@ def main():
             result["state"] = page_state(driver)
             result["stats"] = page_stats(driver)
             result["log"] = page_log(driver)[-40:]
+            # With `?watch=frames`: [wall-clock ms, framesDecoded] every 50 ms.
+            frames = driver.execute_script("return window.ecvTest.frames ? window.ecvTest.frames() : null;")
+            if frames is not None:
+                result["frames"] = frames
         except Exception as error:
             result["errors"].append("reading the page: %s" % error)
         stats = result.get("stats") or {}

@@ -91,23 +91,7 @@ public final class LabCall: Sendable {
             }
         })
         let (lines, feed) = AsyncStream.makeStream(of: String.self)
-        let reading = output.fileHandleForReading.fileDescriptor
-        Thread {
-            // read(2) rather than FileHandle: a signal to this process (EINTR) must not end it.
-            var buffer = Data()
-            var chunk = [UInt8](repeating: 0, count: 16_384)
-            while true {
-                let count = chunk.withUnsafeMutableBytes { read(reading, $0.baseAddress, $0.count) }
-                if count < 0, errno == EINTR { continue }
-                guard count > 0 else { break }
-                buffer.append(contentsOf: chunk[0..<count])
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    feed.yield(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                }
-            }
-            feed.finish()
-        }.start()
+        LineReader.start(output.fileHandleForReading.fileDescriptor, { feed.yield($0) }, finished: { feed.finish() })
         let local = self.local, framesAtLab = self.framesAtLab, bandwidthAtLab = self.bandwidthAtLab, childState = self.childState
         keep(Task {
             for await line in lines {

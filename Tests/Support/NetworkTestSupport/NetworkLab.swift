@@ -37,9 +37,13 @@ public final class NetworkLab: Sendable {
 
     public init() throws {
         let number = Self.counter.withLock { counter in counter += 1; return counter }
-        // Unique per process and lab: names fit IFNAMSIZ, the /24 is picked from pid and number.
+        // Unique per process and lab: names fit IFNAMSIZ, the /24 is picked from pid and number,
+        // passing over those already on an interface here (other processes' labs, some left behind
+        // by a killed test): a /24 on two interfaces sends the call's packets to the wrong one.
         let tag = "\(getpid() % 10_000)x\(number)"
-        let octet = (Int(getpid()) * 7 + number * 13) % 200 + 20
+        let taken = Self.takenSubnets()
+        var octet = (Int(getpid()) * 7 + number * 13) % 200 + 20
+        for _ in 0..<200 where taken.contains(octet) { octet = (octet - 20 + 1) % 200 + 20 }
         namespace = "ecvlab\(tag)"
         hostInterface = "el\(tag)a"
         labInterface = "el\(tag)b"
@@ -64,20 +68,32 @@ public final class NetworkLab: Sendable {
         }
     }
 
-    /// Drops `percent` % of the packets in each direction, at random (0 removes the loss).
-    public func setLoss(percent: Int) throws {
+    /// Drops `percent` % of the packets in each direction, at random (0 removes the loss). `onlyUDP`
+    /// spares TCP: a browser's page and signaling socket cross the lab too, while media is UDP.
+    public func setLoss(percent: Int, onlyUDP: Bool = false) throws {
         try clearFilters()
         guard percent > 0 else { return }
-        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "numgen", "random", "mod", "100", "<", String(percent), "drop")
-        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "numgen", "random", "mod", "100", "<", String(percent), "drop")
+        let udp = onlyUDP ? ["meta", "l4proto", "udp"] : []
+        for (chain, match) in [("lab_in", "iifname"), ("lab_out", "oifname")] {
+            try inside(["nft", "add", "rule", "inet", "lab", chain, match, labInterface] + udp
+                       + ["numgen", "random", "mod", "100", "<", String(percent), "counter", "drop"])
+        }
     }
 
     /// Drops everything both ways until lifted: the path is gone, the sockets are not.
     public func setBlackhole(_ on: Bool) throws {
         try clearFilters()
         guard on else { return }
-        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "drop")
-        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "drop")
+        try inside("nft", "add", "rule", "inet", "lab", "lab_in", "iifname", labInterface, "counter", "drop")
+        try inside("nft", "add", "rule", "inet", "lab", "lab_out", "oifname", labInterface, "counter", "drop")
+    }
+
+    /// Packets the current loss or blackhole rules dropped (both directions) since they were set:
+    /// the proof that an impairment was really applied.
+    public func droppedPackets() throws -> Int {
+        let listing = try Self.run(["ip", "netns", "exec", namespace, "nft", "list", "table", "inet", "lab"])
+        let words = listing.split(whereSeparator: \.isWhitespace)
+        return zip(words, words.dropFirst()).filter { $0.0 == "packets" }.compactMap { Int($0.1) }.reduce(0, +)
     }
 
     /// Caps each direction at `kbps` with a token bucket (nil lifts it). Its queue holds 100 ms
@@ -90,7 +106,7 @@ public final class NetworkLab: Sendable {
                                        "burst", String(burst), "latency", "100ms"])
             } else {
                 // No qdisc of ours yet: nothing to remove.
-                try? Self.run(prefix + ["tc", "qdisc", "del", "dev", interface, "root"])
+                _ = try? Self.run(prefix + ["tc", "qdisc", "del", "dev", interface, "root"])
             }
         }
     }
@@ -106,35 +122,52 @@ public final class NetworkLab: Sendable {
     /// Removes the namespace (and with it the veth pair and every rule). Idempotent.
     public func close() {
         // Either may already be gone (a failed init, a second close): removal is best effort.
-        try? Self.run("ip", "netns", "del", namespace)
-        try? Self.run("ip", "link", "del", hostInterface)
+        _ = try? Self.run("ip", "netns", "del", namespace)
+        _ = try? Self.run("ip", "link", "del", hostInterface)
     }
 
     deinit { close() }
+
+    /// The third octets of the 10.213.x.0/24 networks on this namespace's interfaces.
+    private static func takenSubnets() -> Set<Int> {
+        // Without a listing, the pick from pid and number stands alone, as it did before.
+        let listing = (try? run(["ip", "-o", "-4", "addr", "show"])) ?? ""
+        return Set(listing.split(separator: " ").compactMap { word -> Int? in
+            let parts = word.split(separator: ".")
+            guard parts.count == 4, parts[0] == "10", parts[1] == "213" else { return nil }
+            return Int(parts[2])
+        })
+    }
 
     private func clearFilters() throws {
         for chain in ["lab_in", "lab_out"] { try inside("nft", "flush", "chain", "inet", "lab", chain) }
     }
 
-    private func inside(_ arguments: String...) throws {
+    private func inside(_ arguments: String...) throws { try inside(arguments) }
+
+    private func inside(_ arguments: [String]) throws {
         try Self.run(["ip", "netns", "exec", namespace] + arguments)
     }
 
     private static func run(_ arguments: String...) throws { try run(arguments) }
 
-    private static func run(_ arguments: [String]) throws {
+    /// Runs `/usr/sbin/<arguments[0]>` and returns its output (a few lines: the pipes cannot fill).
+    @discardableResult
+    private static func run(_ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/\(arguments[0])")
         process.arguments = Array(arguments.dropFirst())
-        let errors = Pipe()
+        let errors = Pipe(), output = Pipe()
         process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
         process.waitUntilExit()
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         guard process.terminationStatus == 0 else {
             throw LabError(command: arguments.joined(separator: " "), message: message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
+        return printed
     }
 }
 

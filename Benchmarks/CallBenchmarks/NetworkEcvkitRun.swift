@@ -1,0 +1,59 @@
+import BenchmarkSupport
+import Foundation
+import MediaPipeline
+import NetworkTestSupport
+
+/// ECVKit both ends: a `LabCall` (our `PeerConnection` here, an `ecv-network-peer` child inside the
+/// lab, signaling over the child's pipes), 320×240 VP8 at 30 fps both ways with the SDK's default
+/// bitrate for the size. Here sends sliding colour bars (camera-like motion), the child a moving ball.
+enum NetworkEcvkitRun {
+    /// The stacks this benchmark runs for ECVKit: the default (NACK/RTX) and, under the cap, `.adaptive`
+    /// with a 1.5 Mbit/s ceiling (1.35 Mbit/s of bars), so the cap bites: both stacks' default rates
+    /// at 320×240 (about 300 kbit/s) fit under 500 kbit/s.
+    static let defaultStack = "ECVKit"
+    static let adaptiveStack = "ECVKit .adaptive, 1.5 Mbit/s max"
+    static let adaptiveMaxKbps = 1500
+
+    static func run(condition: NetworkCondition, adaptive: Bool, repetition: Int) async -> NetworkRun {
+        let now = { ProcessInfo.processInfo.systemUptime }
+        var result = NetworkRun(stack: adaptive ? adaptiveStack : defaultStack, condition: condition, repetition: repetition,
+                                load: MachineInfo.loadAverage())
+        let lab: NetworkLab
+        do { lab = try NetworkLab() } catch {
+            result.failure = "no network lab: \(error)"
+            return result
+        }
+        defer { lab.close() }
+        var call: LabCall?
+        do {
+            try condition.beforeCall(lab)
+            let started = now()
+            let connected = try await LabCall.start(lab: lab, recovery: adaptive ? .adaptive : LossRecovery(),
+                                                    maxKbps: adaptive ? adaptiveMaxKbps : 0, pattern: LabCall.movingBars,
+                                                    timeout: .seconds(40))
+            call = connected
+            let firstHere = connected.framesHere.all.first ?? now(), firstAtLab = connected.framesAtLab.all.first ?? now()
+            result.connectSeconds = max(firstHere, firstAtLab) - started
+            try await Task.sleep(for: .seconds(NetworkCondition.settle))
+            let start = now()
+            try condition.begin(lab)
+            let lifted = try await condition.runWindow(lab, from: start, clock: now)
+            let end = now()
+            let stats = try await connected.local.stats()
+            if condition == .loss5 || condition == .loss20 { result.droppedPackets = try lab.droppedPackets() }
+            try condition.end(lab)
+            // The child reports its frames over a pipe: let the last of the window arrive.
+            try await Task.sleep(for: .milliseconds(500))
+            for (side, frames) in [(\NetworkRun.atHost, connected.framesHere), (\NetworkRun.atLab, connected.framesAtLab)] {
+                let times = DirectionFigures.spread(DirectionFigures.sampled(frames.all))
+                result[keyPath: side] = DirectionFigures(times: times, from: start, to: end, lifted: lifted)
+            }
+            let videoBytes = stats.outbound.filter { $0.kind == .video }.reduce(0) { $0 + Double($1.bytesSent) }
+            result.hostSendKbps = videoBytes * 8 / 1000 / (end - min(firstHere, firstAtLab))
+        } catch {
+            result.failure = "\(error)"
+        }
+        await call?.close()
+        return result
+    }
+}
