@@ -41,14 +41,10 @@ extension PipelineCompiler {
                                                       role: .videoSource("front")),
                                          purpose: "the pre-encoded video source")
             var chain = [source]
-            var payloaderProperties: KeyValuePairs<String, PropertyValue> = ["pt": .uint(UInt(VideoCodec.payloadType)), "mtu": .uint(VideoBranch.mtu),
-                                                                             "picture-id-mode": .enumNick("15-bit")]
             if codec == .h264 {
                 chain.append(try builder.add("video_parse", "h264parse", role: .videoParser, purpose: "H.264 parsing for RTP"))
-                payloaderProperties = ["pt": .uint(UInt(VideoCodec.payloadType)), "mtu": .uint(VideoBranch.mtu),
-                                       "config-interval": .int(-1), "aggregate-mode": .enumNick("zero-latency")]
             }
-            chain.append(try builder.add("video_pay", codec.payloader, payloaderProperties, role: .videoPayloader,
+            chain.append(try builder.add("video_pay", codec.payloader, VideoBranch.payloaderProperties(codec), role: .videoPayloader,
                                          purpose: "\(codec.rawValue) RTP payloading"))
             builder.chain(chain)
             outputs.append(GraphOutput(kind: .video, node: chain.last!, pad: "src", encodingName: codec.rawValue,

@@ -20,6 +20,14 @@ struct VideoBranch {
     /// was also lost recovers quickly; PLIs from the far end still force earlier ones.
     static let keyframeIntervalSeconds = 2
 
+    /// The video payloader's settings: 15-bit picture ids for VP8/VP9; for H.264, SPS/PPS with
+    /// every IDR (a receiver can start at any key frame) and no aggregation delay.
+    static func payloaderProperties(_ codec: VideoCodec) -> KeyValuePairs<String, PropertyValue> {
+        codec == .h264
+            ? ["pt": .uint(UInt(VideoCodec.payloadType)), "mtu": .uint(mtu), "config-interval": .int(-1), "aggregate-mode": .enumNick("zero-latency")]
+            : ["pt": .uint(UInt(VideoCodec.payloadType)), "mtu": .uint(mtu), "picture-id-mode": .enumNick("15-bit")]
+    }
+
     /// Black frames for mute: contrast 0 flattens luma to the black level (with brightness 0 it
     /// lands exactly on limited-range black, Y=16) and saturation 0 centres chroma (U=V=128);
     /// measured on I420 with GStreamer 1.22. (brightness -1 would give Y=0, below legal black.)
@@ -108,17 +116,13 @@ struct VideoBranch {
                                       purpose: "\(codec.rawValue) encoding")
         builder.decide(selection.decision)
         chain.append(encoder)
-        var payloaderProperties: KeyValuePairs<String, PropertyValue> = ["pt": .uint(UInt(VideoCodec.payloadType)), "mtu": .uint(Self.mtu),
-                                                                         "picture-id-mode": .enumNick("15-bit")]
         if codec == .h264 {
             // Constrained baseline is the H.264 profile every WebRTC endpoint decodes.
             chain.append(try builder.addCaps("video_encoded_caps", "video/x-h264,profile=constrained-baseline", role: .videoEncodedFormat))
             chain.append(try builder.add("video_parse", "h264parse", role: .videoParser, purpose: "H.264 parsing for RTP"))
-            // SPS/PPS with every IDR so a receiver can start at any keyframe; no aggregation delay.
-            payloaderProperties = ["pt": .uint(UInt(VideoCodec.payloadType)), "mtu": .uint(Self.mtu),
-                                   "config-interval": .int(-1), "aggregate-mode": .enumNick("zero-latency")]
         }
-        let payloader = try builder.add("video_pay", codec.payloader, payloaderProperties, role: .videoPayloader, purpose: "\(codec.rawValue) RTP payloading")
+        let payloader = try builder.add("video_pay", codec.payloader, Self.payloaderProperties(codec), role: .videoPayloader,
+                                        purpose: "\(codec.rawValue) RTP payloading")
         chain.append(payloader)
         builder.chain(chain)
         return Result(output: GraphOutput(kind: .video, node: payloader, pad: "src", encodingName: codec.rawValue,
