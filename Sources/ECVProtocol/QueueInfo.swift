@@ -84,9 +84,14 @@ public enum QueueFigures {
         return position
     }
 
-    /// An estimated wait in whole minutes, rounded up; nil when unknown or -1.
+    /// The longest estimate shown (a week): the service's figure is outside input, and one past
+    /// this says nothing a caller can use (and past `Int`'s range it could not be converted).
+    public static let longestShownWaitSeconds: Double = 7 * 24 * 3600
+
+    /// An estimated wait in whole minutes, rounded up; nil when unknown, -1, or beyond
+    /// `longestShownWaitSeconds`.
     public static func minutes(_ ewtSeconds: Double?) -> Int? {
-        guard let ewtSeconds, ewtSeconds >= 0, ewtSeconds.isFinite else { return nil }
+        guard let ewtSeconds, ewtSeconds >= 0, ewtSeconds <= longestShownWaitSeconds else { return nil }
         return Int((ewtSeconds / 60).rounded(.up))
     }
 }

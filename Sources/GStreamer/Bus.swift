@@ -12,6 +12,9 @@ final class BusDispatcher: Sendable {
         var streams: [Int: AsyncStream<BusMessage>.Continuation] = [:]
         var observers: [Int: @Sendable (BusMessage) -> Void] = [:]
         var lastError: BusMessage.ErrorInfo?
+        /// The run's first error: what ended it. Later errors are usually its consequences (a
+        /// source's not-linked flow error after the failed link that caused it).
+        var firstErrorOfRun: BusMessage.ErrorInfo?
         var reachedEndOfStream = false
         var finished = false
     }
@@ -56,7 +59,9 @@ final class BusDispatcher: Sendable {
     private func dispatch(_ message: BusMessage) {
         let (streams, observers) = state.withLock { state in
             switch message {
-            case .error(let info): state.lastError = info
+            case .error(let info):
+                state.lastError = info
+                if state.firstErrorOfRun == nil { state.firstErrorOfRun = info }
             case .endOfStream: state.reachedEndOfStream = true
             default: break
             }
@@ -71,7 +76,7 @@ final class BusDispatcher: Sendable {
     /// The end of the current run: EOS or the first error, whichever was dispatched.
     var outcomeOfRun: Result<Bool, BusMessage.ErrorInfo> {
         state.withLock { state in
-            if let error = state.lastError { return .failure(error) }
+            if let error = state.firstErrorOfRun { return .failure(error) }
             return .success(state.reachedEndOfStream)
         }
     }
@@ -80,6 +85,7 @@ final class BusDispatcher: Sendable {
     func resetRun() {
         state.withLock { state in
             state.lastError = nil
+            state.firstErrorOfRun = nil
             state.reachedEndOfStream = false
         }
     }

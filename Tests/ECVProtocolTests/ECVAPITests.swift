@@ -1,3 +1,4 @@
+import Foundation
 import ECVProtocol
 import Testing
 
@@ -41,5 +42,14 @@ struct ECVAPITests {
         #expect(absent.displayPosition == nil && absent.ewtMinutes == nil)
         #expect(QueueInfoResponse(rtcId: "r", state: .wait, position: 1, ewtSeconds: 0).ewtMinutes == 0)
         #expect(queued.withoutQueueFigures == absent)
+    }
+
+    /// The service's estimate is outside input: one past a week (or past Int's range, which once
+    /// trapped the conversion: the rest fuzzer's crash) shows nothing rather than a number.
+    @Test(arguments: [(604_800.0, 10_080), (604_800.5, nil), (1e300, nil), (Double.greatestFiniteMagnitude, nil)])
+    func anAbsurdWaitEstimateIsNotShown(_ seconds: Double, _ minutes: Int?) throws {
+        let data = Data(#"{"rtcId":"r","state":"wait","ewtSeconds":\#(seconds)}"#.utf8)
+        let info = try ECVJSON.decode(QueueInfoResponse.self, from: data)
+        #expect(info.ewtMinutes == minutes)
     }
 }

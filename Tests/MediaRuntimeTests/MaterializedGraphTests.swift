@@ -1,6 +1,7 @@
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import MediaTestSupport
 import Testing
 
 @Suite struct MaterializedGraphTests {
@@ -8,6 +9,9 @@ import Testing
 
     /// A decodebin pad that cannot be linked leaves no silent hole: the failed link is the first
     /// ERROR on the pipeline's bus, from the decodebin, before any data finds the pad unlinked.
+    /// The source's not-linked flow error follows it; the run's outcome is still the first error,
+    /// also when both were dispatched before anyone waited (a busy main loop once made the wait
+    /// report the source's error).
     @Test func aDynamicPadThatCannotBeLinkedIsAnErrorOnTheBus() async throws {
         let pipeline = Pipeline(name: "dynamic-link")
         let nodes = [
@@ -26,6 +30,9 @@ import Testing
             graph.remove(from: pipeline)
         }
         _ = pipeline.requestState(.playing)
+        try await eventually(.seconds(10), "the source's not-linked error after the failed link") {
+            pipeline.lastError?.source.hasSuffix(":src") ?? false
+        }
         let error = await #expect(throws: GStreamerError.self) { try await pipeline.waitForEndOfStream(timeout: .seconds(10)) }
         guard case .flow(let element, let result)? = error else {
             Issue.record("expected the bus error, got \(String(describing: error))")
