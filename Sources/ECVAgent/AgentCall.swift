@@ -43,8 +43,13 @@ public final class AgentCall: Sendable {
 
     deinit { InstanceCounter.decrement("AgentCall") }
 
-    /// Every event from now on.
-    public func events() -> AsyncStream<AgentCallEvent> { broadcaster.subscribe() }
+    /// Every event of the call: those so far first, then each new one, none missed or repeated.
+    /// A bot gets the call in `callStarted` while its media is already starting, so a stream of
+    /// "events from now on" taken then would race `joinedRoom`, `connected` and `textChannelOpen`
+    /// (under load it lost them, and a bot waiting for one of them waited for ever).
+    public func events() -> AsyncStream<AgentCallEvent> {
+        state.withLock { state in broadcaster.subscribe(replaying: state.history) }
+    }
     /// Every event so far, in order (for bots that subscribe late and for tests).
     public var eventHistory: [AgentCallEvent] { state.value.history }
     /// The peer connection, once the media started (the SDK's own tests and diagnostics).
@@ -74,9 +79,13 @@ public final class AgentCall: Sendable {
     /// Receives the caller's decoded frames (when the bot decodes video).
     public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { state.withLock { $0.renderer = handler } }
 
+    /// Records and yields under the state's lock, so `events()` (which subscribes under it)
+    /// sees each event exactly once, in the order of the history.
     func emit(_ event: AgentCallEvent) {
-        state.withLock { $0.history.append(event) }
-        broadcaster.yield(event)
+        state.withLock { state in
+            state.history.append(event)
+            broadcaster.yield(event)
+        }
     }
 
     // MARK: Media

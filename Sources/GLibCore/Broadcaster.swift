@@ -15,10 +15,13 @@ public final class Broadcaster<Event: Sendable>: Sendable {
 
     public init() {}
 
-    /// A new stream of every event yielded from now on.
-    public func subscribe(bufferingNewest limit: Int? = nil) -> AsyncStream<Event> {
+    /// A new stream of every event yielded from now on, after `past` (what the owner kept of the
+    /// events before: an owner that yields and records under one lock of its own, and subscribes
+    /// under it too, hands out streams that miss nothing and repeat nothing).
+    public func subscribe(replaying past: [Event] = [], bufferingNewest limit: Int? = nil) -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(
             of: Event.self, bufferingPolicy: limit.map { .bufferingNewest($0) } ?? .unbounded)
+        for event in past { continuation.yield(event) }
         let key: Int? = state.withLock { state in
             guard !state.finished else { return nil }
             state.next += 1

@@ -11,6 +11,7 @@ extension PeerConnection {
     /// missing (see `LossResponse`).
     func respondToLoss(totalLost: Int, bytesReceived: UInt64, session: PeerSession) {
         guard configuration.media.parameters.lossRecovery.retransmission else { return }
+        do throws(GStreamerError) { try session.askForResends() } catch { emit(.error("loss response: \(error)")) }
         if lossResponse == nil {
             lossResponse = LossResponse(rtcpMinInterval: configuration.rtcpMinInterval,
                                         jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)

@@ -46,6 +46,8 @@ final class PeerSession: Sendable {
         /// The incoming streams' jitter buffers, whose wait for resent packets follows it too
         /// (webrtcbin's own `latency` reaches only jitter buffers made after it changed).
         var jitterBuffers: [Element] = []
+        /// How many of `jitterBuffers` (a prefix) already ask for resends: see `askForResends()`.
+        var jitterBuffersAskingForResends = 0
     }
     private let state = Locked(State())
 
@@ -325,6 +327,20 @@ final class PeerSession: Sendable {
         // webrtcbin 1.22 sets each jitter buffer's `do-retransmission` from whichever m-line of the
         // bundle it visits last, so with NACK on video only the video buffer may have it off.
         if retransmission { for buffer in buffers { try buffer.set("do-retransmission", true) } }
+    }
+
+    /// Makes every incoming stream's jitter buffer ask for resends (NACK) from the start, without
+    /// waiting for the loss response: webrtcbin 1.22 takes `do-retransmission` from the bundle's
+    /// last m-line (audio, without NACK), and a far end that protects its video with FEC (Chromium's
+    /// RED/ULPFEC) repairs the first losses so well that the loss count that wakes `LossResponse`
+    /// may stay at zero while frames still go missing. Called every liveness tick; only jitter
+    /// buffers added since the last call are touched.
+    func askForResends() throws(GStreamerError) {
+        let fresh = state.withLock { state -> [Element] in
+            defer { state.jitterBuffersAskingForResends = state.jitterBuffers.count }
+            return Array(state.jitterBuffers.dropFirst(state.jitterBuffersAskingForResends))
+        }
+        for buffer in fresh { try buffer.set("do-retransmission", true) }
     }
 
     /// What the far end's transport-wide feedback says of the last 300 ms (rtpsession

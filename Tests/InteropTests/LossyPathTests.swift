@@ -93,7 +93,11 @@ extension InteropTests {
             #expect(Double(summary.framesDecoded) >= 0.75 * 30 * flowingSeconds,
                     "the browser decoded \(summary.framesDecoded) frames in ~\(Int(flowingSeconds)) s with media flowing")
             #expect(summary.nackSent > 0, "the browser asked ECVKit to resend")
-            #expect(summary.nackReceived > 0, "ECVKit asked the browser to resend")
+            // Chromium protects its video with RED/ULPFEC as well, so a run whose few lost packets
+            // were all repaired from parity needs no resend: ECVKit must have asked, or kept
+            // (nearly) every frame without asking.
+            #expect(summary.nackReceived > 0 || Double(duringLoss) >= 0.97 * browserFps * lossSeconds,
+                    "ECVKit asked the browser to resend (\(summary.nackReceived)) or kept \(duringLoss) frames without")
             #expect(log.count(.CallEnded) == 0, "the call survived the blackhole")
         }
 
