@@ -30,6 +30,7 @@ struct LossRecoveryTests {
             try lab.setLoss(percent: 0)
         }
         let with = try #require(shares[true]), without = try #require(shares[false])
+        print("5 % loss, frames kept here / at the lab: with NACK/RTX \(with), without \(without)")
         #expect(with.here >= 0.90 && with.atLab >= 0.90, "with NACK/RTX: \(with)")
         #expect(without.here + without.atLab < with.here + with.atLab - 0.1, "without: \(without), with: \(with)")
     }
