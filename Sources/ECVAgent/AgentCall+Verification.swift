@@ -33,7 +33,7 @@ extension AgentCall {
     /// its end (`SUCCEEDED`, `FAILED`, `LIMIT_REACHED`) or `timeout`, whichever is first.
     public func requestRetry(_ step: VerificationCommand.VerificationStep, timeout: Duration = .seconds(30))
         async throws(AgentBotError) -> VerificationRetryAnswer {
-        let events = events()
+        let events = upcomingEvents()
         try send(.raw(VerificationCommand.retryRequest(step).text))
         let answer = Locked(VerificationRetryAnswer())
         await withTaskGroup(of: Void.self) { group in

@@ -50,6 +50,9 @@ public final class AgentCall: Sendable {
     public func events() -> AsyncStream<AgentCallEvent> {
         state.withLock { state in broadcaster.subscribe(replaying: state.history) }
     }
+    /// Only the events after this call: for waiting on the answer to a request about to be sent
+    /// (an earlier answer of the same kind is in the history `events()` starts with).
+    public func upcomingEvents() -> AsyncStream<AgentCallEvent> { broadcaster.subscribe() }
     /// Every event so far, in order (for bots that subscribe late and for tests).
     public var eventHistory: [AgentCallEvent] { state.value.history }
     /// The peer connection, once the media started (the SDK's own tests and diagnostics).
