@@ -63,6 +63,8 @@ struct LossRecoveryTests {
         let gap = call.framesAtLab.longestGap(from: under + 1, to: Self.now)
         let target = try #require(call.bandwidthHere.value.last)
         await call.close()
+        print("500 kbit/s cap: under it \(String(format: "%.1f", under - capped)) s after the cap, longest freeze after that \(gap) s, "
+              + "targets \(call.bandwidthHere.value.map(\.targetKbps))")
         #expect(gap <= 2.0, "longest freeze after the sender got under the cap: \(gap) s")
         #expect(target.targetKbps < 500, "the adaptation's last target: \(target.targetKbps) kbit/s")
         try lab.setRateCap(kbps: nil)
