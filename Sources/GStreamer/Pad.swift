@@ -59,6 +59,16 @@ public final class Pad: Object, @unchecked Sendable {
     /// whose `pt` changed announces the new payload type this way).
     public func markReconfigure() { gst_pad_mark_reconfigure(pad) }
 
+    /// Hands `bytes` to this sink pad as one buffer, as its peer's push would; the pad's stream
+    /// lock orders it with the peer's own buffers. For a sink whose stream already began (its
+    /// segment arrived), e.g. to send a transport's datagram again. False when the pad refused
+    /// it (flushing, not negotiated, or its element is gone).
+    public func chain(_ bytes: [UInt8]) -> Bool {
+        guard direction == .sink, let buffer = gst_buffer_new_allocate(nil, gsize(bytes.count), nil) else { return false }
+        bytes.withUnsafeBytes { raw in _ = gst_buffer_fill(buffer, 0, raw.baseAddress, gsize(raw.count)) }
+        return gst_pad_chain(pad, buffer) == GST_FLOW_OK
+    }
+
     /// Asks upstream of this pad for a key frame (an upstream `GstForceKeyUnit`).
     ///
     /// From a sink pad the request goes to its peer and on upstream to whatever produces the

@@ -44,6 +44,10 @@ public struct PeerConfiguration: Sendable {
     /// key-frame request (the recorder's, after the decoder's) wait seconds for the far end.
     /// 100 ms keeps every request within ~0.15 s for up to ~10 reports a second (~8 kbit/s).
     public var rtcpMinInterval: Duration
+    /// Sends this side's DTLS handshake flight again every 150 ms while the far end has answered
+    /// nothing new (`HandshakeReplay`): OpenSSL's own retransmission waits 1 s, doubling, and
+    /// GStreamer 1.22 lets no one set it. On by default; off only to measure the difference.
+    public var replaysHandshake = true
 
     public init(iceServers: [ICEServer] = [], iceTransportPolicy: ICETransportPolicy = .all,
                 jitterBufferLatencyMs: Int = 100, disconnectedAfter: Duration = .seconds(3),

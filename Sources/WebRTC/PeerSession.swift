@@ -48,8 +48,12 @@ final class PeerSession: Sendable {
         var jitterBuffers: [Element] = []
         /// How many of `jitterBuffers` (a prefix) already ask for resends: see `askForResends()`.
         var jitterBuffersAskingForResends = 0
+        /// The probes that show `handshakeReplay` the transport's datagrams, both ways.
+        var handshakeProbes: [PadProbe] = []
     }
     private let state = Locked(State())
+    /// Sends a lost DTLS handshake flight again sooner than OpenSSL would.
+    private let handshakeReplay = HandshakeReplay()
 
     struct PendingOutput {
         var kind: MediaKind
@@ -100,10 +104,23 @@ final class PeerSession: Sendable {
             let rtcpMinInterval = UInt64(max(0, configuration.rtcpMinInterval.nanoseconds))
             let pem = certificate?.pem
             let state = self.state
+            let replay = configuration.replaysHandshake ? handshakeReplay : nil
             handlers.append(try webrtc.connect("deep-element-added") { arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
                 do throws(GStreamerError) {
                     switch element.factoryName {
+                    case "nicesink", "nicesrc":
+                        // max-bundle: one transport, so one nicesink and one nicesrc per webrtcbin.
+                        guard let replay else { break }
+                        let sending = element.factoryName == "nicesink"
+                        let name = sending ? "sink" : "src"
+                        guard let pad = element.staticPad(name) else { throw .padNotFound(element: element.name, pad: name) }
+                        let probe = pad.addBufferProbe(readingData: true) { _, bytes in
+                            guard let bytes else { return .pass }
+                            return (sending ? replay.sent(bytes) : replay.received(bytes)) ? .pass : .remove
+                        }
+                        state.withLock { $0.handshakeProbes.append(probe) }
+                        if sending { replay.start(sink: pad) }
                     case "dtlssrtpdec":
                         // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes
                         // the transport, before it reads the certificate for the SDP fingerprint.
@@ -380,6 +397,8 @@ final class PeerSession: Sendable {
     func tearDown() {
         let taken = state.withLock { state in defer { state = State() }; return state }
         for handler in taken.connections { handler.cancel() }
+        handshakeReplay.stop()
+        for probe in taken.handshakeProbes { probe.cancel() }
         for link in taken.teePads {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }
             link.tee.releaseRequestPad(link.pad)

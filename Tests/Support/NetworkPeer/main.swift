@@ -3,7 +3,8 @@
 //
 //   ecv-network-peer <offerer|answerer> <VP8|VP9|H264> <recovery> [max video kbit/s]
 //
-// <recovery>: `off`, or the parts of `LossRecovery` to turn on, comma-separated: nack,fec,adapt.
+// <recovery>: `off`, or the parts of `LossRecovery` to turn on, comma-separated: nack,fec,adapt;
+// `noreplay` among them turns the DTLS handshake replay off (PeerConfiguration.replaysHandshake).
 //
 // stdin, one message a line: `offer <base64 SDP>`, `answer <base64 SDP>`,
 // `candidate <m-line> <base64 candidate>`, `bye`. stdout: the same for what this end sends, plus
@@ -50,7 +51,9 @@ let media = MediaConfiguration(parameters: parameters, video: .single(.testPatte
                                receiveVideo: .renderer(name: "remote_video"))
 
 try GStreamerRuntime.ensureInitialized()
-let peer = PeerConnection(configuration: PeerConfiguration(media: media), role: role) { message in
+var configuration = PeerConfiguration(media: media)
+configuration.replaysHandshake = !parts.contains("noreplay")
+let peer = PeerConnection(configuration: configuration, role: role) { message in
     switch message {
     case .offer(let sdp): say("offer \(Data(sdp.utf8).base64EncodedString())")
     case .answer(let sdp): say("answer \(Data(sdp.utf8).base64EncodedString())")

@@ -32,9 +32,10 @@ public final class LabCall: Sendable {
     /// Starts both ends (we offer and send `pattern`; the lab peer takes `labRecovery`, or ours) and returns once each has decoded a first frame of the other.
     public static func start(lab: NetworkLab, codec: String = "VP8", recovery: LossRecovery = LossRecovery(),
                              labRecovery: LossRecovery? = nil, maxKbps: Int = 0, pattern: String = "smpte",
-                             timeout: Duration = .seconds(20)) async throws -> LabCall {
+                             timeout: Duration = .seconds(20), replaysHandshake: Bool = true) async throws -> LabCall {
         try GStreamerRuntime.ensureInitialized()
-        let call = try LabCall(lab: lab, codec: codec, recovery: recovery, labRecovery: labRecovery, maxKbps: maxKbps, pattern: pattern)
+        let call = try LabCall(lab: lab, codec: codec, recovery: recovery, labRecovery: labRecovery, maxKbps: maxKbps, pattern: pattern,
+                               replaysHandshake: replaysHandshake)
         try await call.local.start()
         let deadline = ContinuousClock.now + timeout
         while call.framesHere.count == 0 || call.framesAtLab.count == 0 {
@@ -47,7 +48,8 @@ public final class LabCall: Sendable {
         return call
     }
 
-    private init(lab: NetworkLab, codec: String, recovery: LossRecovery, labRecovery: LossRecovery?, maxKbps: Int, pattern: String) throws {
+    private init(lab: NetworkLab, codec: String, recovery: LossRecovery, labRecovery: LossRecovery?, maxKbps: Int, pattern: String,
+                 replaysHandshake: Bool) throws {
         self.lab = lab
         let parameters = MediaParameters(videoWidth: 320, videoHeight: 240, videoMaxBitrate: maxKbps, videoCodec: codec,
                                          noAudioProcessing: true, lossRecovery: recovery)
@@ -55,7 +57,7 @@ public final class LabCall: Sendable {
         let media = MediaConfiguration(parameters: parameters, video: .single(video), audio: .testTone(),
                                        receiveVideo: .renderer(name: "lab_video"), presets: try Self.presets())
         child = lab.process(BuiltExecutable.url(named: "ecv-network-peer"),
-                            ["answerer", codec, Self.argument(labRecovery ?? recovery), String(maxKbps)])
+                            ["answerer", codec, Self.argument(labRecovery ?? recovery) + (replaysHandshake ? "" : ",noreplay"), String(maxKbps)])
         let input = Pipe(), output = Pipe()
         child.standardInput = input
         child.standardOutput = output
@@ -63,7 +65,9 @@ public final class LabCall: Sendable {
         toChild = input.fileHandleForWriting
         let toChild = self.toChild
         let writeLock = Locked(())
-        local = PeerConnection(configuration: PeerConfiguration(media: media), role: .offerer) { message in
+        var configuration = PeerConfiguration(media: media)
+        configuration.replaysHandshake = replaysHandshake
+        local = PeerConnection(configuration: configuration, role: .offerer) { message in
             let line: String
             switch message {
             case .offer(let sdp): line = "offer \(Data(sdp.utf8).base64EncodedString())"
