@@ -6,6 +6,7 @@ import GLibCore
 // @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
 final class KeyFrameRequestBox: HandOffBox, @unchecked Sendable {
     let handler: @Sendable () -> Void
+    let life = ProbeLife()
     init(handler: @escaping @Sendable () -> Void) { self.handler = handler }
 }
 
@@ -14,7 +15,8 @@ extension Pad {
     /// reaches this pad (what a PLI or FIR from the far end becomes), and lets the event go on.
     /// A source that has no encoder upstream (pre-encoded media) answers the request itself.
     public func addKeyFrameRequestProbe(_ handler: @escaping @Sendable () -> Void) -> PadProbe {
-        let box = Unmanaged.passRetained(KeyFrameRequestBox(handler: handler).published()).toOpaque()
+        let requestBox = KeyFrameRequestBox(handler: handler).published()
+        let box = Unmanaged.passRetained(requestBox).toOpaque()
         let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, { _, info, data in
             guard let info, let data, let event = ecv_probe_info_event(info), gst_video_event_is_force_key_unit(event) != 0 else {
                 return GST_PAD_PROBE_OK
@@ -24,8 +26,10 @@ extension Pad {
             box.handler()
             return GST_PAD_PROBE_OK
         }, box) { data in
-            Unmanaged<KeyFrameRequestBox>.fromOpaque(data!).release()
+            let box = Unmanaged<KeyFrameRequestBox>.fromOpaque(data!)
+            box.takeUnretainedValue().life.markRemoved()
+            box.release()
         }
-        return PadProbe(pad: raw, id: id)
+        return PadProbe(pad: raw, id: id, life: requestBox.life)
     }
 }

@@ -18,24 +18,35 @@ public enum ProbeDecision: Sendable {
     case pass, drop, remove
 }
 
+/// Whether GStreamer still holds a probe: cleared by the probe's destroy notify, which runs when
+/// the probe goes by either road (`cancel()`, or the handler answering `.remove`), so a cancel
+/// after a self-removal does not ask the pad to remove an id it no longer has.
+final class ProbeLife: Sendable {
+    private let removed = Atomic(false)
+    func markRemoved() { removed.store(true, ordering: .releasing) }
+    var isRemoved: Bool { removed.load(ordering: .acquiring) }
+}
+
 /// An installed pad probe; removed on `cancel()` or when the token goes.
 public final class PadProbe: Sendable {
     // @unchecked Sendable: GWeakRef is thread-safe; the allocation is owned here and freed in deinit.
     private struct WeakPad: @unchecked Sendable { let ref: UnsafeMutablePointer<GWeakRef> }
     private let pad: WeakPad
     private let probeID: Mutex<gulong>
+    private let life: ProbeLife
 
-    init(pad: UnsafeMutableRawPointer, id: gulong) {
+    init(pad: UnsafeMutableRawPointer, id: gulong, life: ProbeLife) {
         let ref = UnsafeMutablePointer<GWeakRef>.allocate(capacity: 1)
         ref.initialize(to: GWeakRef())
         g_weak_ref_init(ref, pad)
         self.pad = WeakPad(ref: ref)
         probeID = Mutex(id)
+        self.life = life
     }
 
     public func cancel() {
         let id = probeID.withLock { id in defer { id = 0 }; return id }
-        guard id != 0, let pad = g_weak_ref_get(pad.ref) else { return }
+        guard id != 0, !life.isRemoved, let pad = g_weak_ref_get(pad.ref) else { return }
         gst_pad_remove_probe(pad.assumingMemoryBound(to: GstPad.self), id)
         g_object_unref(pad)
     }
@@ -51,6 +62,7 @@ public final class PadProbe: Sendable {
 final class ProbeBox: HandOffBox, @unchecked Sendable {
     let handler: @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision
     let readsData: Bool
+    let life = ProbeLife()
     init(handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision, readsData: Bool) {
         self.handler = handler
         self.readsData = readsData
@@ -64,7 +76,8 @@ extension Pad {
     /// applies to the whole list.
     public func addBufferProbe(readingData: Bool = false,
                                _ handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision) -> PadProbe {
-        let box = Unmanaged.passRetained(ProbeBox(handler: handler, readsData: readingData).published()).toOpaque()
+        let probeBox = ProbeBox(handler: handler, readsData: readingData).published()
+        let box = Unmanaged.passRetained(probeBox).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)
         let id = gst_pad_add_probe(pad, mask, { _, info, data in
             guard let info, let data else { return GST_PAD_PROBE_OK }
@@ -82,9 +95,11 @@ extension Pad {
             }
             return decision.probeReturn
         }, box) { data in
-            Unmanaged<ProbeBox>.fromOpaque(data!).release()
+            let box = Unmanaged<ProbeBox>.fromOpaque(data!)
+            box.takeUnretainedValue().life.markRemoved()
+            box.release()
         }
-        return PadProbe(pad: raw, id: id)
+        return PadProbe(pad: raw, id: id, life: probeBox.life)
     }
 
     private static func inspect(_ buffer: UnsafeMutablePointer<GstBuffer>, _ box: ProbeBox) -> ProbeDecision {
@@ -103,6 +118,7 @@ extension Pad {
 // @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
 final class CapsProbeBox: HandOffBox, @unchecked Sendable {
     let handler: @Sendable (Caps) -> ProbeDecision
+    let life = ProbeLife()
     init(handler: @escaping @Sendable (Caps) -> ProbeDecision) { self.handler = handler }
 }
 
@@ -120,7 +136,8 @@ extension Pad {
     /// Calls `handler` on the streaming thread for every caps event that crosses the pad
     /// downstream; `.drop` keeps the event from going on (the pad keeps its current caps).
     public func addCapsProbe(_ handler: @escaping @Sendable (Caps) -> ProbeDecision) -> PadProbe {
-        let box = Unmanaged.passRetained(CapsProbeBox(handler: handler).published()).toOpaque()
+        let capsBox = CapsProbeBox(handler: handler).published()
+        let box = Unmanaged.passRetained(capsBox).toOpaque()
         let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in
             guard let info, let data, let event = ecv_probe_info_event(info), event.pointee.type == GST_EVENT_CAPS else {
                 return GST_PAD_PROBE_OK
@@ -132,8 +149,10 @@ extension Pad {
             box.received()
             return box.handler(Caps(borrowing: pointer)).probeReturn
         }, box) { data in
-            Unmanaged<CapsProbeBox>.fromOpaque(data!).release()
+            let box = Unmanaged<CapsProbeBox>.fromOpaque(data!)
+            box.takeUnretainedValue().life.markRemoved()
+            box.release()
         }
-        return PadProbe(pad: raw, id: id)
+        return PadProbe(pad: raw, id: id, life: capsBox.life)
     }
 }
