@@ -111,8 +111,11 @@ final class PeerSession: Sendable {
                     switch element.factoryName {
                     case "nicesink", "nicesrc":
                         // max-bundle: one transport, so one nicesink and one nicesrc per webrtcbin.
-                        guard let replay else { break }
                         let sending = element.factoryName == "nicesink"
+                        if sending, let agent = try element.get("agent").objectValue {
+                            try Self.quickenConnectivityChecks(agent)
+                        }
+                        guard let replay else { break }
                         let name = sending ? "sink" : "src"
                         guard let pad = element.staticPad(name) else { throw .padNotFound(element: element.name, pad: name) }
                         let probe = pad.addBufferProbe(readingData: true) { _, bytes in
@@ -120,10 +123,7 @@ final class PeerSession: Sendable {
                             return (sending ? replay.sent(bytes) : replay.received(bytes)) ? .pass : .remove
                         }
                         state.withLock { $0.handshakeProbes.append(probe) }
-                        if sending {
-                            replay.start(sink: pad)
-                            if let agent = try element.get("agent").objectValue { try Self.quickenConnectivityChecks(agent) }
-                        }
+                        if sending { replay.start(sink: pad) }
                     case "dtlssrtpdec":
                         // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes
                         // the transport, before it reads the certificate for the SDP fingerprint.
