@@ -13,10 +13,15 @@ final class BrowserPeer: Sendable {
     private let summaryLine = Locked<String?>(nil)
 
     /// `prefix` runs it elsewhere (`ip netns exec <lab>`); `python` is the interop venv's.
-    init(name: String, prefix: [String], python: String, script: String, page: String, duration: Double) throws {
+    convenience init(name: String, prefix: [String], python: String, script: String, page: String, duration: Double) throws {
+        try self.init(name: name, command: prefix + [python, "-u", script, "--page", page, "--duration", String(duration),
+                                                     "--connect-timeout", "45"])
+    }
+
+    /// Any of the interop peers (`aiortc_peer.py` too): they share the progress and summary lines.
+    init(name: String, command: [String]) throws {
         self.name = name
         process = Process()
-        let command = prefix + [python, "-u", script, "--page", page, "--duration", String(duration), "--connect-timeout", "45"]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
