@@ -113,6 +113,12 @@ final class PeerSession: Sendable {
                         try element.set("rtcp-fraction", LossResponse.calmRTCPBitsPerSecond)
                         state.withLock { $0.rtpSessions.append(element) }
                     case "rtpjitterbuffer":
+                        // A jitter buffer holds a stream's first packet for its whole latency
+                        // before it pushes anything (in case earlier ones come late); that wait
+                        // was most of the time from connecting to the first picture. With a few
+                        // packets in sequence the stream has evidently begun in order, so it
+                        // starts then; later packets wait for gaps exactly as before.
+                        try element.set("faststart-min-packets", Self.fastStartPackets)
                         state.withLock { $0.jitterBuffers.append(element) }
                     default: break
                     }
@@ -190,6 +196,11 @@ final class PeerSession: Sendable {
     deinit { InstanceCounter.decrement("PeerSession") }
 
 
+
+    /// Consecutive packets after which a jitter buffer starts its stream without waiting out its
+    /// latency (`faststart-min-packets`): a video key frame is many packets, audio two 20 ms
+    /// frames; a stream that begins out of order still gets the latency.
+    static let fastStartPackets: UInt = 2
 
     private static func configureICE(_ webrtc: WebRTCBin, servers: [ICEServer]) throws(GStreamerError) {
         var stunSet = false
