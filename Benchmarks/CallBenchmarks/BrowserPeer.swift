@@ -90,7 +90,12 @@ struct BrowserPeerError: Error, CustomStringConvertible {
 
 /// The part of chromium_peer.py's summary the benchmark reads.
 struct BrowserSummary: Decodable {
-    struct State: Decodable { var joinedAt: Double? }
+    struct KeyFrameRequest: Decodable { var at: Double }
+    struct State: Decodable {
+        var joinedAt: Double?
+        /// `?watch=keyframes`: when the page's video sender had been asked for key frames (wall-clock ms, sampled every 100 ms).
+        var keyframeRequests: [KeyFrameRequest]?
+    }
     struct Counters: Decodable {
         var framesDecoded: Double?
         var bytesSent: Double?
@@ -107,4 +112,9 @@ struct BrowserSummary: Decodable {
     /// `[wall-clock ms, framesDecoded]` every 50 ms (`?watch=frames`).
     var frames: [[Double]]?
     var log: [String]?
+    /// aiortc_peer.py: when its video sender answered a PLI/FIR (wall-clock ms).
+    var keyframeRequests: [Double]?
+
+    /// When the sender was asked for key frames, wall-clock ms, whichever peer it was.
+    var keyFrameRequestTimes: [Double] { keyframeRequests ?? state?.keyframeRequests?.map(\.at) ?? [] }
 }

@@ -34,6 +34,8 @@ enum FirstFrameBenchmark {
         var connectedToFirstFrame: LatencySummary?
         var attachToFirstWritten: LatencySummary?
         var startRecordingReturned: LatencySummary?
+        /// A foreign sender's first record of a key-frame request after `startRecording` was called.
+        var senderSawRequest: LatencySummary?
         var note: String?
         var load: LoadWindow
     }
@@ -111,6 +113,7 @@ enum FirstFrameBenchmark {
                     connectedToFirstFrame: LatencySummary(milliseconds: results.compactMap(\.connectedToFirstFrameMs)),
                     attachToFirstWritten: LatencySummary(milliseconds: results.compactMap(\.attachToFirstWrittenMs)),
                     startRecordingReturned: LatencySummary(milliseconds: results.compactMap(\.startRecordingReturnedMs)),
+                    senderSawRequest: LatencySummary(milliseconds: results.compactMap { $0.senderKeyFrameRequestsMs?.first { $0 >= 0 } }),
                     note: nil, load: timer.finish())
     }
 
@@ -155,6 +158,17 @@ enum FirstFrameMarkdown {
                 + "\(three(cell.connectedToFirstFrame)) | \(three(cell.attachToFirstWritten)) | "
                 + (cell.startRecordingReturned.map { String(format: "%.0f / %.0f", $0.p50, $0.p95) } ?? "–")
                 + " | \(String(format: "%.1f–%.1f", cell.load.start, cell.load.end)) |")
+        }
+        let requests = report.cells.filter { $0.senderSawRequest != nil }
+        if !requests.isEmpty {
+            lines += ["", "When the foreign sender itself saw the recorder's key-frame request, ms after `startRecording` was called "
+                      + "(Chromium: its `pliCount`/`firCount` sampled every 100 ms, so up to 100 ms late; aiortc: when its sender answered it):", "",
+                      "| codec | sender | calls | p50 | p95 | max |", "| --- | --- | ---: | ---: | ---: | ---: |"]
+            for cell in requests {
+                guard let seen = cell.senderSawRequest else { continue }
+                lines.append("| \(cell.codec) | \(cell.sender.rawValue) | \(seen.count) | "
+                             + String(format: "%.0f | %.0f | %.0f |", seen.p50, seen.p95, seen.max))
+            }
         }
         lines += ["", "Percentiles are nearest-rank over the calls measured; *calls measured / run* gives the calls with each figure "
                   + "(connected → frame / attach → written) of those run.", ""]

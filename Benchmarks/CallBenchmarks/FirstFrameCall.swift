@@ -48,6 +48,9 @@ struct FirstFrameCall: Codable, Sendable {
     var attachToFirstWrittenMs: Double?
     /// How long `startRecording` itself took to return (part of the figure above).
     var startRecordingReturnedMs: Double?
+    /// A foreign sender's own record of key-frame requests reaching it, ms after `startRecording` was
+    /// called (Chromium: its stats sampled every 100 ms; aiortc: when its sender answered one).
+    var senderKeyFrameRequestsMs: [Double]?
     var failure: String?
     /// 1-minute load average when the call started.
     var load: Double
@@ -115,6 +118,7 @@ extension FirstFrameContext {
             }
             try await Task.sleep(for: settle)
             let url = URL(fileURLWithPath: (work as NSString).appendingPathComponent("first-frame-\(codec)-\(sender.rawValue)-\(index).mkv"))
+            let attachWallMs = Date().timeIntervalSince1970 * 1000
             let attach = MonotonicClock.nanoseconds()
             try await answered.startRecording(to: url)
             result.startRecordingReturnedMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
@@ -124,6 +128,10 @@ extension FirstFrameContext {
             result.attachToFirstWrittenMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
             _ = try await answered.stopRecording()
             try FileManager.default.removeItem(at: url)
+            if let peer {
+                let summary = try await peer.summary(timeout: 40)
+                result.senderKeyFrameRequestsMs = summary.keyFrameRequestTimes.map { ($0 - attachWallMs).rounded() }
+            }
         } catch {
             result.failure = "\(error)"
         }
@@ -140,7 +148,8 @@ extension FirstFrameContext {
     }
 
     private func foreignPeer(room: String, token: String) throws -> BrowserPeer {
-        let duration = "20"
+        // Seconds of media after the text channel opened: past the first frame, the 2 s settle and the recording's start.
+        let duration = "8"
         switch sender {
         case .aiortc:
             return try BrowserPeer(name: "aiortc", command: [python, "-u", "Tests/Interop/peers/aiortc_peer.py", "--url", base, "--room", room,
@@ -149,7 +158,8 @@ extension FirstFrameContext {
         case .chromium, .ecvkit:
             var page = URLComponents(string: base + "/r/" + room)
             page?.queryItems = [URLQueryItem(name: "role", value: "caller"), URLQueryItem(name: "codec", value: codec),
-                                URLQueryItem(name: "video", value: "640x480"), URLQueryItem(name: "token", value: token)]
+                                URLQueryItem(name: "video", value: "640x480"), URLQueryItem(name: "token", value: token),
+                                URLQueryItem(name: "watch", value: "keyframes")]
             guard let url = page?.string else { throw BenchmarkError.failed("no page URL for room \(room)") }
             return try BrowserPeer(name: "chromium", command: [python, "-u", "Tests/Interop/peers/chromium_peer.py", "--page", url,
                                                                "--duration", duration, "--connect-timeout", "45"])
