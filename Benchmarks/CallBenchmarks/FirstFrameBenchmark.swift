@@ -4,6 +4,7 @@ import ECVAgent
 import ECVProtocol
 import ECVService
 import Foundation
+import GLibCore
 
 /// `bench-call first-frame`: how soon an ECVKit agent bot has the caller's picture, once media
 /// connects and once a recording starts mid-call, per codec and per sending stack.
@@ -62,6 +63,13 @@ enum FirstFrameBenchmark {
         progress("bench-call first-frame; load \(machine.loadAverage.map { String($0) }.joined(separator: " ")); \(calls) calls per cell")
         let timer = SectionTimer()
         var cells: [Cell] = []
+        let stamp = Self.stamp()
+        /// Published after every cell, so a run cut short keeps what it measured.
+        func deliver() throws {
+            let report = Report(machine: machine, method: method, callsPerCell: calls, cells: cells, load: timer.finish())
+            guard !options.has("no-publish") else { return }
+            for path in try publish(report, markdown: FirstFrameMarkdown.render(report), in: paths.results, stamp: stamp) { progress("wrote \(path)") }
+        }
         for sender in senders {
             for codec in codecs {
                 let cellTimer = SectionTimer()
@@ -70,14 +78,11 @@ enum FirstFrameBenchmark {
                     continue
                 }
                 cells.append(try await runCell(codec: codec, sender: sender, calls: calls, python: python, work: paths.work))
+                try deliver()
             }
         }
-        let report = Report(machine: machine, method: method, callsPerCell: calls, cells: cells, load: timer.finish())
-        let markdown = FirstFrameMarkdown.render(report)
-        if !options.has("no-publish") {
-            for path in try publish(report, markdown: markdown, in: paths.results) { progress("wrote \(path)") }
-        }
-        print(markdown)
+        try deliver()
+        print(FirstFrameMarkdown.render(Report(machine: machine, method: method, callsPerCell: calls, cells: cells, load: timer.finish())))
         return 0
     }
 
@@ -99,35 +104,62 @@ enum FirstFrameBenchmark {
                                                          iceServers: [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]))
         let context = FirstFrameContext(codec: codec, sender: sender, sdk: sdk, bot: bot, base: base, python: python, work: work)
         var results: [FirstFrameCall] = []
+        var note: String?
         for index in 1...calls {
-            let result = await context.call(index)
+            let phase = Locked("starting")
+            // A call that never ends (seen once at load 106: the bot's hang-up waited on a recording
+            // whose muxer was blocked) is recorded as such; the cell stops there, since its bot may
+            // still hold that call.
+            guard let result = await bounded(.seconds(150), { await context.call(index, phase: phase) }) else {
+                results.append(FirstFrameCall(index: index, failure: "did not end within 150 s, stuck at: \(phase.value)",
+                                              load: MachineInfo.loadAverage().first ?? 0))
+                note = "stopped after call \(index) of \(calls), which did not end (\(phase.value))"
+                progress("first-frame \(codec) from \(sender.rawValue): \(note!)")
+                break
+            }
             results.append(result)
             progress("first-frame \(codec) from \(sender.rawValue) call \(index)/\(calls): connected→frame "
                      + "\(result.connectedToFirstFrameMs.map { String(format: "%.0f ms", $0) } ?? "–"), attach→written "
                      + "\(result.attachToFirstWrittenMs.map { String(format: "%.0f ms", $0) } ?? "–")"
                      + (result.failure.map { " (\($0))" } ?? ""))
         }
-        await bot.logout()
-        await service.stop()
+        if await bounded(.seconds(30), { await bot.logout() }) == nil { progress("first-frame: the bot's logout did not end in 30 s") }
+        if await bounded(.seconds(30), { await service.stop() }) == nil { progress("first-frame: the service did not stop in 30 s") }
         return Cell(codec: codec, sender: sender, calls: results,
                     connectedToFirstFrame: LatencySummary(milliseconds: results.compactMap(\.connectedToFirstFrameMs)),
                     attachToFirstWritten: LatencySummary(milliseconds: results.compactMap(\.attachToFirstWrittenMs)),
                     startRecordingReturned: LatencySummary(milliseconds: results.compactMap(\.startRecordingReturnedMs)),
                     senderSawRequest: LatencySummary(milliseconds: results.compactMap { $0.senderKeyFrameRequestsMs?.first { $0 >= 0 } }),
-                    note: nil, load: timer.finish())
+                    note: note, load: timer.finish())
     }
 
-    static func publish(_ report: Report, markdown: String, in directory: String) throws -> [String] {
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    static func stamp() -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        return formatter.string(from: Date())
+    }
+
+    /// `operation`'s result, or nil when it has not ended after `limit` (it is left running).
+    static func bounded<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async -> T? {
+        let outcome = Locked<T?>(nil)
+        Task { let value = await operation(); outcome.withLock { $0 = value } }
+        let deadline = ContinuousClock.now + limit
+        while outcome.value == nil, ContinuousClock.now < deadline {
+            // Cancelled: the wait ends early and the loop looks again.
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return outcome.value
+    }
+
+    static func publish(_ report: Report, markdown: String, in directory: String, stamp: String) throws -> [String] {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let json = try encoder.encode(report)
         var written: [String] = []
-        for name in ["first-frame-\(formatter.string(from: Date()))", "first-frame-latest"] {
+        for name in ["first-frame-\(stamp)", "first-frame-latest"] {
             let base = (directory as NSString).appendingPathComponent(name)
             try json.write(to: URL(fileURLWithPath: base + ".json"))
             try markdown.write(toFile: base + ".md", atomically: true, encoding: .utf8)
@@ -150,8 +182,8 @@ enum FirstFrameMarkdown {
             summary.map { String(format: "%.0f / %.0f / %.0f", $0.p50, $0.p95, $0.max) } ?? "–"
         }
         for cell in report.cells {
-            if let note = cell.note {
-                lines.append("| \(cell.codec) | \(cell.sender.rawValue) | – | \(note) | | | |")
+            if cell.calls.isEmpty {
+                lines.append("| \(cell.codec) | \(cell.sender.rawValue) | – | \(cell.note ?? "not run") | | | |")
                 continue
             }
             lines.append("| \(cell.codec) | \(cell.sender.rawValue) | \(cell.connectedToFirstFrame?.count ?? 0)/\(cell.attachToFirstWritten?.count ?? 0) of \(cell.calls.count) | "
@@ -174,7 +206,10 @@ enum FirstFrameMarkdown {
                   + "(connected → frame / attach → written) of those run.", ""]
         let failures = report.cells.flatMap { cell in cell.calls.compactMap { call in
             call.failure.map { "- \(cell.codec) from \(cell.sender.rawValue), call \(call.index): \($0)" } } }
-        if !failures.isEmpty { lines += ["Calls that failed or were not measured in full:", ""] + failures + [""] }
+        let notes = report.cells.filter { !$0.calls.isEmpty }.compactMap { cell in cell.note.map { "- \(cell.codec) from \(cell.sender.rawValue): \($0)" } }
+        if !failures.isEmpty || !notes.isEmpty {
+            lines += ["Calls that failed or were not measured in full, and cells cut short:", ""] + failures + notes + [""]
+        }
         lines.append(String(format: "Load average (1 min) %.2f at the start, %.2f at the end; %.0f s in all.",
                             report.load.start, report.load.end, report.load.wallSeconds))
         return lines.joined(separator: "\n") + "\n"

@@ -72,9 +72,12 @@ struct FirstFrameContext: Sendable {
 
 extension FirstFrameContext {
     /// One call: dial, the bot answers and receives, the sender sends; then a recording starts.
-    func call(_ index: Int) async -> FirstFrameCall {
+    /// `phase` names the step under way, so a call that never ends says where it stopped.
+    func call(_ index: Int, phase: Locked<String>) async -> FirstFrameCall {
+        func step(_ name: String) { phase.withLock { $0 = name } }
         var result = FirstFrameCall(index: index, load: MachineInfo.loadAverage().first ?? 0)
         let botEvents = bot.events()
+        step("createVideoCall")
         guard let call = await sdk.createVideoCall() else {
             result.failure = "createVideoCall gave no call"
             return result
@@ -86,6 +89,7 @@ extension FirstFrameContext {
         let marks = FirstFrameMarks()
         var agentCall: AgentCall?
         do {
+            step("waiting for the bot to answer")
             let answered = try await Self.callStarted(botEvents, rtcId: call.rtcId, timeout: .seconds(20))
             agentCall = answered
             answered.onCallerFrame { _ in marks.frame() }
@@ -111,6 +115,7 @@ extension FirstFrameContext {
                 guard let token = call.callerToken else { throw BenchmarkError.failed("the dial gave no caller token") }
                 peer = try foreignPeer(room: call.rtcId, token: token)
             }
+            step("waiting for the first decoded frame")
             try await Self.until(.seconds(30), "the bot's first decoded frame") { marks.firstFrameAt != nil }
             if marks.connectedBeforeWatching { result.failure = "connected before the benchmark watched: not measured" }
             if let connected = marks.connectedAt, let frame = marks.firstFrameAt, !marks.connectedBeforeWatching {
@@ -120,15 +125,19 @@ extension FirstFrameContext {
             let url = URL(fileURLWithPath: (work as NSString).appendingPathComponent("first-frame-\(codec)-\(sender.rawValue)-\(index).mkv"))
             let attachWallMs = Date().timeIntervalSince1970 * 1000
             let attach = MonotonicClock.nanoseconds()
+            step("startRecording")
             try await answered.startRecording(to: url)
             result.startRecordingReturnedMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
+            step("waiting for the recording's first remote video frame")
             try await Self.until(.seconds(15), "the recording's first remote video frame", every: .milliseconds(1)) {
                 answered.activeRecording?.recorder.startedTracks.contains(.remoteVideo) == true
             }
             result.attachToFirstWrittenMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
+            step("stopRecording")
             _ = try await answered.stopRecording()
             try FileManager.default.removeItem(at: url)
             if let peer {
+                step("waiting for the sender's summary")
                 let summary = try await peer.summary(timeout: 40)
                 result.senderKeyFrameRequestsMs = summary.keyFrameRequestTimes.map { ($0 - attachWallMs).rounded() }
             }
@@ -136,10 +145,13 @@ extension FirstFrameContext {
             result.failure = "\(error)"
         }
         callerTask?.cancel()
+        step("the bot hanging up")
         await agentCall?.hangup()
         call.hangup()
         dial.cancel()
+        step("closing the sender")
         await peer?.close()
+        step("waiting for the bot's call to end")
         // The bot is offered the next call only once this one has ended on its side.
         do { try await Self.until(.seconds(10), "the bot's call ended") { agentCall?.isEnded ?? true } } catch {
             result.failure = result.failure ?? "\(error)"
