@@ -13,10 +13,15 @@ final class BrowserPeer: Sendable {
     private let summaryLine = Locked<String?>(nil)
 
     /// `prefix` runs it elsewhere (`ip netns exec <lab>`); `python` is the interop venv's.
-    init(name: String, prefix: [String], python: String, script: String, page: String, duration: Double) throws {
+    convenience init(name: String, prefix: [String], python: String, script: String, page: String, duration: Double) throws {
+        try self.init(name: name, command: prefix + [python, "-u", script, "--page", page, "--duration", String(duration),
+                                                     "--connect-timeout", "45"])
+    }
+
+    /// Any of the interop peers (`aiortc_peer.py` too): they share the progress and summary lines.
+    init(name: String, command: [String]) throws {
         self.name = name
         process = Process()
-        let command = prefix + [python, "-u", script, "--page", page, "--duration", String(duration), "--connect-timeout", "45"]
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments = Array(command.dropFirst())
         let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
@@ -85,7 +90,12 @@ struct BrowserPeerError: Error, CustomStringConvertible {
 
 /// The part of chromium_peer.py's summary the benchmark reads.
 struct BrowserSummary: Decodable {
-    struct State: Decodable { var joinedAt: Double? }
+    struct KeyFrameRequest: Decodable { var at: Double }
+    struct State: Decodable {
+        var joinedAt: Double?
+        /// `?watch=keyframes`: when the page's video sender had been asked for key frames (wall-clock ms, sampled every 100 ms).
+        var keyframeRequests: [KeyFrameRequest]?
+    }
     struct Counters: Decodable {
         var framesDecoded: Double?
         var bytesSent: Double?
@@ -102,4 +112,9 @@ struct BrowserSummary: Decodable {
     /// `[wall-clock ms, framesDecoded]` every 50 ms (`?watch=frames`).
     var frames: [[Double]]?
     var log: [String]?
+    /// aiortc_peer.py: when its video sender answered a PLI/FIR (wall-clock ms).
+    var keyframeRequests: [Double]?
+
+    /// When the sender was asked for key frames, wall-clock ms, whichever peer it was.
+    var keyFrameRequestTimes: [Double] { keyframeRequests ?? state?.keyframeRequests?.map(\.at) ?? [] }
 }

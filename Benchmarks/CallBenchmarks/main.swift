@@ -21,6 +21,12 @@ let usage = """
                                          ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
                                          ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min)
 
+           bench-call first-frame [--calls N] [--codecs vp8,vp9,h264] [--senders ecvkit,aiortc,chromium] [--python PATH]
+                                  [--results DIR] [--no-publish]
+                                         connected → first decoded frame and recording attach → first frame written at an
+                                         ECVKit agent bot, N calls (default 20) per codec and sender (aiortc and chromium
+                                         need the interop venv); results/first-frame-*
+
       g2g       glass-to-glass latency per codec at 640×480 and per jitter buffer latency
       --smoke   a few seconds (VP8, 20 ms jitter buffer, 30 frames), results in a temporary directory
       --frames  measured frames per configuration after the warm-up (default 300)
@@ -76,11 +82,14 @@ func main() async -> Int32 {
     do {
         let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
                                   valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls",
-                                          "processes", "first", "repeats", "conditions", "python", "stacks"])
+                                          "processes", "first", "repeats", "conditions", "python", "stacks", "senders"])
         switch command {
         case NetworkBenchmark.name:
             try GStreamerRuntime.ensureInitialized()
             return try await NetworkBenchmark.run(options: options)
+        case FirstFrameBenchmark.name:
+            try GStreamerRuntime.ensureInitialized()
+            return try await FirstFrameBenchmark.run(options: options)
         case "cost-agents":
             try await CostAgents.run(options: options)
             return 0

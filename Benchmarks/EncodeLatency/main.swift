@@ -10,9 +10,13 @@ let usage = """
                         [--sections encode,overhead,peer] [--results DIR] [--work DIR] [--fragment FILE]
                         [--no-publish] [--keep-raw]
            bench-encode report FRAGMENT.json... [--aiortc FILE] [--results DIR]
+           bench-encode instructions [--encoders vp8,vp9,x264,openh264] [--frames SHORT,LONG] [--results DIR] [--work DIR]
+                        [--no-publish] [--fragment FILE]
 
       run       (default) measure; publishes <results>/<timestamp>.json|.md, latest.json|.md, latest-encode.svg
       report    merge report fragments (and aiortc's results) and publish them
+      instructions  framework overhead in instructions per frame (callgrind), 320×240; publishes
+                <results>/instructions-<timestamp>.json|.md and instructions-latest.json|.md
       --smoke   a few seconds with tiny frame counts, results in a temporary directory (for CI)
       --frames  frames per configuration (default 300, smoke 15)
       --repeats overhead runs per encoder, ours and gst-launch alternately (default 2)
@@ -69,22 +73,59 @@ func mergeReports(_ options: Options) throws {
     try ReportFiles.deliver(merged, options: options, paths: paths)
 }
 
-var arguments = Array(CommandLine.arguments.dropFirst())
-let command = arguments.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "run"
-if arguments.first == command { arguments.removeFirst() }
-do {
-    switch command {
-    case "run":
-        try await runBenchmarks(Options(arguments, flags: ["smoke", "no-publish", "keep-raw"],
-                                        valued: ["frames", "repeats", "encoders", "sections", "results", "work", "fragment"]))
-    case "report":
-        try mergeReports(Options(arguments, flags: ["no-publish"], valued: ["aiortc", "results", "work", "fragment"]))
-    case "help", "-h":
-        print(usage)
-    default:
-        throw BenchmarkError.badInput("unknown command \"\(command)\"\n\(usage)")
+func measureInstructions(_ options: Options) async throws {
+    let paths = try OutputPaths(options: options, smoke: false)
+    let counts = (options.values["frames"] ?? "100,400").split(separator: ",").compactMap { Int($0) }
+    guard counts.count == 2, counts[0] >= 1, counts[1] > counts[0] else {
+        throw BenchmarkError.badInput("--frames takes two frame counts, short then long: 100,400")
     }
-} catch {
-    FileHandle.standardError.write(Data("bench-encode: \(error)\n".utf8))
-    exit(1)
+    let encoders = try options.list("encoders", allowed: EncoderChoice.allCases.map(\.rawValue))
+        .map { $0.compactMap(EncoderChoice.init(rawValue:)) } ?? EncoderChoice.allCases
+    try GStreamerRuntime.ensureInitialized()
+    var report = BenchmarkReport(machine: MachineInfo.current(), smoke: false)
+    log("bench-encode instructions; load \(report.machine.loadAverage.map { String($0) }.joined(separator: " "))")
+    report.instructions = try await InstructionSuite(encoders: encoders.filter(\.isInstalled), shortFrames: counts[0], longFrames: counts[1],
+                                                     workDirectory: paths.work).run(log: log)
+    if let fragment = options.values["fragment"] { try ReportFiles.write(report, to: fragment) }
+    if !options.has("no-publish") {
+        for path in try ReportFiles.publish(report, in: paths.results, prefix: "instructions-") { log("wrote \(path)") }
+        print(MarkdownReport.render(report))
+    }
 }
+
+func runCommand(_ command: String, _ arguments: [String]) async -> Int32 {
+    do {
+        switch command {
+        case "run":
+            try await runBenchmarks(Options(arguments, flags: ["smoke", "no-publish", "keep-raw"],
+                                            valued: ["frames", "repeats", "encoders", "sections", "results", "work", "fragment"]))
+        case "report":
+            try mergeReports(Options(arguments, flags: ["no-publish"], valued: ["aiortc", "results", "work", "fragment"]))
+        case "instructions":
+            try await measureInstructions(Options(arguments, flags: ["no-publish"], valued: ["encoders", "frames", "results", "work", "fragment"]))
+        case "instructions-child":
+            try await runInstructionChild(Options(arguments, flags: [], valued: ["encoder", "frames", "width", "height", "kbps"]))
+        case "help", "-h":
+            print(usage)
+        default:
+            throw BenchmarkError.badInput("unknown command \"\(command)\"\n\(usage)")
+        }
+        return 0
+    } catch {
+        FileHandle.standardError.write(Data("bench-encode: \(error)\n".utf8))
+        return 1
+    }
+}
+
+let commandLine = Array(CommandLine.arguments.dropFirst())
+let command = commandLine.first.flatMap { $0.hasPrefix("--") ? nil : $0 } ?? "run"
+let commandArguments = commandLine.first == command ? Array(commandLine.dropFirst()) : commandLine
+Task.detached { exit(await runCommand(command, commandArguments)) }
+if command == "instructions-child" {
+    // Runs under valgrind: 3.19 crashes (SIGSEGV in valgrind itself) delivering a signal to a main
+    // thread that libdispatch has parked in sigsuspend after pthread_exit, which is what
+    // dispatch_main (and so an async main) does on Linux. The main thread sleeps instead; the
+    // command's task ends the process.
+    while true { sleep(3600) }
+}
+dispatchMain()

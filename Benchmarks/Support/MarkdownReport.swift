@@ -15,6 +15,7 @@ public enum MarkdownReport {
                   "| load average at start (1/5/15 min) | \(machine.loadAverage.map { number($0, 2) }.joined(separator: " / ")) |", ""]
         if let encode = report.encode { lines += encodeTable(encode) }
         if let overhead = report.overhead { lines += overheadTable(overhead) }
+        if let instructions = report.instructions { lines += instructionsTable(instructions) }
         if let peer = report.peer { lines += peerTable(peer) }
         if let g2g = report.glassToGlass { lines += glassToGlassTable(g2g) }
         if let setup = report.callSetup { lines += callSetupTable(setup) }

@@ -33,9 +33,10 @@ public enum ReportFiles {
         }
     }
 
-    /// Writes the published set into `directory` and returns the paths written.
+    /// Writes the published set into `directory` and returns the paths written. A program whose
+    /// results stand apart from the main run's names them with `prefix` (`instructions-`).
     @discardableResult
-    public static func publish(_ report: BenchmarkReport, in directory: String) throws -> [String] {
+    public static func publish(_ report: BenchmarkReport, in directory: String, prefix: String = "") throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -49,13 +50,13 @@ public enum ReportFiles {
             try text.write(toFile: path, atomically: true, encoding: .utf8)
             written.append(path)
         }
-        for name in ["\(stamp).json", "latest.json"] {
+        for name in ["\(prefix)\(stamp).json", "\(prefix)latest.json"] {
             let path = (directory as NSString).appendingPathComponent(name)
             try write(report, to: path)
             written.append(path)
         }
-        try put("\(stamp).md", markdown)
-        try put("latest.md", markdown)
+        try put("\(prefix)\(stamp).md", markdown)
+        try put("\(prefix)latest.md", markdown)
         if let encode = report.encode {
             let title = "ECVKit, \(report.machine.gstreamer), \(report.machine.cpuModel), \(report.machine.cores) cores, \(report.machine.date)"
                 + (report.smoke ? " (smoke run: meaningless)" : "")

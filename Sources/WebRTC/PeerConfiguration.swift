@@ -24,10 +24,10 @@ public struct PeerConfiguration: Sendable {
     public var iceServers: [ICEServer]
     public var iceTransportPolicy: ICETransportPolicy
     /// The jitter buffer latency of received streams, in milliseconds (webrtcbin `latency`).
-    /// In-order packets pass at once, but the first packet of a stream is held this long, so it
-    /// delays the first frame of every call; it is also the time a lost packet has to be resent.
-    /// 100 ms (GStreamer's default is 200) puts the first frame ~250 ms after the agent connects on
-    /// loopback and still covers retransmission over round trips up to ~80 ms.
+    /// In-order packets pass at once; it is the time a lost packet has to be resent. A stream's
+    /// first packets no longer wait it out: the buffer starts once two arrive in sequence
+    /// (`PeerSession.fastStartPackets`). 100 ms (GStreamer's default is 200) still covers
+    /// retransmission over round trips up to ~80 ms.
     public var jitterBufferLatencyMs: Int
     /// No media or data for this long while connected reports `.disconnected`.
     public var disconnectedAfter: Duration

@@ -135,6 +135,12 @@ final class PeerSession: Sendable {
                         try element.set("rtcp-fraction", LossResponse.calmRTCPBitsPerSecond)
                         state.withLock { $0.rtpSessions.append(element) }
                     case "rtpjitterbuffer":
+                        // A jitter buffer holds a stream's first packet for its whole latency
+                        // before it pushes anything (in case earlier ones come late); that wait
+                        // was most of the time from connecting to the first picture. With a few
+                        // packets in sequence the stream has evidently begun in order, so it
+                        // starts then; later packets wait for gaps exactly as before.
+                        try element.set("faststart-min-packets", Self.fastStartPackets)
                         state.withLock { $0.jitterBuffers.append(element) }
                     default: break
                     }
@@ -211,8 +217,6 @@ final class PeerSession: Sendable {
 
     deinit { InstanceCounter.decrement("PeerSession") }
 
-
-
     /// libnice resends an unanswered connectivity check after 200 ms, doubling each time, so
     /// under 20 % loss (a check and its answer both get through 64 % of the time) one check in
     /// fifty waited over 3 s, and a call now and then over 10 s for its nomination. Starting at
@@ -226,6 +230,11 @@ final class PeerSession: Sendable {
         try agent.set("stun-initial-timeout", checkInitialTimeoutMs)
         try agent.set("stun-max-retransmissions", checkMaxRetransmissions)
     }
+
+    /// Consecutive packets after which a jitter buffer starts its stream without waiting out its
+    /// latency (`faststart-min-packets`): a video key frame is many packets, audio two 20 ms
+    /// frames; a stream that begins out of order still gets the latency.
+    static let fastStartPackets: UInt = 2
 
     private static func configureICE(_ webrtc: WebRTCBin, servers: [ICEServer]) throws(GStreamerError) {
         var stunSet = false

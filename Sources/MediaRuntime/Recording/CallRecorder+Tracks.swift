@@ -52,23 +52,31 @@ extension CallRecorder {
     /// recorder that joins a running stream asks at once (a FIR where negotiated, which libwebrtc
     /// answered sooner than a PLI right after its first key frame), and again while its track
     /// still waits, alternating with a PLI for senders that negotiated only that, up to
-    /// `keyFrameRequestLimit` times. libwebrtc honours one request per 300 ms and drops the rest
+    /// `keyFrameRequestLimit` times at that pace. libwebrtc honours one request per 300 ms and drops the rest
     /// (a decoder that attached just before used it up), and a request or the key frame itself
     /// can be lost: asking every 100 ms lands a request within 100 ms of the sender listening again.
+    /// After `keyFrameRequestLimit` requests it goes on asking once a second for as long as the
+    /// track waits: a sender that sends key frames only when asked (Chromium) would otherwise leave
+    /// the track empty for the rest of the call once a few seconds of requests or answers were lost
+    /// (seen on a 2-core machine at load 50: nothing written in 15 s).
     private func requestKeyFrames(through tap: RTPTap, until track: RecorderTrack) {
         tap.requestKeyFrame(allHeaders: true)
         let attempts = Mutex(1)
         _ = MainLoop.shared.schedule(every: Self.keyFrameRetryInterval) { [weak self] in
             guard self != nil, !tap.isRemoved, track.isWaitingForKeyFrame else { return false }
             let count = attempts.withLock { count in defer { count += 1 }; return count }
-            guard count < Self.keyFrameRequestLimit else { return false }
-            tap.requestKeyFrame(allHeaders: count % 2 == 0)
+            guard count < Self.keyFrameRequestLimit || count % Self.slowKeyFrameRequestTicks == 0 else { return true }
+            // FIR and PLI alternate in both phases.
+            let turn = count < Self.keyFrameRequestLimit ? count : count / Self.slowKeyFrameRequestTicks
+            tap.requestKeyFrame(allHeaders: turn % 2 == 0)
             return true
         }
     }
 
     static let keyFrameRetryInterval: Duration = .milliseconds(100)
     static let keyFrameRequestLimit = 50
+    /// Past the limit, one request per this many retry intervals (1 s).
+    static let slowKeyFrameRequestTicks = 10
 
     /// Stops feeding `role`; its track stays in the file and can be attached again.
     public func detach(_ role: TrackRole) {
