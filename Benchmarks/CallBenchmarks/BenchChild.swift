@@ -8,13 +8,24 @@ final class BenchChild: Sendable {
     private let process: Process
     private let input: FileHandle
     private let lines = Locked<[String]>([])
+    private let name: String
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
 
     init(arguments: [String]) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = arguments
+        name = arguments.first ?? ""
+        // A profiler in front of one kind of child: ECV_BENCH_WRAP_COST_AGENTS or ECV_BENCH_WRAP_LOAD
+        // ("valgrind --tool=callgrind …"), split at spaces.
+        let key = "ECV_BENCH_WRAP_" + (arguments.first ?? "").uppercased().replacingOccurrences(of: "-", with: "_")
+        let wrapper = ProcessInfo.processInfo.environment[key]?.split(separator: " ").map(String.init) ?? []
+        if let tool = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = Array(wrapper.dropFirst()) + [CommandLine.arguments[0]] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = arguments
+        }
         let output = Pipe(), commands = Pipe()
         process.standardOutput = output
         process.standardInput = commands
@@ -42,6 +53,11 @@ final class BenchChild: Sendable {
         lines.value.last { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 
+    /// Every line so far that starts with `prefix`, without it.
+    func all(_ prefix: String) -> [String] {
+        lines.value.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
     /// The numbers of the last status line (`connected 3 recording 2` → ["connected": 3, "recording": 2]).
     var status: [String: Int] {
         guard let line = lines.value.last(where: { $0.hasPrefix("connected ") }) else { return [:] }
@@ -60,7 +76,7 @@ final class BenchChild: Sendable {
         while true {
             if let line = last(prefix) { return line }
             guard process.isRunning, ContinuousClock.now < deadline else {
-                throw BenchmarkError.badInput("the child \(process.arguments?.first ?? "") did not print \(prefix)")
+                throw BenchmarkError.badInput("the child \(name) did not print \(prefix)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }

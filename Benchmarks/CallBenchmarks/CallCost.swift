@@ -100,10 +100,13 @@ enum CallCostBenchmark: CallBenchmark {
         load.send("dial")
         let recording = tier.mode == "record"
         let deadline = ContinuousClock.now + .seconds(30 + tier.calls / 2)
+        var ticks = 0
         while ContinuousClock.now < deadline {
             let ready = bots.map { $0.status[recording ? "recording" : "connected"] ?? 0 }.reduce(0, +)
             if ready >= tier.calls, load.status["connected"] ?? 0 >= tier.calls { break }
             try await Task.sleep(for: .milliseconds(250))
+            ticks += 1
+            if ticks % 20 == 0 { progress("cost: setting up: " + lastStatus(load: load, bots: bots)) }
         }
         if load.status["connected"] ?? 0 < tier.calls { progress("cost: \(tier.calls) calls: the callers saw \(load.status["connected"] ?? 0) connected") }
         try await Task.sleep(for: .seconds(3))
@@ -117,6 +120,7 @@ enum CallCostBenchmark: CallBenchmark {
         let rss = pids.map(ProcStat.rssMiB).reduce(0, +), threads = pids.map(ProcStat.threads).reduce(0, +)
         let fds = pids.map(ProcStat.descriptors).reduce(0, +)
         let flowing = min(flowingBefore, bots.map { $0.status["connected"] ?? 0 }.reduce(0, +))
+        progress("cost: window end: " + lastStatus(load: load, bots: bots))
         load.send("hangup")
         try await load.waitFor("done", timeout: .seconds(60))
         let total = load.last("counts ") ?? "{}" // the counts printed at hangup, the last before "done"
@@ -127,6 +131,7 @@ enum CallCostBenchmark: CallBenchmark {
         }
         for child in bots { child.stop() }
         await service.stop()
+        logEvents(load: load, bots: bots)
         var figure = CallCostFigure(mode: recording ? "recording (passthrough)" : "decoding", calls: tier.calls, callsFlowing: flowing,
                                     windowSeconds: window, cpuPercent: (after.0 - before.0) / window * 100, rssMiB: rss,
                                     rssPerCallMiB: max(0, rss - baseline.rss) / Double(tier.calls),
@@ -150,6 +155,27 @@ enum CallCostBenchmark: CallBenchmark {
         }
         try? FileManager.default.removeItem(at: recordings) // why: scratch files; a leftover is harmless
         return figure
+    }
+}
+
+/// The children's last status lines (calls connected, recording, main-loop wait p50/max ms), for the log.
+private func lastStatus(load: BenchChild, bots: [BenchChild]) -> String {
+    "callers: \(load.last("connected ").map { "connected " + $0 } ?? "-"); bots: "
+        + bots.map { $0.last("connected ").map { "connected " + $0 } ?? "-" }.joined(separator: " | ")
+}
+
+/// What went wrong in the calls, by kind (`ended NORMAL`, `WebRtcDisconnected`, …), each child's events counted
+/// by their words after the rtcId, with one example of each.
+private func logEvents(load: BenchChild, bots: [BenchChild]) {
+    for (name, events) in [("callers", load.all("event ")), ("bots", bots.flatMap { $0.all("event ") })] where !events.isEmpty {
+        var kinds: [String: (count: Int, example: String)] = [:]
+        for event in events {
+            let words = event.split(separator: " ", maxSplits: 2).map(String.init)
+            let kind = words.dropFirst().prefix(1).joined() + (words.first == nil ? "" : "")
+            let key = words.count > 2 && !words[1].hasPrefix("WebRtc") && words[1] != "ConnectionTimeoutStart" ? words[1] + " " + words[2].prefix(40) : kind
+            kinds[key, default: (0, event)].count += 1
+        }
+        progress("cost: \(name)' events: " + kinds.sorted { $0.value.count > $1.value.count }.map { "\($0.key) ×\($0.value.count)" }.joined(separator: "; "))
     }
 }
 
@@ -178,22 +204,33 @@ enum CostAgents {
             try await bot.ready()
             let events = bot.events()
             Task {
-                for await case .callStarted(let call) in events where !decode {
-                    Task {
-                        for await event in call.events() where event == .connected {
-                            let url = URL(fileURLWithPath: directory).appendingPathComponent("\(call.rtcId).mkv")
-                            do { try await call.startRecording(to: url) } catch { emit("recording \(call.rtcId) failed: \(error)") }
+                for await event in events {
+                    switch event {
+                    case .callStarted(let call):
+                        Task {
+                            for await event in call.events() {
+                                switch event {
+                                case .connected where !decode && !call.isRecording:
+                                    let url = URL(fileURLWithPath: directory).appendingPathComponent("\(call.rtcId).mkv")
+                                    do { try await call.startRecording(to: url) } catch { emit("recording \(call.rtcId) failed: \(error)") }
+                                case .disconnected: emit("event \(call.rtcId) disconnected")
+                                default: break
+                                }
+                            }
                         }
+                    case .callEnded(let rtcId, let reason): emit("event \(rtcId) ended \(reason)")
+                    default: break
                     }
                 }
             }
             bots.append(bot)
         }
         emit("ready")
+        let loop = MainLoopLatency()
         while true {
             try await Task.sleep(for: .seconds(1))
             let calls = bots.flatMap(\.calls)
-            emit("connected \(calls.filter(\.isConnected).count) recording \(calls.filter(\.isRecording).count)")
+            emit("connected \(calls.filter(\.isConnected).count) recording \(calls.filter(\.isRecording).count) loop-ms \(loop.take())")
         }
     }
 }

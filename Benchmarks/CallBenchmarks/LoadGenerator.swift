@@ -34,10 +34,11 @@ enum LoadGenerator {
         parameters.videoCodec = codec
         let placed = Locked<[VideoCall]>([])
         let connected = Locked<Int>(0)
+        let loop = MainLoopLatency()
         let status = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1)) // cancelled at hangup; the loop ends then
-                emit("connected \(connected.value)")
+                emit("connected \(connected.value) loop-ms \(loop.take())")
             }
         }
         for await command in commands.lines {
@@ -96,7 +97,10 @@ enum LoadGenerator {
             case .WebRtcConnected:
                 connected.withLock { $0 += 1 }
             case .CallEnded:
+                emit("event \(call.rtcId) ended \(event.detail ?? "")")
                 return
+            case .WebRtcDisconnected, .WebRtcFailed, .ConnectionTimeoutStart, .Error:
+                emit("event \(call.rtcId) \(event.type) \(event.detail ?? "")")
             default:
                 break
             }

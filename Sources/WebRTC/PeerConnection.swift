@@ -307,31 +307,44 @@ public actor PeerConnection {
         }
     }
 
-    /// webrtcbin 1.22 rarely notices a vanished peer, so we watch received bytes ourselves:
-    /// silence while connected reports disconnected, then failed.
+    /// webrtcbin 1.22 rarely notices a vanished peer, so we watch what the transport receives
+    /// ourselves: silence while connected reports disconnected, then failed. Any packet counts
+    /// (`PeerSession.packetsArrived`), so a far end that sends no media (a recording bot) stays
+    /// alive by its receiver reports; a stats sample is taken only for what needs one.
     private func checkLiveness(disconnectedAfter: Duration, failedAfter: Duration) async {
         guard states.connection == .connected, let session else { return }
-        // No stats (the session is being replaced or closed): the next tick looks again.
-        guard let raw = try? await session.webrtc.stats() else { return }
-        // One parse per tick serves liveness, the loss response and bandwidth adaptation.
-        let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
-        let sample = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
-        let inbound = sample.inbound
-        let mediaReceived = inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
-        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: mediaReceived, session: session)
-        let received = mediaReceived
-            + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
-                .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
-        adaptBandwidth(to: sample, session: session)
-        recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
-                             session: session)
-        if received != states.lastBytesReceived {
-            states.lastBytesReceived = received
+        let arrived = session.packetsArrived
+        if arrived != states.lastPacketsArrived {
+            states.lastPacketsArrived = arrived
             states.lastActivity = .now
         }
         let silence = ContinuousClock.now - states.lastActivity
         states.stall = silence >= failedAfter ? .failed : silence >= disconnectedAfter ? .disconnected : nil
         publishUnifiedState()
+        guard needsStatsSample(session) else { return }
+        // No stats (the session is being replaced or closed): the next tick looks again.
+        guard let raw = try? await session.webrtc.stats(), session === self.session else { return }
+        // One parse per tick serves the loss response, bandwidth adaptation and the frozen-picture watch.
+        let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
+        let sample = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+        let inbound = sample.inbound
+        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived },
+                      session: session)
+        adaptBandwidth(to: sample, session: session)
+        recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
+                             session: session)
+    }
+
+    /// True when a tick's stats sample has a reader: the loss response (retransmission on and
+    /// media coming in), bandwidth adaptation (an encoder sending video) or the frozen-picture
+    /// watch (a decoding branch). A peer that only sends pre-encoded media reads none, and
+    /// `get-stats` (webrtcbin walks every stream and builds a structure each time) is not asked.
+    private func needsStatsSample(_ session: PeerSession) -> Bool {
+        let parameters = configuration.media.parameters
+        let receiving = !session.incomingBranches.isEmpty
+        if parameters.lossRecovery.retransmission, receiving { return true }
+        if parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, media?.graph.videoBitrate != nil { return true }
+        return session.incomingBranches.contains { $0.decodedPictures != nil }
     }
 
     // MARK: Stats

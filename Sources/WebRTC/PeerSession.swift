@@ -46,8 +46,11 @@ final class PeerSession: Sendable {
         /// The incoming streams' jitter buffers, whose wait for resent packets follows it too
         /// (webrtcbin's own `latency` reaches only jitter buffers made after it changed).
         var jitterBuffers: [Element] = []
+        /// The probes counting what the transports receive (see `packetsArrived`).
+        var arrivalProbes: [PadProbe] = []
     }
     private let state = Locked(State())
+    private let arrivals = ArrivalCount()
 
     struct PendingOutput {
         var kind: MediaKind
@@ -98,10 +101,16 @@ final class PeerSession: Sendable {
             let rtcpMinInterval = UInt64(max(0, configuration.rtcpMinInterval.nanoseconds))
             let pem = certificate?.pem
             let state = self.state
+            let arrivals = self.arrivals
             handlers.append(try webrtc.connect("deep-element-added") { arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
                 do throws(GStreamerError) {
                     switch element.factoryName {
+                    case "nicesrc":
+                        // Everything the transport receives (RTP, RTCP, DTLS, SCTP) is a sign of life.
+                        guard let pad = element.staticPad("src") else { throw .padNotFound(element: element.name, pad: "src") }
+                        let probe = pad.addBufferProbe { _, _ in arrivals.add(); return .pass }
+                        state.withLock { $0.arrivalProbes.append(probe) }
                     case "dtlssrtpdec":
                         // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes
                         // the transport, before it reads the certificate for the SDP fingerprint.
@@ -258,6 +267,12 @@ final class PeerSession: Sendable {
         return (stream, receiver, tee)
     }
 
+    /// Packets this session's transports have received so far, of any kind: RTP, RTCP, DTLS and
+    /// SCTP. The liveness watch reads it instead of a stats sample: a far end that only receives
+    /// (a recording bot) sends no media, but its receiver reports and the data channel's
+    /// heartbeats still arrive, and reading a counter costs nothing next to webrtcbin's `get-stats`.
+    var packetsArrived: UInt64 { arrivals.value }
+
     /// The incoming branches, for controls that reach all of them.
     var incomingBranches: [ReceiveMedia] { state.value.receivers }
 
@@ -378,4 +393,11 @@ final class PeerSession: Sendable {
         webrtc.requestState(.null)
         pipeline.setBusFlushing(false)
     }
+}
+
+/// A count bumped on the transports' streaming threads and read by the liveness watch.
+final class ArrivalCount: Sendable {
+    private let count = Atomic<UInt64>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: UInt64 { count.load(ordering: .relaxed) }
 }
