@@ -33,6 +33,8 @@ enum CallCostBenchmark: CallBenchmark {
         var mode: String
         var calls: Int
         var processes: Int
+        /// Calls the load generator sets up at once (its `--concurrency`).
+        var concurrency: Int
     }
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
@@ -43,6 +45,7 @@ enum CallCostBenchmark: CallBenchmark {
             guard let value = Int(text), (1...16).contains(value) else { throw BenchmarkError.badInput("--processes takes 1…16, got \(text)") }
             return value
         }
+        let concurrency = try options.int("concurrency", default: LoadGenerator.defaultConcurrency, range: 1...maximumCalls)
         let window = smoke ? 2.0 : 8.0
         let work = URL(fileURLWithPath: options.values["work"] ?? NSTemporaryDirectory())
         let timer = SectionTimer()
@@ -50,7 +53,7 @@ enum CallCostBenchmark: CallBenchmark {
         for (mode, counts) in modes {
             for calls in counts {
                 for processes in processCounts where processes <= calls {
-                    let figure = try await measure(Tier(mode: mode, calls: calls, processes: processes), window: window, work: work)
+                    let figure = try await measure(Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency), window: window, work: work)
                     figures.append(figure)
                     progress(String(format: "cost: %@ ×%d in %d: bots %.1f %% CPU (%.2f/call), %.2f MiB/call, %.1f threads/call, load %.1f %%, complete %@",
                                     mode, calls, processes, figure.cpuPercent, figure.cpuPercentPerCall, figure.rssPerCallMiB,
@@ -90,7 +93,8 @@ enum CallCostBenchmark: CallBenchmark {
                                                    "--mode", tier.mode, "--dir", recordings.path]))
         }
         for child in bots { try await child.waitFor("ready", timeout: .seconds(120)) }
-        let load = try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(tier.calls)])
+        let load = try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(tier.calls),
+                                               "--concurrency", String(tier.concurrency)])
         defer { load.stop() }
         try await load.waitFor("ready", timeout: .seconds(120))
         try await Task.sleep(for: .seconds(1))
