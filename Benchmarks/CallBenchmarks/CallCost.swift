@@ -118,9 +118,11 @@ enum CallCostBenchmark: CallBenchmark {
         load.send("mark")
         let windowStart = try await load.waitFor("counts ", timeout: .seconds(10))
         let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(load.pid), ProcStat.cpuSeconds(getpid())) }
+        let threadsBefore = (bots: pids.map(ProcStat.cpuSecondsByThread), load: ProcStat.cpuSecondsByThread(load.pid))
         let before = cpu()
         try await Task.sleep(for: .seconds(window))
         let after = cpu()
+        let threadsAfter = (bots: pids.map(ProcStat.cpuSecondsByThread), load: ProcStat.cpuSecondsByThread(load.pid))
         let rss = pids.map(ProcStat.rssMiB).reduce(0, +), threads = pids.map(ProcStat.threads).reduce(0, +)
         let fds = pids.map(ProcStat.descriptors).reduce(0, +)
         let flowing = min(flowingBefore, bots.map { $0.status["connected"] ?? 0 }.reduce(0, +))
@@ -145,6 +147,17 @@ enum CallCostBenchmark: CallBenchmark {
         figure.serviceCpuPercent = (after.2 - before.2) / window * 100
         figure.threadsPerCall = (threads - baseline.threads) / Double(tier.calls)
         figure.fdsPerCall = (fds - baseline.fds) / Double(tier.calls)
+        // A thread that ended in the window is missing from `after`: its share is left out (a few calls' set-up threads).
+        func perCall(_ before: [String: Double], _ after: [String: Double]) -> [String: Double] {
+            after.reduce(into: [:]) { result, entry in
+                result[entry.key] = max(0, entry.value - (before[entry.key] ?? 0)) / window * 100 / Double(tier.calls)
+            }
+        }
+        figure.botCpuByThread = perCall(threadsBefore.bots.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) },
+                                        threadsAfter.bots.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) })
+        figure.loadCpuByThread = perCall(threadsBefore.load, threadsAfter.load)
+        figure.mainLoopWait = "callers " + (load.last("connected ")?.split(separator: " ").last.map(String.init) ?? "–") + ", bots "
+            + bots.map { $0.last("connected ")?.split(separator: " ").last.map(String.init) ?? "–" }.joined(separator: " ")
         if recording {
             let decoder = JSONDecoder()
             let sentBeforeWindow = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(windowStart.utf8))

@@ -66,6 +66,12 @@ public struct CallCostFigure: Codable, Sendable {
     public var framesRecorded: Int?
     /// Frames the recordings' own spans imply but the files lack.
     public var framesMissing: Int?
+    /// CPU over the window per call, percent of one core, by kind of thread (its name with digits
+    /// as `#`, e.g. `nicesrc#:src`), for the bot processes and for the load generator.
+    public var botCpuByThread: [String: Double]?
+    public var loadCpuByThread: [String: Double]?
+    /// How long a job waited for each process's GLib main loop at the window's end (`p50/max` ms).
+    public var mainLoopWait: String?
 
     public init(mode: String, calls: Int, callsFlowing: Int, windowSeconds: Double, cpuPercent: Double, rssMiB: Double,
                 rssPerCallMiB: Double, cpuPercentPerCall: Double) {
@@ -111,6 +117,18 @@ extension MarkdownReport {
             lines += ["", "Frames per tier (video + audio): sent over the whole calls / in the recordings / missing inside the recordings' spans: "
                 + counted.map { "\($0.calls)×\($0.botProcesses ?? 1): \($0.framesSent ?? 0) / \($0.framesRecorded ?? 0) / \($0.framesMissing ?? 0)" }
                 .joined(separator: "; ") + "."]
+        }
+        let threaded = section.figures.filter { $0.botCpuByThread != nil }
+        if !threaded.isEmpty {
+            lines += ["", "CPU per call by kind of thread, % of one core (thread names, digits as #), over the window:", ""]
+            func top(_ kinds: [String: Double]?) -> String {
+                (kinds ?? [:]).filter { $0.value >= 0.005 }.sorted { $0.value > $1.value }.prefix(9)
+                    .map { "`\($0.key)` \(number($0.value, 2))" }.joined(separator: ", ")
+            }
+            for figure in threaded {
+                lines.append("- \(figure.mode) \(figure.calls)×\(figure.botProcesses ?? 1): bots \(top(figure.botCpuByThread)); "
+                    + "load generator \(top(figure.loadCpuByThread))" + (figure.mainLoopWait.map { "; main-loop wait \($0)" } ?? ""))
+            }
         }
         return lines + ["", load(section.load), ""]
     }
