@@ -45,8 +45,11 @@ public struct PeerConfiguration: Sendable {
     /// 100 ms keeps every request within ~0.15 s for up to ~10 reports a second (~8 kbit/s).
     public var rtcpMinInterval: Duration
 
+    /// A conversation's jitter buffer: late packets past it are given up as lost.
+    public static let defaultJitterBufferLatencyMs = 100
+
     public init(iceServers: [ICEServer] = [], iceTransportPolicy: ICETransportPolicy = .all,
-                jitterBufferLatencyMs: Int = 100, disconnectedAfter: Duration = .seconds(3),
+                jitterBufferLatencyMs: Int = defaultJitterBufferLatencyMs, disconnectedAfter: Duration = .seconds(3),
                 failedAfter: Duration = .seconds(10), media: MediaConfiguration = MediaConfiguration(),
                 dtlsKeyType: DTLSCertificate.KeyType? = .ecdsaP256, rtcpMinInterval: Duration = .milliseconds(100)) {
         self.dtlsKeyType = dtlsKeyType
