@@ -45,6 +45,8 @@ public actor PeerConnection {
     var lossResponse: LossResponse?
     /// Asks again for a key frame while the far end's picture stays frozen (see `FrozenPictureWatch`).
     var pictureWatch = FrozenPictureWatch()
+    /// The liveness watch's last stats sample, of session `session`, for `stats(reusingWithin:)`.
+    private var lastSample: (stats: PeerStats, session: Int, at: ContinuousClock.Instant)?
     private var inboxTask: Task<Void, Never>?
     private nonisolated let inbox: AsyncStream<Work>.Continuation
     private let inboxStream: AsyncStream<Work>
@@ -326,13 +328,16 @@ public actor PeerConnection {
         guard let raw = try? await session.webrtc.stats(), session === self.session else { return }
         // One parse per tick serves the loss response, bandwidth adaptation and the frozen-picture watch.
         let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
-        let sample = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+        var sample = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+        sample.negotiated = negotiation.negotiated
         let inbound = sample.inbound
         respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived },
                       session: session)
         adaptBandwidth(to: sample, session: session)
         recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
                              session: session)
+        sample.bandwidth = bandwidth?.decision
+        lastSample = (sample, session.number, .now)
     }
 
     /// True when a tick's stats sample has a reader: the loss response (retransmission on and
@@ -362,6 +367,15 @@ public actor PeerConnection {
         } catch {
             throw .setup("stats: \(error)")
         }
+    }
+
+    /// A stats sample at most `maxAge` old: the liveness watch's last one when it is that recent
+    /// (it samples every 500 ms while something reads its samples), else a new one. A recording's
+    /// once-a-second stats sidecar reads this, so a recorded call asks webrtcbin for stats twice a
+    /// second, not three times.
+    public func stats(reusingWithin maxAge: Duration) async throws(PeerError) -> PeerStats {
+        if let last = lastSample, last.session == session?.number, ContinuousClock.now - last.at <= maxAge { return last.stats }
+        return try await stats()
     }
 
     // MARK: Rebuild and close

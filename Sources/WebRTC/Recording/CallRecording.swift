@@ -121,7 +121,7 @@ public final class CallRecording: Sendable {
                 try? await Task.sleep(for: .seconds(1))
                 guard let self, !Task.isCancelled else { return }
                 // No stats (the peer is being rebuilt or closed): the next second tries again.
-                guard let stats = try? await peer.stats() else { continue }
+                guard let stats = try? await peer.stats(reusingWithin: .milliseconds(600)) else { continue }
                 for sample in Self.directionStats(stats, since: previous) {
                     // A failed write is kept in the recorder's problems and reported in its summary.
                 _ = try? self.recorder.record(stats: sample)
