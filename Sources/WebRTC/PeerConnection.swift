@@ -47,6 +47,8 @@ public actor PeerConnection {
     var pictureWatch = FrozenPictureWatch()
     /// The liveness watch's last stats sample, of session `session`, for `stats(reusingWithin:)`.
     private var lastSample: (stats: PeerStats, session: Int, at: ContinuousClock.Instant)?
+    /// Liveness ticks so far (see `needsStatsSample`).
+    private var ticks = 0
     private var inboxTask: Task<Void, Never>?
     private nonisolated let inbox: AsyncStream<Work>.Continuation
     private let inboxStream: AsyncStream<Work>
@@ -323,6 +325,7 @@ public actor PeerConnection {
         let silence = ContinuousClock.now - states.lastActivity
         states.stall = silence >= failedAfter ? .failed : silence >= disconnectedAfter ? .disconnected : nil
         publishUnifiedState()
+        ticks += 1
         guard needsStatsSample(session) else { return }
         // No stats (the session is being replaced or closed): the next tick looks again.
         guard let raw = try? await session.webrtc.stats(), session === self.session else { return }
@@ -340,16 +343,17 @@ public actor PeerConnection {
         lastSample = (sample, session.number, .now)
     }
 
-    /// True when a tick's stats sample has a reader: the loss response (retransmission on and
-    /// media coming in), bandwidth adaptation (an encoder sending video) or the frozen-picture
-    /// watch (a decoding branch). A peer that only sends pre-encoded media reads none, and
-    /// `get-stats` (webrtcbin walks every stream and builds a structure each time) is not asked.
+    /// True when a tick's stats sample has a reader: bandwidth adaptation (an encoder sending
+    /// video) or the frozen-picture watch (a decoding branch) every tick, the loss response alone
+    /// (retransmission on and media coming in: a recording bot) every other tick, which still
+    /// notices loss within a second. A peer that only sends pre-encoded media reads none.
+    /// `get-stats` is the watch's cost: webrtcbin walks every stream and builds a structure each
+    /// time, and parsing it is most of what a recording bot's Swift side does per call.
     private func needsStatsSample(_ session: PeerSession) -> Bool {
         let parameters = configuration.media.parameters
-        let receiving = !session.incomingBranches.isEmpty
-        if parameters.lossRecovery.retransmission, receiving { return true }
         if parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, media?.graph.videoBitrate != nil { return true }
-        return session.incomingBranches.contains { $0.decodedPictures != nil }
+        if session.incomingBranches.contains(where: { $0.decodedPictures != nil }) { return true }
+        return parameters.lossRecovery.retransmission && !session.incomingBranches.isEmpty && ticks % 2 == 0
     }
 
     // MARK: Stats
@@ -370,9 +374,9 @@ public actor PeerConnection {
     }
 
     /// A stats sample at most `maxAge` old: the liveness watch's last one when it is that recent
-    /// (it samples every 500 ms while something reads its samples), else a new one. A recording's
-    /// once-a-second stats sidecar reads this, so a recorded call asks webrtcbin for stats twice a
-    /// second, not three times.
+    /// (it samples every 500 ms or every second while something reads its samples), else a new
+    /// one. A recording's once-a-second stats sidecar reads this, so a recording bot asks webrtcbin
+    /// for stats once a second, not three times.
     public func stats(reusingWithin maxAge: Duration) async throws(PeerError) -> PeerStats {
         if let last = lastSample, last.session == session?.number, ContinuousClock.now - last.at <= maxAge { return last.stats }
         return try await stats()
