@@ -68,6 +68,8 @@ enum LoadGenerator {
                 status.cancel()
                 player.stop()
                 for call in placed.value { call.hangup() }
+                // Each hangup reaches the service before the process (and its sockets) goes.
+                try await Task.sleep(for: .seconds(2))
                 emit("counts " + (try encode(counts)))
                 emit("done")
                 return
