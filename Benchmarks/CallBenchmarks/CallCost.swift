@@ -57,7 +57,20 @@ enum CallCostBenchmark: CallBenchmark {
         for (mode, counts) in modes {
             for calls in counts {
                 for processes in processCounts where processes <= calls {
-                    let figure = try await measure(Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs), window: window, work: work)
+                    let tier = Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs)
+                    let figure: CallCostFigure
+                    do {
+                        figure = try await measure(tier, window: window, work: work)
+                    } catch {
+                        // A tier that broke down (a child too starved to answer) is a result too; the next tier still runs.
+                        progress("cost: \(mode) ×\(calls) in \(processes) failed: \(error)")
+                        var failed = CallCostFigure(mode: mode == "record" ? "recording (passthrough)" : "decoding", calls: calls, callsFlowing: 0,
+                                                    windowSeconds: window, cpuPercent: 0, rssMiB: 0, rssPerCallMiB: 0, cpuPercentPerCall: 0)
+                        failed.botProcesses = processes
+                        failed.failure = "\(error)"
+                        figures.append(failed)
+                        continue
+                    }
                     figures.append(figure)
                     progress(String(format: "cost: %@ ×%d in %d: bots %.1f %% CPU (%.2f/call), %.2f MiB/call, %.1f threads/call, load %.1f %%, complete %@",
                                     mode, calls, processes, figure.cpuPercent, figure.cpuPercentPerCall, figure.rssPerCallMiB,
@@ -121,7 +134,7 @@ enum CallCostBenchmark: CallBenchmark {
         try await Task.sleep(for: .seconds(3))
         let flowingBefore = bots.map { $0.status["connected"] ?? 0 }.reduce(0, +)
         load.send("mark")
-        let windowStart = try await load.waitFor("counts ", timeout: .seconds(10))
+        let windowStart = try await load.waitFor("counts ", timeout: .seconds(60))
         let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(load.pid), ProcStat.cpuSeconds(getpid())) }
         let threadsBefore = (bots: pids.map(ProcStat.cpuSecondsByThread), load: ProcStat.cpuSecondsByThread(load.pid))
         let before = cpu()
@@ -133,7 +146,7 @@ enum CallCostBenchmark: CallBenchmark {
         let flowing = min(flowingBefore, bots.map { $0.status["connected"] ?? 0 }.reduce(0, +))
         progress("cost: window end: " + lastStatus(load: load, bots: bots))
         load.send("hangup")
-        try await load.waitFor("done", timeout: .seconds(60))
+        try await load.waitFor("done", timeout: .seconds(180))
         let total = load.last("counts ") ?? "{}" // the counts printed at hangup, the last before "done"
         // Recordings are finalised as each call ends; give the bots time to see every hangup.
         let ended = ContinuousClock.now + .seconds(30)

@@ -72,6 +72,8 @@ public struct CallCostFigure: Codable, Sendable {
     public var loadCpuByThread: [String: Double]?
     /// How long a job waited for each process's GLib main loop at the window's end (`p50/max` ms).
     public var mainLoopWait: String?
+    /// Why the tier gave no figures (a child too starved to answer in time); nil when measured.
+    public var failure: String?
 
     public init(mode: String, calls: Int, callsFlowing: Int, windowSeconds: Double, cpuPercent: Double, rssMiB: Double,
                 rssPerCallMiB: Double, cpuPercentPerCall: Double) {
@@ -106,6 +108,10 @@ extension MarkdownReport {
                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         func optional(_ value: Double?, _ digits: Int) -> String { value.map { number($0, digits) } ?? "–" }
         for figure in section.figures {
+            if let failure = figure.failure {
+                lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | failed: \(failure) | | | | | | | | | |")
+                continue
+            }
             let complete = figure.recordingsComplete.map { "\($0)/\(figure.recordingsChecked ?? 0)" } ?? "–"
             lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | \(figure.callsFlowing) | \(complete) | "
                 + "\(number(figure.cpuPercent, 1)) | \(number(figure.cpuPercentPerCall, 2)) | \(number(figure.rssMiB, 0)) | "
