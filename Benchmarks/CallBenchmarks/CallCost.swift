@@ -13,6 +13,8 @@ import GStreamer
 enum CallCostBenchmark: CallBenchmark {
     static let name = "cost"
     static let maximumCalls = 400
+    /// Callers per load-generator process, by default (`--callers-per-load-process`).
+    static let callersPerLoadProcess = 75
     static let callSize = (width: 320, height: 240, fps: 15)
     static let method = """
         Bots: `bench-call cost-agents` child processes (one, or several sharing the calls) of receive-only agent bots \
@@ -38,6 +40,8 @@ enum CallCostBenchmark: CallBenchmark {
         /// The bots' jitter buffer (`--jitter-buffer-ms`, `AgentBotConfiguration.jitterBufferLatencyMs`);
         /// nil: 1 s for recording bots, the SDK's 100 ms for decoding ones.
         var jitterBufferMs: Int?
+        /// Callers per load-generator process: the calls are split over as many as that takes.
+        var callersPerLoadProcess: Int
     }
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
@@ -50,6 +54,7 @@ enum CallCostBenchmark: CallBenchmark {
         }
         let concurrency = try options.int("concurrency", default: LoadGenerator.defaultConcurrency, range: 1...maximumCalls)
         let jitterBufferMs = try options.values["jitter-buffer-ms"].map { _ in try options.int("jitter-buffer-ms", default: 0, range: 0...10_000) }
+        let callersPerLoadProcess = try options.int("callers-per-load-process", default: Self.callersPerLoadProcess, range: 1...maximumCalls)
         let window = smoke ? 2.0 : 8.0
         let work = URL(fileURLWithPath: options.values["work"] ?? NSTemporaryDirectory())
         let timer = SectionTimer()
@@ -57,7 +62,8 @@ enum CallCostBenchmark: CallBenchmark {
         for (mode, counts) in modes {
             for calls in counts {
                 for processes in processCounts where processes <= calls {
-                    let tier = Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs)
+                    let tier = Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs,
+                                    callersPerLoadProcess: callersPerLoadProcess)
                     let figure: CallCostFigure
                     do {
                         figure = try await measure(tier, window: window, work: work)
@@ -111,43 +117,53 @@ enum CallCostBenchmark: CallBenchmark {
                                                    + (tier.jitterBufferMs.map { ["--jitter-buffer-ms", String($0)] } ?? [])))
         }
         for child in bots { try await child.waitFor("ready", timeout: .seconds(120)) }
-        let load = try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(tier.calls),
-                                               "--concurrency", String(tier.concurrency)])
-        defer { load.stop() }
-        try await load.waitFor("ready", timeout: .seconds(120))
+        // Callers are separate devices: one load process per `callersPerLoadProcess` calls, so no
+        // caller waits behind hundreds of others for one process's main loop or pacing thread.
+        let loadProcesses = (tier.calls + tier.callersPerLoadProcess - 1) / tier.callersPerLoadProcess
+        var loads: [BenchChild] = []
+        defer { for child in loads { child.stop() } }
+        for index in 0..<loadProcesses {
+            let share = tier.calls / loadProcesses + (index < tier.calls % loadProcesses ? 1 : 0)
+            loads.append(try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(share),
+                                                    "--concurrency", String(max(1, tier.concurrency / loadProcesses))]))
+        }
+        for child in loads { try await child.waitFor("ready", timeout: .seconds(120)) }
         try await Task.sleep(for: .seconds(1))
         let pids = bots.map(\.pid)
         let baseline = (rss: pids.map(ProcStat.rssMiB).reduce(0, +), threads: pids.map(ProcStat.threads).reduce(0, +),
                         fds: pids.map(ProcStat.descriptors).reduce(0, +))
-        load.send("dial")
+        for child in loads { child.send("dial") }
+        let callersConnected = { loads.map { $0.status["connected"] ?? 0 }.reduce(0, +) }
         let recording = tier.mode == "record"
         let deadline = ContinuousClock.now + .seconds(30 + tier.calls / 2)
         var ticks = 0
         while ContinuousClock.now < deadline {
             let ready = bots.map { $0.status[recording ? "recording" : "connected"] ?? 0 }.reduce(0, +)
-            if ready >= tier.calls, load.status["connected"] ?? 0 >= tier.calls { break }
+            if ready >= tier.calls, callersConnected() >= tier.calls { break }
             try await Task.sleep(for: .milliseconds(250))
             ticks += 1
-            if ticks % 20 == 0 { progress("cost: setting up: " + lastStatus(load: load, bots: bots)) }
+            if ticks % 20 == 0 { progress("cost: setting up: " + lastStatus(loads: loads, bots: bots)) }
         }
-        if load.status["connected"] ?? 0 < tier.calls { progress("cost: \(tier.calls) calls: the callers saw \(load.status["connected"] ?? 0) connected") }
+        if callersConnected() < tier.calls { progress("cost: \(tier.calls) calls: the callers saw \(callersConnected()) connected") }
         try await Task.sleep(for: .seconds(3))
         let flowingBefore = bots.map { $0.status["connected"] ?? 0 }.reduce(0, +)
-        load.send("mark")
-        let windowStart = try await load.waitFor("counts ", timeout: .seconds(60))
-        let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(load.pid), ProcStat.cpuSeconds(getpid())) }
-        let threadsBefore = (bots: pids.map(ProcStat.cpuSecondsByThread), load: ProcStat.cpuSecondsByThread(load.pid))
+        for child in loads { child.send("mark") }
+        var windowStarts: [String] = []
+        for child in loads { windowStarts.append(try await child.waitFor("counts ", timeout: .seconds(60))) }
+        let loadPids = loads.map(\.pid)
+        let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), loadPids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(getpid())) }
+        let threadsBefore = (bots: pids.map(ProcStat.cpuSecondsByThread), load: loadPids.map(ProcStat.cpuSecondsByThread))
         let before = cpu()
         try await Task.sleep(for: .seconds(window))
         let after = cpu()
-        let threadsAfter = (bots: pids.map(ProcStat.cpuSecondsByThread), load: ProcStat.cpuSecondsByThread(load.pid))
+        let threadsAfter = (bots: pids.map(ProcStat.cpuSecondsByThread), load: loadPids.map(ProcStat.cpuSecondsByThread))
         let rss = pids.map(ProcStat.rssMiB).reduce(0, +), threads = pids.map(ProcStat.threads).reduce(0, +)
         let fds = pids.map(ProcStat.descriptors).reduce(0, +)
         let flowing = min(flowingBefore, bots.map { $0.status["connected"] ?? 0 }.reduce(0, +))
-        progress("cost: window end: " + lastStatus(load: load, bots: bots))
-        load.send("hangup")
-        try await load.waitFor("done", timeout: .seconds(180))
-        let total = load.last("counts ") ?? "{}" // the counts printed at hangup, the last before "done"
+        progress("cost: window end: " + lastStatus(loads: loads, bots: bots))
+        for child in loads { child.send("hangup") }
+        for child in loads { try await child.waitFor("done", timeout: .seconds(180)) }
+        let totals = loads.map { $0.last("counts ") ?? "{}" } // the counts printed at hangup, the last before "done"
         // Recordings are finalised as each call ends; give the bots time to see every hangup.
         let ended = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < ended, bots.contains(where: { ($0.status["connected"] ?? 0) + ($0.status["recording"] ?? 0) > 0 }) {
@@ -155,7 +171,7 @@ enum CallCostBenchmark: CallBenchmark {
         }
         for child in bots { child.stop() }
         await service.stop()
-        logEvents(load: load, bots: bots)
+        logEvents(loads: loads, bots: bots)
         var figure = CallCostFigure(mode: recording ? "recording (passthrough)" : "decoding", calls: tier.calls, callsFlowing: flowing,
                                     windowSeconds: window, cpuPercent: (after.0 - before.0) / window * 100, rssMiB: rss,
                                     rssPerCallMiB: max(0, rss - baseline.rss) / Double(tier.calls),
@@ -173,13 +189,20 @@ enum CallCostBenchmark: CallBenchmark {
         }
         figure.botCpuByThread = perCall(threadsBefore.bots.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) },
                                         threadsAfter.bots.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) })
-        figure.loadCpuByThread = perCall(threadsBefore.load, threadsAfter.load)
-        figure.mainLoopWait = "callers " + (load.last("connected ")?.split(separator: " ").last.map(String.init) ?? "–") + ", bots "
-            + bots.map { $0.last("connected ")?.split(separator: " ").last.map(String.init) ?? "–" }.joined(separator: " ")
+        figure.loadCpuByThread = perCall(threadsBefore.load.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) },
+                                         threadsAfter.load.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) })
+        figure.loadProcesses = loadProcesses
+        func waits(_ children: [BenchChild]) -> String {
+            children.map { $0.last("connected ")?.split(separator: " ").last.map(String.init) ?? "–" }.joined(separator: " ")
+        }
+        figure.mainLoopWait = "callers " + waits(loads) + ", bots " + waits(bots)
         if recording {
             let decoder = JSONDecoder()
-            let sentBeforeWindow = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(windowStart.utf8))
-            let sent = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(total.utf8))
+            func merged(_ lines: [String]) throws -> [String: ClipPlayer.Counts] {
+                try lines.reduce(into: [:]) { $0.merge(try decoder.decode([String: ClipPlayer.Counts].self, from: Data($1.utf8))) { first, _ in first } }
+            }
+            let sentBeforeWindow = try merged(windowStarts)
+            let sent = try merged(totals)
             let count = await RecordingCount.check(directory: recordings, fps: callSize.fps, atWindowStart: sentBeforeWindow, total: sent)
             figure.recordingsChecked = count.checked
             figure.recordingsComplete = count.complete
@@ -194,15 +217,17 @@ enum CallCostBenchmark: CallBenchmark {
 }
 
 /// The children's last status lines (calls connected, recording, main-loop wait p50/max ms), for the log.
-private func lastStatus(load: BenchChild, bots: [BenchChild]) -> String {
-    "callers: \(load.last("connected ").map { "connected " + $0 } ?? "-"); bots: "
-        + bots.map { $0.last("connected ").map { "connected " + $0 } ?? "-" }.joined(separator: " | ")
+private func lastStatus(loads: [BenchChild], bots: [BenchChild]) -> String {
+    func lines(_ children: [BenchChild]) -> String {
+        children.map { $0.last("connected ").map { "connected " + $0 } ?? "-" }.joined(separator: " | ")
+    }
+    return "callers: " + lines(loads) + "; bots: " + lines(bots)
 }
 
 /// The calls' events by kind, counted per side: an `event <rtcId> <kind> [detail]` line counts as
 /// `<kind>`, and as `<kind> <detail>` for an end (`ended CALLER_HANGUP`).
-private func logEvents(load: BenchChild, bots: [BenchChild]) {
-    for (side, events) in [("callers", load.all("event ")), ("bots", bots.flatMap { $0.all("event ") })] where !events.isEmpty {
+private func logEvents(loads: [BenchChild], bots: [BenchChild]) {
+    for (side, events) in [("callers", loads.flatMap { $0.all("event ") }), ("bots", bots.flatMap { $0.all("event ") })] where !events.isEmpty {
         var counts: [String: Int] = [:]
         for event in events {
             let words = event.split(separator: " ").dropFirst()

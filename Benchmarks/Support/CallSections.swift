@@ -51,8 +51,10 @@ public struct CallCostFigure: Codable, Sendable {
     public var cpuPercentPerCall: Double
     /// How many bot processes shared the calls (nil: one, before the load generator existed).
     public var botProcesses: Int?
-    /// CPU of the load generator (the callers) over the same window, percent of one core.
+    /// CPU of the load generator (the callers, all its processes) over the same window, percent of one core.
     public var loadCpuPercent: Double?
+    /// How many processes the callers were split over (nil: one).
+    public var loadProcesses: Int?
     /// CPU of the benchmark process itself (the reference service) over the window.
     public var serviceCpuPercent: Double?
     /// Threads and open descriptors of the bot processes above their logged-in baseline, per call.
@@ -104,7 +106,7 @@ extension MarkdownReport {
     static func callCostTable(_ section: CallCostSection) -> [String] {
         var lines = ["## Cost of a call (agent bots; the load generator apart)", "", section.method, "",
                      "| mode | calls | bot processes | flowing | complete recordings | bots CPU % (of one core) | CPU %/call | RSS MiB | RSS MiB/call "
-                        + "| threads/call | fds/call | load generator CPU % | service CPU % |",
+                        + "| threads/call | fds/call | load generator CPU % (processes) | service CPU % |",
                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         func optional(_ value: Double?, _ digits: Int) -> String { value.map { number($0, digits) } ?? "–" }
         for figure in section.figures {
@@ -116,7 +118,7 @@ extension MarkdownReport {
             lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | \(figure.callsFlowing) | \(complete) | "
                 + "\(number(figure.cpuPercent, 1)) | \(number(figure.cpuPercentPerCall, 2)) | \(number(figure.rssMiB, 0)) | "
                 + "\(number(figure.rssPerCallMiB, 2)) | \(optional(figure.threadsPerCall, 1)) | \(optional(figure.fdsPerCall, 1)) | "
-                + "\(optional(figure.loadCpuPercent, 1)) | \(optional(figure.serviceCpuPercent, 1)) |")
+                + "\(optional(figure.loadCpuPercent, 1)) (\(figure.loadProcesses ?? 1)) | \(optional(figure.serviceCpuPercent, 1)) |")
         }
         let counted = section.figures.filter { $0.framesSent != nil }
         if !counted.isEmpty {
