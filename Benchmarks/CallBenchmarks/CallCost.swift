@@ -149,7 +149,7 @@ enum CallCostBenchmark: CallBenchmark {
         let flowingBefore = bots.map { $0.status["connected"] ?? 0 }.reduce(0, +)
         for child in loads { child.send("mark") }
         var windowStarts: [String] = []
-        for child in loads { windowStarts.append(try await child.waitFor("counts ", timeout: .seconds(60))) }
+        for child in loads { windowStarts.append(try await child.waitFor("counts ", timeout: .seconds(180))) }
         let loadPids = loads.map(\.pid)
         let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), loadPids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(getpid())) }
         let threadsBefore = (bots: pids.map(ProcStat.cpuSecondsByThread), load: loadPids.map(ProcStat.cpuSecondsByThread))
