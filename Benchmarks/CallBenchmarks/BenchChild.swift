@@ -8,13 +8,24 @@ final class BenchChild: Sendable {
     private let process: Process
     private let input: FileHandle
     private let lines = Locked<[String]>([])
+    private let name: String
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
 
     init(arguments: [String]) throws {
         process = Process()
-        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        process.arguments = arguments
+        name = arguments.first ?? ""
+        // A profiler in front of one kind of child: ECV_BENCH_WRAP_COST_AGENTS or ECV_BENCH_WRAP_LOAD
+        // ("valgrind --tool=callgrind …"), split at spaces.
+        let key = "ECV_BENCH_WRAP_" + (arguments.first ?? "").uppercased().replacingOccurrences(of: "-", with: "_")
+        let wrapper = ProcessInfo.processInfo.environment[key]?.split(separator: " ").map(String.init) ?? []
+        if let tool = wrapper.first {
+            process.executableURL = URL(fileURLWithPath: tool)
+            process.arguments = Array(wrapper.dropFirst()) + [CommandLine.arguments[0]] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.arguments = arguments
+        }
         let output = Pipe(), commands = Pipe()
         process.standardOutput = output
         process.standardInput = commands
@@ -42,6 +53,11 @@ final class BenchChild: Sendable {
         lines.value.last { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 
+    /// Every line so far that starts with `prefix`, without it.
+    func all(_ prefix: String) -> [String] {
+        lines.value.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+    }
+
     /// The numbers of the last status line (`connected 3 recording 2` → ["connected": 3, "recording": 2]).
     var status: [String: Int] {
         guard let line = lines.value.last(where: { $0.hasPrefix("connected ") }) else { return [:] }
@@ -60,7 +76,7 @@ final class BenchChild: Sendable {
         while true {
             if let line = last(prefix) { return line }
             guard process.isRunning, ContinuousClock.now < deadline else {
-                throw BenchmarkError.badInput("the child \(process.arguments?.first ?? "") did not print \(prefix)")
+                throw BenchmarkError.badInput("the child \(name) did not print \(prefix)")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -73,13 +89,30 @@ final class BenchChild: Sendable {
 
 /// CPU time, resident memory, threads and open descriptors of a process, from /proc.
 enum ProcStat {
-    static func cpuSeconds(_ pid: Int32) -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), // why: a gone process has used nothing more
+    static func cpuSeconds(_ pid: Int32) -> Double { cpuSeconds(statPath: "/proc/\(pid)/stat") }
+
+    private static func cpuSeconds(statPath: String) -> Double {
+        guard let text = try? String(contentsOfFile: statPath, encoding: .utf8), // why: a gone process or thread has used nothing more
               let close = text.lastIndex(of: ")") else { return 0 }
         let fields = text[text.index(after: close)...].split(separator: " ")
         // After the command: state is field 3, so utime (14) and stime (15) are at 11 and 12.
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// CPU seconds so far of each of the process's threads, summed by kind: the thread's name with
+    /// its digits as `#` (`nicesrc12:src` and `nicesrc3:src` are both `nicesrc#:src`).
+    static func cpuSecondsByThread(_ pid: Int32) -> [String: Double] {
+        // why: a gone process has no threads
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var kinds: [String: Double] = [:]
+        for task in tasks {
+            guard let name = try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8) else { continue } // why: the thread ended
+            let kind = String(name.trimmingCharacters(in: .whitespacesAndNewlines).map { $0.isNumber ? "#" : $0 })
+                .replacingOccurrences(of: "##", with: "#").replacingOccurrences(of: "##", with: "#")
+            kinds[kind, default: 0] += cpuSeconds(statPath: "/proc/\(pid)/task/\(task)/stat")
+        }
+        return kinds
     }
 
     static func rssMiB(_ pid: Int32) -> Double { status(pid, "VmRSS:") / 1024 }

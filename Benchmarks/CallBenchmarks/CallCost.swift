@@ -13,6 +13,8 @@ import GStreamer
 enum CallCostBenchmark: CallBenchmark {
     static let name = "cost"
     static let maximumCalls = 400
+    /// Callers per load-generator process, by default (`--callers-per-load-process`).
+    static let callersPerLoadProcess = 75
     static let callSize = (width: 320, height: 240, fps: 15)
     static let method = """
         Bots: `bench-call cost-agents` child processes (one, or several sharing the calls) of receive-only agent bots \
@@ -20,7 +22,7 @@ enum CallCostBenchmark: CallBenchmark {
         Callers: `bench-call load`, another child: real ECV callers (SDK, reference service, webrtcbin ICE/DTLS-SRTP) \
         whose send graphs are fed a 10 s 320×240 15 fps VP8 + 20 ms Opus clip encoded once at start (appsrc → \
         payloader, no encoder; one thread paces every call; a PLI/FIR jumps to the clip's nearest key frame; \
-        buffers are stamped when pushed, so timestamps rise across loops). Recording: each bot records its call to \
+        buffers are stamped when pushed, so timestamps rise across loops). Bots only receive; recording bots' jitter buffers wait 1 s. Recording: each bot records its call to \
         Matroska without decoding. Decoding: each bot decodes video to RGBA and audio to samples. Once every call \
         is connected and has run 3 s, each process's CPU (/proc utime+stime) is measured over the window; RSS, \
         threads and descriptors at its end. Per call = (sum over bot processes − the same processes with their bots \
@@ -33,6 +35,13 @@ enum CallCostBenchmark: CallBenchmark {
         var mode: String
         var calls: Int
         var processes: Int
+        /// Calls the load generator sets up at once (its `--concurrency`).
+        var concurrency: Int
+        /// The bots' jitter buffer (`--jitter-buffer-ms`, `AgentBotConfiguration.jitterBufferLatencyMs`);
+        /// nil: 1 s for recording bots, the SDK's 100 ms for decoding ones.
+        var jitterBufferMs: Int?
+        /// Callers per load-generator process: the calls are split over as many as that takes.
+        var callersPerLoadProcess: Int
     }
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
@@ -43,6 +52,9 @@ enum CallCostBenchmark: CallBenchmark {
             guard let value = Int(text), (1...16).contains(value) else { throw BenchmarkError.badInput("--processes takes 1…16, got \(text)") }
             return value
         }
+        let concurrency = try options.int("concurrency", default: LoadGenerator.defaultConcurrency, range: 1...maximumCalls)
+        let jitterBufferMs = try options.values["jitter-buffer-ms"].map { _ in try options.int("jitter-buffer-ms", default: 0, range: 0...10_000) }
+        let callersPerLoadProcess = try options.int("callers-per-load-process", default: Self.callersPerLoadProcess, range: 1...maximumCalls)
         let window = smoke ? 2.0 : 8.0
         let work = URL(fileURLWithPath: options.values["work"] ?? NSTemporaryDirectory())
         let timer = SectionTimer()
@@ -50,7 +62,21 @@ enum CallCostBenchmark: CallBenchmark {
         for (mode, counts) in modes {
             for calls in counts {
                 for processes in processCounts where processes <= calls {
-                    let figure = try await measure(Tier(mode: mode, calls: calls, processes: processes), window: window, work: work)
+                    let tier = Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs,
+                                    callersPerLoadProcess: callersPerLoadProcess)
+                    let figure: CallCostFigure
+                    do {
+                        figure = try await measure(tier, window: window, work: work)
+                    } catch {
+                        // A tier that broke down (a child too starved to answer) is a result too; the next tier still runs.
+                        progress("cost: \(mode) ×\(calls) in \(processes) failed: \(error)")
+                        var failed = CallCostFigure(mode: mode == "record" ? "recording (passthrough)" : "decoding", calls: calls, callsFlowing: 0,
+                                                    windowSeconds: window, cpuPercent: 0, rssMiB: 0, rssPerCallMiB: 0, cpuPercentPerCall: 0)
+                        failed.botProcesses = processes
+                        failed.failure = "\(error)"
+                        figures.append(failed)
+                        continue
+                    }
                     figures.append(figure)
                     progress(String(format: "cost: %@ ×%d in %d: bots %.1f %% CPU (%.2f/call), %.2f MiB/call, %.1f threads/call, load %.1f %%, complete %@",
                                     mode, calls, processes, figure.cpuPercent, figure.cpuPercentPerCall, figure.rssPerCallMiB,
@@ -87,39 +113,57 @@ enum CallCostBenchmark: CallBenchmark {
         for index in 0..<tier.processes {
             let share = tier.calls / tier.processes + (index < tier.calls % tier.processes ? 1 : 0)
             bots.append(try BenchChild(arguments: ["cost-agents", "--service-url", base, "--bots", String(share), "--first", String(bots.count * 1000),
-                                                   "--mode", tier.mode, "--dir", recordings.path]))
+                                                   "--mode", tier.mode, "--dir", recordings.path]
+                                                   + (tier.jitterBufferMs.map { ["--jitter-buffer-ms", String($0)] } ?? [])))
         }
         for child in bots { try await child.waitFor("ready", timeout: .seconds(120)) }
-        let load = try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(tier.calls)])
-        defer { load.stop() }
-        try await load.waitFor("ready", timeout: .seconds(120))
+        // Callers are separate devices: one load process per `callersPerLoadProcess` calls, so no
+        // caller waits behind hundreds of others for one process's main loop or pacing thread.
+        let loadProcesses = (tier.calls + tier.callersPerLoadProcess - 1) / tier.callersPerLoadProcess
+        var loads: [BenchChild] = []
+        defer { for child in loads { child.stop() } }
+        for index in 0..<loadProcesses {
+            let share = tier.calls / loadProcesses + (index < tier.calls % loadProcesses ? 1 : 0)
+            loads.append(try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(share),
+                                                    "--concurrency", String(max(1, tier.concurrency / loadProcesses))]))
+        }
+        for child in loads { try await child.waitFor("ready", timeout: .seconds(120)) }
         try await Task.sleep(for: .seconds(1))
         let pids = bots.map(\.pid)
         let baseline = (rss: pids.map(ProcStat.rssMiB).reduce(0, +), threads: pids.map(ProcStat.threads).reduce(0, +),
                         fds: pids.map(ProcStat.descriptors).reduce(0, +))
-        load.send("dial")
+        for child in loads { child.send("dial") }
+        let callersConnected = { loads.map { $0.status["connected"] ?? 0 }.reduce(0, +) }
         let recording = tier.mode == "record"
         let deadline = ContinuousClock.now + .seconds(30 + tier.calls / 2)
+        var ticks = 0
         while ContinuousClock.now < deadline {
             let ready = bots.map { $0.status[recording ? "recording" : "connected"] ?? 0 }.reduce(0, +)
-            if ready >= tier.calls, load.status["connected"] ?? 0 >= tier.calls { break }
+            if ready >= tier.calls, callersConnected() >= tier.calls { break }
             try await Task.sleep(for: .milliseconds(250))
+            ticks += 1
+            if ticks % 20 == 0 { progress("cost: setting up: " + lastStatus(loads: loads, bots: bots)) }
         }
-        if load.status["connected"] ?? 0 < tier.calls { progress("cost: \(tier.calls) calls: the callers saw \(load.status["connected"] ?? 0) connected") }
+        if callersConnected() < tier.calls { progress("cost: \(tier.calls) calls: the callers saw \(callersConnected()) connected") }
         try await Task.sleep(for: .seconds(3))
         let flowingBefore = bots.map { $0.status["connected"] ?? 0 }.reduce(0, +)
-        load.send("mark")
-        let windowStart = try await load.waitFor("counts ", timeout: .seconds(10))
-        let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(load.pid), ProcStat.cpuSeconds(getpid())) }
+        for child in loads { child.send("mark") }
+        var windowStarts: [String] = []
+        for child in loads { windowStarts.append(try await child.waitFor("counts ", timeout: .seconds(180))) }
+        let loadPids = loads.map(\.pid)
+        let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), loadPids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(getpid())) }
+        let threadsBefore = (bots: pids.map(ProcStat.cpuSecondsByThread), load: loadPids.map(ProcStat.cpuSecondsByThread))
         let before = cpu()
         try await Task.sleep(for: .seconds(window))
         let after = cpu()
+        let threadsAfter = (bots: pids.map(ProcStat.cpuSecondsByThread), load: loadPids.map(ProcStat.cpuSecondsByThread))
         let rss = pids.map(ProcStat.rssMiB).reduce(0, +), threads = pids.map(ProcStat.threads).reduce(0, +)
         let fds = pids.map(ProcStat.descriptors).reduce(0, +)
         let flowing = min(flowingBefore, bots.map { $0.status["connected"] ?? 0 }.reduce(0, +))
-        load.send("hangup")
-        try await load.waitFor("done", timeout: .seconds(60))
-        let total = load.last("counts ") ?? "{}" // the counts printed at hangup, the last before "done"
+        progress("cost: window end: " + lastStatus(loads: loads, bots: bots))
+        for child in loads { child.send("hangup") }
+        for child in loads { try await child.waitFor("done", timeout: .seconds(180)) }
+        let totals = loads.map { $0.last("counts ") ?? "{}" } // the counts printed at hangup, the last before "done"
         // Recordings are finalised as each call ends; give the bots time to see every hangup.
         let ended = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < ended, bots.contains(where: { ($0.status["connected"] ?? 0) + ($0.status["recording"] ?? 0) > 0 }) {
@@ -127,6 +171,7 @@ enum CallCostBenchmark: CallBenchmark {
         }
         for child in bots { child.stop() }
         await service.stop()
+        logEvents(loads: loads, bots: bots)
         var figure = CallCostFigure(mode: recording ? "recording (passthrough)" : "decoding", calls: tier.calls, callsFlowing: flowing,
                                     windowSeconds: window, cpuPercent: (after.0 - before.0) / window * 100, rssMiB: rss,
                                     rssPerCallMiB: max(0, rss - baseline.rss) / Double(tier.calls),
@@ -136,10 +181,28 @@ enum CallCostBenchmark: CallBenchmark {
         figure.serviceCpuPercent = (after.2 - before.2) / window * 100
         figure.threadsPerCall = (threads - baseline.threads) / Double(tier.calls)
         figure.fdsPerCall = (fds - baseline.fds) / Double(tier.calls)
+        // A thread that ended in the window is missing from `after`: its share is left out (a few calls' set-up threads).
+        func perCall(_ before: [String: Double], _ after: [String: Double]) -> [String: Double] {
+            after.reduce(into: [:]) { result, entry in
+                result[entry.key] = max(0, entry.value - (before[entry.key] ?? 0)) / window * 100 / Double(tier.calls)
+            }
+        }
+        figure.botCpuByThread = perCall(threadsBefore.bots.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) },
+                                        threadsAfter.bots.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) })
+        figure.loadCpuByThread = perCall(threadsBefore.load.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) },
+                                         threadsAfter.load.reduce(into: [:]) { $0.merge($1, uniquingKeysWith: +) })
+        figure.loadProcesses = loadProcesses
+        func waits(_ children: [BenchChild]) -> String {
+            children.map { $0.last("connected ")?.split(separator: " ").last.map(String.init) ?? "–" }.joined(separator: " ")
+        }
+        figure.mainLoopWait = "callers " + waits(loads) + ", bots " + waits(bots)
         if recording {
             let decoder = JSONDecoder()
-            let sentBeforeWindow = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(windowStart.utf8))
-            let sent = try decoder.decode([String: ClipPlayer.Counts].self, from: Data(total.utf8))
+            func merged(_ lines: [String]) throws -> [String: ClipPlayer.Counts] {
+                try lines.reduce(into: [:]) { $0.merge(try decoder.decode([String: ClipPlayer.Counts].self, from: Data($1.utf8))) { first, _ in first } }
+            }
+            let sentBeforeWindow = try merged(windowStarts)
+            let sent = try merged(totals)
             let count = await RecordingCount.check(directory: recordings, fps: callSize.fps, atWindowStart: sentBeforeWindow, total: sent)
             figure.recordingsChecked = count.checked
             figure.recordingsComplete = count.complete
@@ -153,47 +216,24 @@ enum CallCostBenchmark: CallBenchmark {
     }
 }
 
-/// `bench-call cost-agents`: the child side. N receive-only bots that record or decode their calls;
-/// prints "ready", then `connected N recording M` once a second.
-enum CostAgents {
-    static func run(options: Options) async throws {
-        guard let base = options.values["service-url"] else { throw BenchmarkError.badInput("--service-url is required") }
-        let count = try options.int("bots", default: 1, range: 1...CallCostBenchmark.maximumCalls)
-        let first = try options.int("first", default: 0, range: 0...1_000_000)
-        let decode = options.values["mode"] == "decode"
-        let directory = options.values["dir"] ?? NSTemporaryDirectory()
-        Logger.setLevel(logLevel: .error)
-        try GStreamerRuntime.ensureInitialized()
-        var bots: [AgentBot] = []
-        let size = CallCostBenchmark.callSize
-        for index in 0..<count {
-            var configuration = AgentBotConfiguration(serviceUrl: base, name: "Bot \(first + index)", queues: ["default"],
-                                                      parameters: ConnectParameters(videoWidth: size.width, videoHeight: size.height, noAudioProcessing: true),
-                                                      receiveVideo: decode ? .renderer(name: "caller_video") : .discard,
-                                                      receiveAudio: decode ? .audioSamples(name: "caller_audio") : .discard)
-            configuration.sendsMedia = false
-            configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
-            let bot = try AgentBot(configuration: configuration)
-            try await bot.connect()
-            try await bot.ready()
-            let events = bot.events()
-            Task {
-                for await case .callStarted(let call) in events where !decode {
-                    Task {
-                        for await event in call.events() where event == .connected {
-                            let url = URL(fileURLWithPath: directory).appendingPathComponent("\(call.rtcId).mkv")
-                            do { try await call.startRecording(to: url) } catch { emit("recording \(call.rtcId) failed: \(error)") }
-                        }
-                    }
-                }
-            }
-            bots.append(bot)
+/// The children's last status lines (calls connected, recording, main-loop wait p50/max ms), for the log.
+private func lastStatus(loads: [BenchChild], bots: [BenchChild]) -> String {
+    func lines(_ children: [BenchChild]) -> String {
+        children.map { $0.last("connected ").map { "connected " + $0 } ?? "-" }.joined(separator: " | ")
+    }
+    return "callers: " + lines(loads) + "; bots: " + lines(bots)
+}
+
+/// The calls' events by kind, counted per side: an `event <rtcId> <kind> [detail]` line counts as
+/// `<kind>`, and as `<kind> <detail>` for an end (`ended CALLER_HANGUP`).
+private func logEvents(loads: [BenchChild], bots: [BenchChild]) {
+    for (side, events) in [("callers", loads.flatMap { $0.all("event ") }), ("bots", bots.flatMap { $0.all("event ") })] where !events.isEmpty {
+        var counts: [String: Int] = [:]
+        for event in events {
+            let words = event.split(separator: " ").dropFirst()
+            let kind = words.first == "ended" ? words.prefix(2).joined(separator: " ") : String(words.first ?? "")
+            counts[kind, default: 0] += 1
         }
-        emit("ready")
-        while true {
-            try await Task.sleep(for: .seconds(1))
-            let calls = bots.flatMap(\.calls)
-            emit("connected \(calls.filter(\.isConnected).count) recording \(calls.filter(\.isRecording).count)")
-        }
+        progress("cost: \(side)' events: " + counts.sorted { $0.value > $1.value }.map { "\($0.key) ×\($0.value)" }.joined(separator: "; "))
     }
 }

@@ -9,13 +9,17 @@ import MediaPipeline
 /// DTLS-SRTP) whose send graphs play a clip encoded once (`ClipPlayer`) instead of encoding.
 /// Talks to its parent by lines: prints `ready` once the clip is encoded, `connected N` every
 /// second; on stdin, `dial` places the calls, `mark` prints `counts {json}` (what each call was
-/// sent so far, by rtcId), `hangup` ends every call, prints the counts and exits.
+/// sent so far, by rtcId), `hangup` ends every call, prints the counts and exits. At most
+/// `--concurrency` calls set up at once (`SetupSlots`).
 enum LoadGenerator {
     static let callersPerSdk = 4
+    /// Calls setting up at once (`--concurrency`), see `SetupSlots`.
+    static let defaultConcurrency = 10
 
     static func run(options: Options) async throws {
         guard let base = options.values["service-url"] else { throw BenchmarkError.badInput("--service-url is required") }
         let calls = try options.int("calls", default: 1, range: 1...CallCostBenchmark.maximumCalls)
+        let slots = SetupSlots(limit: try options.int("concurrency", default: defaultConcurrency, range: 1...CallCostBenchmark.maximumCalls))
         let codec = (options.values["codecs"] ?? "vp8").uppercased()
         guard ["VP8", "H264"].contains(codec) else { throw BenchmarkError.badInput("--codecs for load is vp8 or h264") }
         Logger.setLevel(logLevel: .error)
@@ -34,19 +38,26 @@ enum LoadGenerator {
         parameters.videoCodec = codec
         let placed = Locked<[VideoCall]>([])
         let connected = Locked<Int>(0)
+        let loop = MainLoopLatency()
         let status = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .seconds(1)) // cancelled at hangup; the loop ends then
-                emit("connected \(connected.value)")
+                emit("connected \(connected.value) loop-ms \(loop.take())")
             }
         }
         for await command in commands.lines {
             switch command {
             case "dial":
                 for index in 0..<calls {
-                    guard let call = await sdks[index / callersPerSdk].createVideoCall() else { continue }
+                    await slots.acquire()
+                    guard let call = await sdks[index / callersPerSdk].createVideoCall() else {
+                        await slots.release()
+                        continue
+                    }
                     placed.withLock { $0.append(call) }
-                    Task { await drive(call, index: index, parameters: parameters, player: player, connected: connected) }
+                    Task {
+                        await drive(call, index: index, parameters: parameters, player: player, connected: connected) { await slots.release() }
+                    }
                     // Dial at a steady pace rather than all at once, as callers arrive.
                     try await Task.sleep(for: .milliseconds(20))
                 }
@@ -57,6 +68,8 @@ enum LoadGenerator {
                 status.cancel()
                 player.stop()
                 for call in placed.value { call.hangup() }
+                // Each hangup reaches the service before the process (and its sockets) goes.
+                try await Task.sleep(for: .seconds(2))
                 emit("counts " + (try encode(counts)))
                 emit("done")
                 return
@@ -67,8 +80,17 @@ enum LoadGenerator {
     }
 
     /// One caller: dial, connect with pre-encoded media when the agent answers, feed the player
-    /// once the send graph exists, and count the call once media flows.
-    private static func drive(_ call: VideoCall, index: Int, parameters: ConnectParameters, player: ClipPlayer, connected: Locked<Int>) async {
+    /// once the send graph exists, and count the call once media flows. `setUp` runs once, when the
+    /// call first connects or ends, whichever comes first.
+    private static func drive(_ call: VideoCall, index: Int, parameters: ConnectParameters, player: ClipPlayer, connected: Locked<Int>,
+                              setUp: @escaping @Sendable () async -> Void) async {
+        var settingUp = true
+        func finishSetUp() async {
+            guard settingUp else { return }
+            settingUp = false
+            await setUp()
+        }
+        defer { if settingUp { Task { await setUp() } } }
         let events = call.events()
         var connection: WebRtcConnection?
         await call.start(dialCallParameters: DialCallParameters(callerName: "Load \(index)"))
@@ -95,8 +117,13 @@ enum LoadGenerator {
                 player.add(ClipPlayer.Feed(video: video, audio: audio), for: call.rtcId)
             case .WebRtcConnected:
                 connected.withLock { $0 += 1 }
+                await finishSetUp()
             case .CallEnded:
+                emit("event \(call.rtcId) ended \(event.detail ?? "")")
+                await finishSetUp()
                 return
+            case .WebRtcDisconnected, .WebRtcFailed, .ConnectionTimeoutStart, .Error:
+                emit("event \(call.rtcId) \(event.type) \(event.detail ?? "")")
             default:
                 break
             }

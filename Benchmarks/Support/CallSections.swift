@@ -51,8 +51,10 @@ public struct CallCostFigure: Codable, Sendable {
     public var cpuPercentPerCall: Double
     /// How many bot processes shared the calls (nil: one, before the load generator existed).
     public var botProcesses: Int?
-    /// CPU of the load generator (the callers) over the same window, percent of one core.
+    /// CPU of the load generator (the callers, all its processes) over the same window, percent of one core.
     public var loadCpuPercent: Double?
+    /// How many processes the callers were split over (nil: one).
+    public var loadProcesses: Int?
     /// CPU of the benchmark process itself (the reference service) over the window.
     public var serviceCpuPercent: Double?
     /// Threads and open descriptors of the bot processes above their logged-in baseline, per call.
@@ -66,6 +68,14 @@ public struct CallCostFigure: Codable, Sendable {
     public var framesRecorded: Int?
     /// Frames the recordings' own spans imply but the files lack.
     public var framesMissing: Int?
+    /// CPU over the window per call, percent of one core, by kind of thread (its name with digits
+    /// as `#`, e.g. `nicesrc#:src`), for the bot processes and for the load generator.
+    public var botCpuByThread: [String: Double]?
+    public var loadCpuByThread: [String: Double]?
+    /// How long a job waited for each process's GLib main loop at the window's end (`p50/max` ms).
+    public var mainLoopWait: String?
+    /// Why the tier gave no figures (a child too starved to answer in time); nil when measured.
+    public var failure: String?
 
     public init(mode: String, calls: Int, callsFlowing: Int, windowSeconds: Double, cpuPercent: Double, rssMiB: Double,
                 rssPerCallMiB: Double, cpuPercentPerCall: Double) {
@@ -96,21 +106,37 @@ extension MarkdownReport {
     static func callCostTable(_ section: CallCostSection) -> [String] {
         var lines = ["## Cost of a call (agent bots; the load generator apart)", "", section.method, "",
                      "| mode | calls | bot processes | flowing | complete recordings | bots CPU % (of one core) | CPU %/call | RSS MiB | RSS MiB/call "
-                        + "| threads/call | fds/call | load generator CPU % | service CPU % |",
+                        + "| threads/call | fds/call | load generator CPU % (processes) | service CPU % |",
                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         func optional(_ value: Double?, _ digits: Int) -> String { value.map { number($0, digits) } ?? "–" }
         for figure in section.figures {
+            if let failure = figure.failure {
+                lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | failed: \(failure) | | | | | | | | | |")
+                continue
+            }
             let complete = figure.recordingsComplete.map { "\($0)/\(figure.recordingsChecked ?? 0)" } ?? "–"
             lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | \(figure.callsFlowing) | \(complete) | "
                 + "\(number(figure.cpuPercent, 1)) | \(number(figure.cpuPercentPerCall, 2)) | \(number(figure.rssMiB, 0)) | "
                 + "\(number(figure.rssPerCallMiB, 2)) | \(optional(figure.threadsPerCall, 1)) | \(optional(figure.fdsPerCall, 1)) | "
-                + "\(optional(figure.loadCpuPercent, 1)) | \(optional(figure.serviceCpuPercent, 1)) |")
+                + "\(optional(figure.loadCpuPercent, 1)) (\(figure.loadProcesses ?? 1)) | \(optional(figure.serviceCpuPercent, 1)) |")
         }
         let counted = section.figures.filter { $0.framesSent != nil }
         if !counted.isEmpty {
             lines += ["", "Frames per tier (video + audio): sent over the whole calls / in the recordings / missing inside the recordings' spans: "
                 + counted.map { "\($0.calls)×\($0.botProcesses ?? 1): \($0.framesSent ?? 0) / \($0.framesRecorded ?? 0) / \($0.framesMissing ?? 0)" }
                 .joined(separator: "; ") + "."]
+        }
+        let threaded = section.figures.filter { $0.botCpuByThread != nil }
+        if !threaded.isEmpty {
+            lines += ["", "CPU per call by kind of thread, % of one core (thread names, digits as #), over the window:", ""]
+            func top(_ kinds: [String: Double]?) -> String {
+                (kinds ?? [:]).filter { $0.value >= 0.005 }.sorted { $0.value > $1.value }.prefix(9)
+                    .map { "`\($0.key)` \(number($0.value, 2))" }.joined(separator: ", ")
+            }
+            for figure in threaded {
+                lines.append("- \(figure.mode) \(figure.calls)×\(figure.botProcesses ?? 1): bots \(top(figure.botCpuByThread)); "
+                    + "load generator \(top(figure.loadCpuByThread))" + (figure.mainLoopWait.map { "; main-loop wait \($0)" } ?? ""))
+            }
         }
         return lines + ["", load(section.load), ""]
     }

@@ -14,7 +14,7 @@ ecv=${ECV:-ecv}
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait' INT TERM
 for i in $(seq 1 "$count"); do
-    "$ecv" agent --service-url "$url" --name "Bot $(hostname -s)-$i" --receive-only --record "$dir/$i" --json "$@" \
+    "$ecv" agent --service-url "$url" --name "Bot $(hostname -s)-$i" --receive-only --jitter-buffer-ms 1000 --record "$dir/$i" --json "$@" \
         >"$dir.bot-$i.log" 2>&1 &
     pids+=($!)
 done

@@ -19,9 +19,13 @@ package struct CallSessionPlan: Sendable {
     /// Whether a join answer without ICE servers, with none configured, fails the start: the
     /// seed's rule for callers (`NO_ICE_SERVERS_FOUND`); an agent bot goes on with host candidates.
     package var requiresICEServers: Bool
+    /// How long the peer's jitter buffers wait for late and resent packets (`PeerConfiguration`'s).
+    package var jitterBufferLatencyMs: Int
 
     package init(room: String, signaling: RoomSignaling.Options, iceServers: [WebRTC.ICEServer], media: MediaConfiguration,
-                 textChannel: DataChannelConfig?, requiresICEServers: Bool) {
+                 textChannel: DataChannelConfig?, requiresICEServers: Bool,
+                 jitterBufferLatencyMs: Int = PeerConfiguration.defaultJitterBufferLatencyMs) {
+        self.jitterBufferLatencyMs = jitterBufferLatencyMs
         self.room = room
         self.signaling = signaling
         self.iceServers = iceServers
@@ -155,7 +159,8 @@ package final class CallSession: Sendable {
             throw .signaling(error)
         }
         let role: PeerConnection.Role = joined.isInitiator ? .offerer : .answerer
-        let peer = PeerConnection(configuration: PeerConfiguration(iceServers: iceServers, media: plan.media), role: role) { message in
+        let peer = PeerConnection(configuration: PeerConfiguration(iceServers: iceServers, jitterBufferLatencyMs: plan.jitterBufferLatencyMs,
+                                                                     media: plan.media), role: role) { message in
             room.send(ECVProtocol.SignalingMessage(message))
         }
         guard adopt(peer) else { await peer.close(); return }

@@ -34,6 +34,13 @@ public struct AgentBotConfiguration: Sendable {
     public var joinsRooms: Bool
     /// False: the bot sends no media (a recording or monitoring bot: no encoding cost per call).
     public var sendsMedia: Bool
+    /// How long the call's jitter buffers wait for late and resent packets before giving them up
+    /// as lost (100 ms, a conversation's). A bot that only records (no decoding) can wait a second:
+    /// nobody is waiting for its picture, and on a busy host a packet delayed by scheduling then
+    /// becomes a delay instead of a hole in the file (100 recording bots on 2 busy cores: 8 of 100
+    /// files complete at 100 ms, 93 at 1,000 ms; Benchmarks/README.md, "Cost of a call"). Decoding
+    /// bots keep 100 ms: at 1 s their calls stalled in the same benchmark, not understood yet.
+    public var jitterBufferLatencyMs = 100
     /// Pins the service's certificate must match for Login and the agent socket (the forms of
     /// docs/protocol.md §0.2). A malformed pin makes `AgentBot(configuration:)` throw.
     public var pinnedCertificates: [String] = []

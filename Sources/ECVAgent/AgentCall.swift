@@ -104,7 +104,8 @@ public final class AgentCall: Sendable {
                                        receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
                                        sendsMedia: configuration.sendsMedia)
         let session = CallSession(plan: CallSessionPlan(room: rtcId, signaling: signaling, iceServers: configuration.iceServers.map(WebRTC.ICEServer.init), media: media,
-                                                        textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false),
+                                                        textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false,
+                                                        jitterBufferLatencyMs: configuration.jitterBufferLatencyMs),
                                   observer: self)
         let ended = state.withLock { state in
             let over = state.ended || state.mediaClosed

@@ -11,7 +11,8 @@ struct ObservedStates {
     var closed = false
     var unified = PeerState.new
     var lastActivity = ContinuousClock.now
-    var lastBytesReceived: UInt64 = 0
+    /// `PeerSession.packetsArrived` at the last liveness tick.
+    var lastPacketsArrived: UInt64 = 0
 
     /// Takes the states webrtcbin had when it notified; returns an event for each that changed.
     mutating func take(_ snapshot: WebRTCStates) -> [PeerEvent] {

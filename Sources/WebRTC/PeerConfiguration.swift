@@ -49,8 +49,11 @@ public struct PeerConfiguration: Sendable {
     /// GStreamer 1.22 lets no one set it. On by default; off only to measure the difference.
     public var replaysHandshake = true
 
+    /// A conversation's jitter buffer: late packets past it are given up as lost.
+    public static let defaultJitterBufferLatencyMs = 100
+
     public init(iceServers: [ICEServer] = [], iceTransportPolicy: ICETransportPolicy = .all,
-                jitterBufferLatencyMs: Int = 100, disconnectedAfter: Duration = .seconds(3),
+                jitterBufferLatencyMs: Int = defaultJitterBufferLatencyMs, disconnectedAfter: Duration = .seconds(3),
                 failedAfter: Duration = .seconds(10), media: MediaConfiguration = MediaConfiguration(),
                 dtlsKeyType: DTLSCertificate.KeyType? = .ecdsaP256, rtcpMinInterval: Duration = .milliseconds(100)) {
         self.dtlsKeyType = dtlsKeyType

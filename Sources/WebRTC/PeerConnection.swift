@@ -45,6 +45,10 @@ public actor PeerConnection {
     var lossResponse: LossResponse?
     /// Asks again for a key frame while the far end's picture stays frozen (see `FrozenPictureWatch`).
     var pictureWatch = FrozenPictureWatch()
+    /// The liveness watch's last stats sample, of session `session`, for `stats(reusingWithin:)`.
+    private var lastSample: (stats: PeerStats, session: Int, at: ContinuousClock.Instant)?
+    /// Liveness ticks so far (see `needsStatsSample`).
+    private var ticks = 0
     private var inboxTask: Task<Void, Never>?
     private nonisolated let inbox: AsyncStream<Work>.Continuation
     private let inboxStream: AsyncStream<Work>
@@ -307,31 +311,49 @@ public actor PeerConnection {
         }
     }
 
-    /// webrtcbin 1.22 rarely notices a vanished peer, so we watch received bytes ourselves:
-    /// silence while connected reports disconnected, then failed.
+    /// webrtcbin 1.22 rarely notices a vanished peer, so we watch what the transport receives
+    /// ourselves: silence while connected reports disconnected, then failed. Any packet counts
+    /// (`PeerSession.packetsArrived`), so a far end that sends no media (a recording bot) stays
+    /// alive by its receiver reports; a stats sample is taken only for what needs one.
     private func checkLiveness(disconnectedAfter: Duration, failedAfter: Duration) async {
         guard states.connection == .connected, let session else { return }
-        // No stats (the session is being replaced or closed): the next tick looks again.
-        guard let raw = try? await session.webrtc.stats() else { return }
-        // One parse per tick serves liveness, the loss response and bandwidth adaptation.
-        let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
-        let sample = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
-        let inbound = sample.inbound
-        let mediaReceived = inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived }
-        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: mediaReceived, session: session)
-        let received = mediaReceived
-            + (raw.fields.compactMap { $0.value.structureValue }.filter { $0.name == "data-channel" }
-                .reduce(UInt64(0)) { $0 + UInt64($1.uint("bytes-received") ?? 0) })
-        adaptBandwidth(to: sample, session: session)
-        recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
-                             session: session)
-        if received != states.lastBytesReceived {
-            states.lastBytesReceived = received
+        let arrived = session.packetsArrived
+        if arrived != states.lastPacketsArrived {
+            states.lastPacketsArrived = arrived
             states.lastActivity = .now
         }
         let silence = ContinuousClock.now - states.lastActivity
         states.stall = silence >= failedAfter ? .failed : silence >= disconnectedAfter ? .disconnected : nil
         publishUnifiedState()
+        ticks += 1
+        guard needsStatsSample(session) else { return }
+        // No stats (the session is being replaced or closed): the next tick looks again.
+        guard let raw = try? await session.webrtc.stats(), session === self.session else { return }
+        // One parse per tick serves the loss response, bandwidth adaptation and the frozen-picture watch.
+        let kinds = negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }
+        var sample = PeerStats(raw: raw, kinds: kinds, timestamp: ProcessInfo.processInfo.systemUptime)
+        sample.negotiated = negotiation.negotiated
+        let inbound = sample.inbound
+        respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived },
+                      session: session)
+        adaptBandwidth(to: sample, session: session)
+        recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
+                             session: session)
+        sample.bandwidth = bandwidth?.decision
+        lastSample = (sample, session.number, .now)
+    }
+
+    /// True when a tick's stats sample has a reader: bandwidth adaptation (an encoder sending
+    /// video) or the frozen-picture watch (a decoding branch) every tick, the loss response alone
+    /// (retransmission on and media coming in: a recording bot) every other tick, which still
+    /// notices loss within a second. A peer that only sends pre-encoded media reads none.
+    /// `get-stats` is the watch's cost: webrtcbin walks every stream and builds a structure each
+    /// time, and parsing it is most of what a recording bot's Swift side does per call.
+    private func needsStatsSample(_ session: PeerSession) -> Bool {
+        let parameters = configuration.media.parameters
+        if parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, media?.graph.videoBitrate != nil { return true }
+        if session.incomingBranches.contains(where: { $0.decodedPictures != nil }) { return true }
+        return parameters.lossRecovery.retransmission && !session.incomingBranches.isEmpty && ticks % 2 == 0
     }
 
     // MARK: Stats
@@ -349,6 +371,15 @@ public actor PeerConnection {
         } catch {
             throw .setup("stats: \(error)")
         }
+    }
+
+    /// A stats sample at most `maxAge` old: the liveness watch's last one when it is that recent
+    /// (it samples every 500 ms or every second while something reads its samples), else a new
+    /// one. A recording's once-a-second stats sidecar reads this, so a recording bot asks webrtcbin
+    /// for stats once a second, not three times.
+    public func stats(reusingWithin maxAge: Duration) async throws(PeerError) -> PeerStats {
+        if let last = lastSample, last.session == session?.number, ContinuousClock.now - last.at <= maxAge { return last.stats }
+        return try await stats()
     }
 
     // MARK: Rebuild and close

@@ -50,10 +50,13 @@ final class PeerSession: Sendable {
         var jitterBuffersAskingForResends = 0
         /// The probes that show `handshakeReplay` the transport's datagrams, both ways.
         var handshakeProbes: [PadProbe] = []
+        /// The probes counting what the transports receive (see `packetsArrived`).
+        var arrivalProbes: [PadProbe] = []
     }
     private let state = Locked(State())
     /// Sends a lost DTLS handshake flight again sooner than OpenSSL would.
     private let handshakeReplay = HandshakeReplay()
+    private let arrivals = ArrivalCount()
 
     struct PendingOutput {
         var kind: MediaKind
@@ -105,6 +108,7 @@ final class PeerSession: Sendable {
             let pem = certificate?.pem
             let state = self.state
             let replay = configuration.replaysHandshake ? handshakeReplay : nil
+            let arrivals = self.arrivals
             handlers.append(try webrtc.connect("deep-element-added") { arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
                 do throws(GStreamerError) {
@@ -112,12 +116,17 @@ final class PeerSession: Sendable {
                     case "nicesink", "nicesrc":
                         // max-bundle: one transport, so one nicesink and one nicesrc per webrtcbin.
                         let sending = element.factoryName == "nicesink"
+                        let name = sending ? "sink" : "src"
+                        guard let pad = element.staticPad(name) else { throw .padNotFound(element: element.name, pad: name) }
                         if sending, let agent = try element.get("agent").objectValue {
                             try Self.quickenConnectivityChecks(agent)
                         }
+                        if !sending {
+                            // Everything the transport receives (RTP, RTCP, DTLS, SCTP) is a sign of life.
+                            let probe = pad.addBufferProbe { _, _ in arrivals.add(); return .pass }
+                            state.withLock { $0.arrivalProbes.append(probe) }
+                        }
                         guard let replay else { break }
-                        let name = sending ? "sink" : "src"
-                        guard let pad = element.staticPad(name) else { throw .padNotFound(element: element.name, pad: name) }
                         let probe = pad.addBufferProbe(readingData: true) { _, bytes in
                             guard let bytes else { return .pass }
                             return (sending ? replay.sent(bytes) : replay.received(bytes)) ? .pass : .remove
@@ -303,6 +312,12 @@ final class PeerSession: Sendable {
         return (stream, receiver, tee)
     }
 
+    /// Packets this session's transports have received so far, of any kind: RTP, RTCP, DTLS and
+    /// SCTP. The liveness watch reads it instead of a stats sample: a far end that only receives
+    /// (a recording bot) sends no media, but its receiver reports and the data channel's
+    /// heartbeats still arrive, and reading a counter costs nothing next to webrtcbin's `get-stats`.
+    var packetsArrived: UInt64 { arrivals.value }
+
     /// The incoming branches, for controls that reach all of them.
     var incomingBranches: [ReceiveMedia] { state.value.receivers }
 
@@ -439,4 +454,11 @@ final class PeerSession: Sendable {
         webrtc.requestState(.null)
         pipeline.setBusFlushing(false)
     }
+}
+
+/// A count bumped on the transports' streaming threads and read by the liveness watch.
+final class ArrivalCount: Sendable {
+    private let count = Atomic<UInt64>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: UInt64 { count.load(ordering: .relaxed) }
 }

@@ -25,6 +25,8 @@ enum AgentCommand {
                                    face retry, verdict APPROVED \"documents match\"" (docs/protocol.md §4.1, §7)
           --calls N                exit after N calls (default: run until Ctrl-C)
           --receive-only           send no media (a recording bot)
+          --jitter-buffer-ms MS    how long the jitter buffers wait for late packets (default 100; a bot that
+                                   records without decoding can wait 1000, so a busy host's delays leave no holes)
           --serves-accessibility   be offered callers with hearing or visual impairment before other agents are
           --json                   one JSON object per line
         \(MediaOptions.help)
@@ -61,6 +63,10 @@ enum AgentCommand {
         configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.sendsMedia = !receiveOnly
         configuration.servesAccessibility = arguments.flag("serves-accessibility")
+        if let latency = try arguments.int("jitter-buffer-ms") {
+            guard (0...10_000).contains(latency) else { throw .usage("--jitter-buffer-ms takes 0…10000, not \(latency)") }
+            configuration.jitterBufferLatencyMs = latency
+        }
         try arguments.finish()
         if let record {
             do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {

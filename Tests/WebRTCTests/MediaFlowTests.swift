@@ -85,6 +85,28 @@ import Testing
         await pair.close()
     }
 
+    /// The sender hears no media from a receive-only far end, only its receiver reports: that is
+    /// enough to stay connected (liveness once counted inbound media bytes, so the caller of a
+    /// recording bot went disconnected after 3 s and failed after 10 s).
+    @Test func senderToReceiveOnlyPeerStaysConnected() async throws {
+        var listener = testMedia()
+        listener.sendsMedia = false
+        let pair = PeerPair(offerer: testMedia(), answerer: listener) { configuration in
+            configuration.disconnectedAfter = .seconds(2)
+            configuration.failedAfter = .seconds(4)
+        }
+        let states = pair.offerer.events()
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        let lost = Task {
+            for await case .stateChanged(let state) in states where state == .disconnected || state == .failed { return true }
+            return false
+        }
+        try await Task.sleep(for: .seconds(6))
+        await pair.close()
+        #expect(await lost.value == false, "the sender stayed connected for 6 s of a receive-only far end")
+    }
+
     @Test(arguments: ["VP8", "H264"])
     func receiveOnlyOffererGetsVideo(codec: String) async throws {
         var listener = testMedia(codec: codec)

@@ -111,7 +111,10 @@ public final class CallRecording: Sendable {
         tasks.withLock { $0.append(follower.follow(events)) }
     }
 
-    /// Samples `PeerConnection.stats()` once a second into the stats sidecar, one line per direction.
+    /// Samples the peer's stats once a second into the stats sidecar, one line per direction. The
+    /// liveness watch's own sample is taken when it is under 1.1 s old (it samples at least once a
+    /// second while media comes in), so recording adds no `get-stats` of its own; a second that
+    /// would repeat the last sample writes nothing.
     func sampleStats() {
         guard recorder.statsURL != nil else { return }
         let task = Task { [weak self, peer] in
@@ -121,7 +124,8 @@ public final class CallRecording: Sendable {
                 try? await Task.sleep(for: .seconds(1))
                 guard let self, !Task.isCancelled else { return }
                 // No stats (the peer is being rebuilt or closed): the next second tries again.
-                guard let stats = try? await peer.stats() else { continue }
+                guard let stats = try? await peer.stats(reusingWithin: .milliseconds(1100)),
+                      stats.timestamp != previous?.timestamp else { continue } // the same sample as last second: nothing new
                 for sample in Self.directionStats(stats, since: previous) {
                     // A failed write is kept in the recorder's problems and reported in its summary.
                 _ = try? self.recorder.record(stats: sample)
