@@ -123,6 +123,8 @@ extension FirstFrameContext {
             }
             try await Task.sleep(for: settle)
             let url = URL(fileURLWithPath: (work as NSString).appendingPathComponent("first-frame-\(codec)-\(sender.rawValue)-\(index).mkv"))
+            // A file left by an earlier run's call that never ended would refuse the recording.
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
             let attachWallMs = Date().timeIntervalSince1970 * 1000
             let attach = MonotonicClock.nanoseconds()
             step("startRecording")
