@@ -131,8 +131,16 @@ extension FirstFrameContext {
             try await answered.startRecording(to: url)
             result.startRecordingReturnedMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
             step("waiting for the recording's first remote video frame")
-            try await Self.until(.seconds(15), "the recording's first remote video frame", every: .milliseconds(1)) {
-                answered.activeRecording?.recorder.startedTracks.contains(.remoteVideo) == true
+            do {
+                try await Self.until(.seconds(15), "the recording's first remote video frame", every: .milliseconds(1)) {
+                    answered.activeRecording?.recorder.startedTracks.contains(.remoteVideo) == true
+                }
+            } catch {
+                // Evidence for a recording that never starts: the call's and the recorder's graphs.
+                let base = (work as NSString).appendingPathComponent("first-frame-\(codec)-\(sender.rawValue)-\(index)")
+                try (await answered.pipelineDOT() ?? "").write(toFile: base + "-call.dot", atomically: true, encoding: .utf8)
+                try (answered.activeRecording?.recorder.dot ?? "").write(toFile: base + "-recorder.dot", atomically: true, encoding: .utf8)
+                throw error
             }
             result.attachToFirstWrittenMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
             step("stopRecording")
