@@ -123,14 +123,24 @@ extension FirstFrameContext {
             }
             try await Task.sleep(for: settle)
             let url = URL(fileURLWithPath: (work as NSString).appendingPathComponent("first-frame-\(codec)-\(sender.rawValue)-\(index).mkv"))
+            // A file left by an earlier run's call that never ended would refuse the recording.
+            if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
             let attachWallMs = Date().timeIntervalSince1970 * 1000
             let attach = MonotonicClock.nanoseconds()
             step("startRecording")
             try await answered.startRecording(to: url)
             result.startRecordingReturnedMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
             step("waiting for the recording's first remote video frame")
-            try await Self.until(.seconds(15), "the recording's first remote video frame", every: .milliseconds(1)) {
-                answered.activeRecording?.recorder.startedTracks.contains(.remoteVideo) == true
+            do {
+                try await Self.until(.seconds(15), "the recording's first remote video frame", every: .milliseconds(1)) {
+                    answered.activeRecording?.recorder.startedTracks.contains(.remoteVideo) == true
+                }
+            } catch {
+                // Evidence for a recording that never starts: the call's and the recorder's graphs.
+                let base = (work as NSString).appendingPathComponent("first-frame-\(codec)-\(sender.rawValue)-\(index)")
+                try (await answered.pipelineDOT() ?? "").write(toFile: base + "-call.dot", atomically: true, encoding: .utf8)
+                try (answered.activeRecording?.recorder.dot ?? "").write(toFile: base + "-recorder.dot", atomically: true, encoding: .utf8)
+                throw error
             }
             result.attachToFirstWrittenMs = Double(MonotonicClock.nanoseconds() - attach) / 1e6
             step("stopRecording")
