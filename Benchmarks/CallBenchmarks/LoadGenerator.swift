@@ -34,8 +34,11 @@ enum LoadGenerator {
         let sdks = try (0..<(calls + callersPerSdk - 1) / callersPerSdk).map { _ in
             try ECVSdk(config: ECVSdkConfiguration(name: "load", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
         }
-        var parameters = ConnectParameters(videoWidth: size.width, videoHeight: size.height, videoFps: size.fps, noAudioProcessing: true)
-        parameters.videoCodec = codec
+        let parameters = {
+            var parameters = ConnectParameters(videoWidth: size.width, videoHeight: size.height, videoFps: size.fps, noAudioProcessing: true)
+            parameters.videoCodec = codec
+            return parameters
+        }()
         let placed = Locked<[VideoCall]>([])
         let connected = Locked<Int>(0)
         let loop = MainLoopLatency()
@@ -45,25 +48,32 @@ enum LoadGenerator {
                 emit("connected \(connected.value) loop-ms \(loop.take())")
             }
         }
+        var dialling: Task<Void, Never>?
         for await command in commands.lines {
             switch command {
             case "dial":
-                for index in 0..<calls {
-                    await slots.acquire()
-                    guard let call = await sdks[index / callersPerSdk].createVideoCall() else {
-                        await slots.release()
-                        continue
+                // Dialling waits for set-up slots: a task of its own, so `mark` and `hangup` are
+                // answered while calls are still being placed (they waited for the last dial before).
+                dialling = Task {
+                    for index in 0..<calls where !Task.isCancelled {
+                        await slots.acquire()
+                        guard let call = await sdks[index / callersPerSdk].createVideoCall() else {
+                            await slots.release()
+                            continue
+                        }
+                        placed.withLock { $0.append(call) }
+                        Task {
+                            await drive(call, index: index, parameters: parameters, player: player, connected: connected) { await slots.release() }
+                        }
+                        // Dial at a steady pace rather than all at once, as callers arrive. Cancelled at hangup.
+                        try? await Task.sleep(for: .milliseconds(20))
                     }
-                    placed.withLock { $0.append(call) }
-                    Task {
-                        await drive(call, index: index, parameters: parameters, player: player, connected: connected) { await slots.release() }
-                    }
-                    // Dial at a steady pace rather than all at once, as callers arrive.
-                    try await Task.sleep(for: .milliseconds(20))
                 }
             case "mark":
                 emit("counts " + (try encode(player.counts())))
             case "hangup":
+                dialling?.cancel()
+                await dialling?.value
                 let counts = player.counts()
                 status.cancel()
                 player.stop()
