@@ -10,9 +10,9 @@ import WebRTC
 struct LossRecoveryTests {
     private static var now: Double { ProcessInfo.processInfo.systemUptime }
 
-    /// The issue's bar is 95 %; on this machine a direction keeps 92–100 % (most runs 99–100 %),
-    /// against 60–85 % without NACK/RTX, so 90 % is what the test holds to.
-    @Test("at 5 % loss NACK/RTX delivers at least 90 % of the frames both ways, and clearly more than without it")
+    /// Since every jitter buffer asks for resends from the first liveness tick, both directions
+    /// kept 100 % in every quiet run here (52–85 % without NACK/RTX).
+    @Test("at 5 % loss NACK/RTX delivers at least 95 % of the frames both ways, and clearly more than without it")
     func fivePercentLoss() async throws {
         let lab = try NetworkLab()
         defer { lab.close() }
@@ -31,14 +31,13 @@ struct LossRecoveryTests {
         }
         let with = try #require(shares[true]), without = try #require(shares[false])
         print("5 % loss, frames kept here / at the lab: with NACK/RTX \(with), without \(without)")
-        #expect(with.here >= 0.90 && with.atLab >= 0.90, "with NACK/RTX: \(with)")
+        #expect(with.here >= 0.95 && with.atLab >= 0.95, "with NACK/RTX: \(with)")
         #expect(without.here + without.atLab < with.here + with.atLab - 0.1, "without: \(without), with: \(with)")
     }
 
-    /// With bandwidth adaptation (opt-in, see `LossRecovery`). The issue's bar for freezes is 1 s;
-    /// measured here 0.1–1.8 s (the overflow's freeze can outlast the first second under the cap),
-    /// so the test holds to 2 s.
-    @Test("a 500 kbit/s cap brings an adapting sender under it within 5 s, with no freeze over 2 s afterwards")
+    /// With bandwidth adaptation (opt-in, see `LossRecovery`). Measured here: under the cap 3.1–3.5 s
+    /// after it, the longest freeze after that 0.13–0.27 s on a quiet machine (0.2–0.4 s at load 40+).
+    @Test("a 500 kbit/s cap brings an adapting sender under it within 5 s, with no freeze over 1 s afterwards")
     func rateCap() async throws {
         let lab = try NetworkLab()
         defer { lab.close() }
@@ -65,7 +64,7 @@ struct LossRecoveryTests {
         await call.close()
         print("500 kbit/s cap: under it \(String(format: "%.1f", under - capped)) s after the cap, longest freeze after that \(gap) s, "
               + "targets \(call.bandwidthHere.value.map(\.targetKbps))")
-        #expect(gap <= 2.0, "longest freeze after the sender got under the cap: \(gap) s")
+        #expect(gap <= 1.0, "longest freeze after the sender got under the cap: \(gap) s")
         #expect(target.targetKbps < 500, "the adaptation's last target: \(target.targetKbps) kbit/s")
         try lab.setRateCap(kbps: nil)
     }
