@@ -76,40 +76,36 @@ final class HandshakeReplay: Sendable {
     /// A datagram this side sent (the nicesink's input) at `now`; false once the probe is no
     /// longer needed.
     func sent(_ bytes: UnsafeRawBufferPointer, at now: ContinuousClock.Instant = .now) -> Bool {
-        let datagram = Datagram(bytes)
-        return state.withLock { state in
-            guard !state.finished else { return false }
-            switch datagram {
-            case .handshake(let key):
-                guard !state.flightKeys.contains(key) else { return true } // a replay or OpenSSL's own resend
-                if state.answered {
-                    state.flight = []
-                    state.flightKeys = []
-                    state.replays = 0
-                    state.answered = false
-                }
-                guard state.flight.count < Self.maximumFlightDatagrams else { return true }
-                state.flight.append(Array(bytes))
-                state.flightKeys.insert(key)
-                state.lastSent = now
-                return true
-            case .applicationData, .media:
-                Self.finish(&state)
-                return false
-            case .other:
-                return true
+        note(Datagram(bytes)) { state, key in
+            guard !state.flightKeys.contains(key) else { return } // a replay or OpenSSL's own resend
+            if state.answered {
+                state.flight = []
+                state.flightKeys = []
+                state.replays = 0
+                state.answered = false
             }
+            guard state.flight.count < Self.maximumFlightDatagrams else { return }
+            state.flight.append(Array(bytes))
+            state.flightKeys.insert(key)
+            state.lastSent = now
         }
     }
 
     /// A datagram the far end sent (the nicesrc's output); false once the probe is no longer needed.
     func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let datagram = Datagram(bytes)
-        return state.withLock { state in
+        note(Datagram(bytes)) { state, key in
+            if state.seenFromFarEnd.insert(key).inserted { state.answered = true }
+        }
+    }
+
+    /// Either direction: a handshake record goes to `handshake`; media or data means DTLS is
+    /// done, which ends the replay (false: the probe can go); anything else is ignored.
+    private func note(_ datagram: Datagram, handshake: (inout State, [UInt8]) -> Void) -> Bool {
+        state.withLock { state in
             guard !state.finished else { return false }
             switch datagram {
             case .handshake(let key):
-                if state.seenFromFarEnd.insert(key).inserted { state.answered = true }
+                handshake(&state, key)
                 return true
             case .applicationData, .media:
                 Self.finish(&state)
