@@ -20,6 +20,9 @@ final class HandshakeReplay: Sendable {
     static let maximumReplays = 60
     /// A flight of OpenSSL's is a few datagrams; anything longer is not a handshake flight.
     static let maximumFlightDatagrams = 16
+    /// A handshake is a handful of messages; a far end that sends more distinct ones than this is
+    /// not doing a handshake we can help, and what we keep of it stays bounded.
+    static let maximumFarEndMessages = 64
 
     struct State {
         /// This side's current flight: the datagrams as sent, and their content keys.
@@ -94,6 +97,7 @@ final class HandshakeReplay: Sendable {
     /// A datagram the far end sent (the nicesrc's output); false once the probe is no longer needed.
     func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
         note(Datagram(bytes)) { state, key in
+            guard state.seenFromFarEnd.count < Self.maximumFarEndMessages else { return Self.finish(&state) }
             if state.seenFromFarEnd.insert(key).inserted { state.answered = true }
         }
     }

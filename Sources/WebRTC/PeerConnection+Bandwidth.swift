@@ -19,7 +19,7 @@ extension PeerConnection {
         guard let feedback = lossResponse?.update(totalLost: totalLost, bytesReceived: bytesReceived,
                                                   at: ProcessInfo.processInfo.systemUptime) else { return }
         do throws(GStreamerError) {
-            try session.applyFeedback(feedback, retransmission: true)
+            try session.applyFeedback(feedback)
         } catch {
             emit(.error("loss response: \(error)"))
         }

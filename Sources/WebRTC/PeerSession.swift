@@ -372,8 +372,9 @@ final class PeerSession: Sendable {
     }
 
     /// Moves the RTCP allowance (and with it how soon a NACK or PLI can go out) and the jitter
-    /// buffer's wait for resent packets; see `LossResponse`.
-    func applyFeedback(_ feedback: LossResponse.Feedback, retransmission: Bool) throws(GStreamerError) {
+    /// buffer's wait for resent packets; see `LossResponse`. (Whether the jitter buffers ask for
+    /// resends at all is `askForResends()`'s, which runs before this every tick.)
+    func applyFeedback(_ feedback: LossResponse.Feedback) throws(GStreamerError) {
         let (sessions, buffers) = state.withLock { ($0.rtpSessions, $0.jitterBuffers) }
         for session in sessions {
             try session.set("rtcp-fraction", feedback.rtcpBitsPerSecond)
@@ -382,9 +383,6 @@ final class PeerSession: Sendable {
         let latency = UInt(max(0, feedback.jitterBufferLatencyMs))
         try webrtc.set("latency", latency)
         for buffer in buffers where (try buffer.get("latency")).uintValue != latency { try buffer.set("latency", latency) }
-        // webrtcbin 1.22 sets each jitter buffer's `do-retransmission` from whichever m-line of the
-        // bundle it visits last, so with NACK on video only the video buffer may have it off.
-        if retransmission { for buffer in buffers { try buffer.set("do-retransmission", true) } }
     }
 
     /// Makes every incoming stream's jitter buffer ask for resends (NACK) from the start, without

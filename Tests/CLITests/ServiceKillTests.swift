@@ -21,6 +21,14 @@ import Testing
         return (serve, "http://127.0.0.1:\(port)")
     }
 
+    /// Every event of `sdk`'s calls with the time it came. Type and detail only: an event's
+    /// objData (the connection) would keep the call alive via the SDK.
+    static func recordEvents(of sdk: ECVSdk) -> Locked<[(Seen, ContinuousClock.Instant)]> {
+        let events = Locked<[(Seen, ContinuousClock.Instant)]>([])
+        sdk.modules.onCallEvent.append { _, event, _ in events.withLock { $0.append((Seen(event), .now)) } }
+        return events
+    }
+
     static func callerSDK(_ base: String, reconnectWindowMs: Int) throws -> ECVSdk {
         var configuration = ECVSdkConfiguration(name: "kill", serviceUrl: base,
                                                 iceServers: [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])], httpTimeoutMs: 1000)
@@ -34,9 +42,7 @@ import Testing
         defer { serve.stop() }
         let bot = try await startLoopbackAgent(named: "Alice", base: base)
         let sdk = try Self.callerSDK(base, reconnectWindowMs: 4000)
-        let events = Locked<[(Seen, ContinuousClock.Instant)]>([])
-        // Type and detail only: an event's objData (the connection) would keep the call alive via the SDK.
-        sdk.modules.onCallEvent.append { _, event, _ in events.withLock { $0.append((Seen(event), .now)) } }
+        let events = Self.recordEvents(of: sdk)
         let types = { events.value.map(\.0.type) }
 
         let call = try #require(await sdk.createVideoCall())
@@ -49,8 +55,9 @@ import Testing
         try await eventually(.seconds(15), "connected with frames") { types().contains(.WebRtcConnected) && renderer.count > 10 }
         let agentCall = try #require(bot.call(rtcId: call.rtcId))
         let agentEnded = Task { () -> String? in
+            // events() starts with the call's history, so an end before this subscription is in it.
             for await case .ended(let reason) in agentCall.events() { return reason }
-            return agentCall.eventHistory.compactMap { if case .ended(let reason) = $0 { reason } else { nil } }.first
+            return nil
         }
 
         kill(serve.pid, SIGKILL)
@@ -86,9 +93,7 @@ import Testing
         defer { agent.stop() }
         try await eventually(.seconds(20), "the agent ready") { agent.stdout.contains("ready") || agent.stdout.contains("\"state\"") }
         let sdk = try Self.callerSDK(base, reconnectWindowMs: 30_000)
-        let events = Locked<[(Seen, ContinuousClock.Instant)]>([])
-        // Type and detail only: an event's objData (the connection) would keep the call alive via the SDK.
-        sdk.modules.onCallEvent.append { _, event, _ in events.withLock { $0.append((Seen(event), .now)) } }
+        let events = Self.recordEvents(of: sdk)
         let types = { events.value.map(\.0.type) }
         let call = try #require(await sdk.createVideoCall())
         await call.start()

@@ -70,6 +70,16 @@ import Testing
         #expect(other.due(at: Self.at(1_000)) == nil)
     }
 
+    @Test func aFarEndSendingEndlessDistinctMessagesEndsTheReplay() {
+        let replay = HandshakeReplay()
+        #expect(sent(replay, Self.record(22, sequence: 0, body: [1]), at: 0))
+        for index in 0..<HandshakeReplay.maximumFarEndMessages {
+            #expect(received(replay, Self.record(22, sequence: 0, body: [2, UInt8(index)])))
+        }
+        _ = received(replay, Self.record(22, sequence: 0, body: [3]))
+        #expect(replay.due(at: Self.at(1_000)) == nil, "what it keeps of the far end is bounded")
+    }
+
     @Test func aFlightNobodyAnswersIsLeftToOpenSSLAfterItsLastReplay() {
         let replay = HandshakeReplay()
         #expect(sent(replay, Self.record(22, sequence: 0, body: [1]), at: 0))
