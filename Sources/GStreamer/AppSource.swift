@@ -46,6 +46,21 @@ public final class AppSource: Element, @unchecked Sendable {
         }
     }
 
+    /// Pushes the bytes of `sample` without copying them: a new buffer that shares the sample's
+    /// memory (buffers are immutable once shared), stamped `pts`, with none of the original's
+    /// flags, times or metadata. What a recorder does with every packet of a call.
+    public func push(_ sample: Sample, pts: UInt64?) throws(GStreamerError) {
+        guard let original = sample.buffer else { return }
+        guard let buffer = gst_buffer_copy_region(original, GST_BUFFER_COPY_MEMORY, 0, gsize.max) else {
+            throw .flow(element: diagnosticName, result: "cannot share a buffer of \(sample.size) bytes")
+        }
+        buffer.pointee.pts = pts.map { GstClockTime($0) } ?? GstClockTime(UInt64.max)
+        let result = gst_app_src_push_buffer(appSource, buffer) // takes ownership of the buffer
+        guard result == GST_FLOW_OK else {
+            throw .flow(element: diagnosticName, result: String(cString: gst_flow_get_name(result)))
+        }
+    }
+
     public func push(_ bytes: [UInt8], pts: UInt64?, duration: UInt64?) throws(GStreamerError) {
         let failure = bytes.withUnsafeBytes { buffer -> GStreamerError? in
             do throws(GStreamerError) { try push(buffer, pts: pts, duration: duration); return nil } catch { return error }

@@ -4,9 +4,8 @@ internal import CGStreamerShims
 import GLibCore
 
 // @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
-final class KeyFrameRequestBox: HandOffBox, @unchecked Sendable {
+final class KeyFrameRequestBox: ProbeHandlerBox, @unchecked Sendable {
     let handler: @Sendable () -> Void
-    let life = ProbeLife()
     init(handler: @escaping @Sendable () -> Void) { self.handler = handler }
 }
 
@@ -25,11 +24,7 @@ extension Pad {
             box.received()
             box.handler()
             return GST_PAD_PROBE_OK
-        }, box) { data in
-            let box = Unmanaged<KeyFrameRequestBox>.fromOpaque(data!)
-            box.takeUnretainedValue().life.markRemoved()
-            box.release()
-        }
+        }, box, ProbeHandlerBox.release)
         return PadProbe(pad: raw, id: id, life: requestBox.life)
     }
 }

@@ -27,6 +27,22 @@ final class ProbeLife: Sendable {
     var isRemoved: Bool { removed.load(ordering: .acquiring) }
 }
 
+/// What every probe hands GStreamer as its user data: the handler (a subclass's) and whether
+/// GStreamer still holds the probe.
+// @unchecked Sendable: `life` is itself Sendable; subclasses hold only `let` fields set in init,
+// before `published()` (see `HandOffBox`).
+class ProbeHandlerBox: HandOffBox, @unchecked Sendable {
+    let life = ProbeLife()
+
+    /// Every probe's destroy notify: the probe is gone (by `cancel()` or by its handler's
+    /// `.remove`), and GStreamer's reference to the box goes with it.
+    static let release: GDestroyNotify = { data in
+        let box = Unmanaged<ProbeHandlerBox>.fromOpaque(data!)
+        box.takeUnretainedValue().life.markRemoved()
+        box.release()
+    }
+}
+
 /// An installed pad probe; removed on `cancel()` or when the token goes.
 public final class PadProbe: Sendable {
     // @unchecked Sendable: GWeakRef is thread-safe; the allocation is owned here and freed in deinit.
@@ -59,10 +75,9 @@ public final class PadProbe: Sendable {
 }
 
 // @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
-final class ProbeBox: HandOffBox, @unchecked Sendable {
+final class ProbeBox: ProbeHandlerBox, @unchecked Sendable {
     let handler: @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision
     let readsData: Bool
-    let life = ProbeLife()
     init(handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision, readsData: Bool) {
         self.handler = handler
         self.readsData = readsData
@@ -94,11 +109,7 @@ extension Pad {
                 }
             }
             return decision.probeReturn
-        }, box) { data in
-            let box = Unmanaged<ProbeBox>.fromOpaque(data!)
-            box.takeUnretainedValue().life.markRemoved()
-            box.release()
-        }
+        }, box, ProbeHandlerBox.release)
         return PadProbe(pad: raw, id: id, life: probeBox.life)
     }
 
@@ -116,9 +127,8 @@ extension Pad {
 }
 
 // @unchecked Sendable: only `let` fields of Sendable types, set in init before `published()` (see `HandOffBox`).
-final class CapsProbeBox: HandOffBox, @unchecked Sendable {
+final class CapsProbeBox: ProbeHandlerBox, @unchecked Sendable {
     let handler: @Sendable (Caps) -> ProbeDecision
-    let life = ProbeLife()
     init(handler: @escaping @Sendable (Caps) -> ProbeDecision) { self.handler = handler }
 }
 
@@ -148,11 +158,7 @@ extension Pad {
             let box = Unmanaged<CapsProbeBox>.fromOpaque(data).takeUnretainedValue()
             box.received()
             return box.handler(Caps(borrowing: pointer)).probeReturn
-        }, box) { data in
-            let box = Unmanaged<CapsProbeBox>.fromOpaque(data!)
-            box.takeUnretainedValue().life.markRemoved()
-            box.release()
-        }
+        }, box, ProbeHandlerBox.release)
         return PadProbe(pad: raw, id: id, life: capsBox.life)
     }
 }

@@ -10,7 +10,7 @@ public final class Sample: @unchecked Sendable {
     init(owning sample: OpaquePointer) { self.sample = sample }
     deinit { gst_sample_unref(sample) }
 
-    private var buffer: UnsafeMutablePointer<GstBuffer>? { gst_sample_get_buffer(sample) }
+    var buffer: UnsafeMutablePointer<GstBuffer>? { gst_sample_get_buffer(sample) }
 
     /// The caps describing this sample's format.
     public var caps: Caps? { gst_sample_get_caps(sample).map { Caps(borrowing: $0) } }

@@ -12,12 +12,26 @@ extension PeerConnection {
     func respondToLoss(totalLost: Int, bytesReceived: UInt64, session: PeerSession) {
         guard configuration.media.parameters.lossRecovery.retransmission else { return }
         do throws(GStreamerError) { try session.askForResends() } catch { emit(.error("loss response: \(error)")) }
-        if lossResponse == nil {
-            lossResponse = LossResponse(rtcpMinInterval: configuration.rtcpMinInterval,
-                                        jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
-        }
-        guard let feedback = lossResponse?.update(totalLost: totalLost, bytesReceived: bytesReceived,
-                                                  at: ProcessInfo.processInfo.systemUptime) else { return }
+        var response = lossResponse ?? newLossResponse()
+        defer { lossResponse = response }
+        apply(response.update(totalLost: totalLost, bytesReceived: bytesReceived, at: ProcessInfo.processInfo.systemUptime),
+              to: session)
+    }
+
+    /// A key-frame request is leaving for the far end: RTCP goes quick for a while, so this one
+    /// and the next are not held for the calm report interval (see `LossResponse`).
+    func hurryFeedback(session: PeerSession) {
+        var response = lossResponse ?? newLossResponse()
+        defer { lossResponse = response }
+        apply(response.keyFrameWanted(at: ProcessInfo.processInfo.systemUptime), to: session)
+    }
+
+    private func newLossResponse() -> LossResponse {
+        LossResponse(rtcpMinInterval: configuration.rtcpMinInterval, jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
+    }
+
+    private func apply(_ feedback: LossResponse.Feedback?, to session: PeerSession) {
+        guard let feedback else { return }
         do throws(GStreamerError) {
             try session.applyFeedback(feedback)
         } catch {

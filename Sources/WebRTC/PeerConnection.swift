@@ -256,6 +256,8 @@ public actor PeerConnection {
             broadcaster.yield(.remoteDataChannel(handle))
         case .adoptedDataChannel(let remoteLabel, let configuredLabel):
             broadcaster.yield(.adoptedDataChannel(remoteLabel: remoteLabel, configuredLabel: configuredLabel))
+        case .keyFrameWanted:
+            if let session { hurryFeedback(session: session) }
         case .failure(let message):
             broadcaster.yield(.error(message))
         }

@@ -19,6 +19,8 @@ final class PeerSession: Sendable {
         case remoteStream(RemoteStream)
         case remoteDataChannel(DataChannelHandle)
         case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
+        /// Something here (a decoder, a recorder) asked the far end for a key frame.
+        case keyFrameWanted
         case failure(String)
     }
 
@@ -52,6 +54,8 @@ final class PeerSession: Sendable {
         var handshakeProbes: [PadProbe] = []
         /// The probes counting what the transports receive (see `packetsArrived`).
         var arrivalProbes: [PadProbe] = []
+        /// The probes on incoming video that see key-frame requests leave for the far end.
+        var keyFrameRequestProbes: [PadProbe] = []
     }
     private let state = Locked(State())
     /// Sends a lost DTLS handshake flight again sooner than OpenSSL would.
@@ -179,9 +183,12 @@ final class PeerSession: Sendable {
                     } catch {
                         deliver(number, .failure("cannot silence far-end playback: \(error)"))
                     }
+                    // Every key-frame request for this stream, whoever made it, leaves through this pad.
+                    let requests = stream.kind == .video ? pad.addKeyFrameRequestProbe { deliver(number, .keyFrameWanted) } : nil
                     state.withLock { state in
                         state.incomingTees.append(tee)
                         if let ssrc = stream.ssrc { state.incomingKinds[ssrc] = stream.kind }
+                        if let requests { state.keyFrameRequestProbes.append(requests) }
                     }
                     deliver(number, .remoteStream(stream))
                 } catch {
@@ -369,6 +376,15 @@ final class PeerSession: Sendable {
         for transceiver in state.value.videoTransceivers where transceiver.hasProperty("fec-percentage") {
             try transceiver.set("fec-percentage", UInt(min(100, max(0, percent))))
         }
+    }
+
+    /// The floor under the RTP session's report interval as it is set now (what `applyFeedback`
+    /// moves); nil before webrtcbin made its session.
+    var rtcpMinInterval: Duration? {
+        guard let session = state.value.rtpSessions.first,
+              // rtpsession always has the property; a failed read is reported as "not known".
+              let value = try? session.get("rtcp-min-interval").uintValue else { return nil }
+        return .nanoseconds(Int64(value))
     }
 
     /// Moves the RTCP allowance (and with it how soon a NACK or PLI can go out) and the jitter

@@ -18,4 +18,25 @@ struct LossResponseTests {
         #expect(calm.rtcpMinInterval == .milliseconds(100) && calm.rtcpBitsPerSecond == LossResponse.calmRTCPBitsPerSecond)
         #expect(calm.jitterBufferLatencyMs == 200)
     }
+
+    @Test("a key-frame request speeds RTCP up for 2 s without touching the jitter buffer; loss still wins while it lasts")
+    func keyFrameRequestHurriesRTCP() throws {
+        var response = LossResponse(rtcpMinInterval: .milliseconds(100), jitterBufferLatencyMs: 100)
+        _ = response.update(totalLost: 0, bytesReceived: 0, at: 0)
+        let hurriedUpdate = response.keyFrameWanted(at: 1)
+        let hurried = try #require(hurriedUpdate)
+        #expect(hurried.rtcpMinInterval == .milliseconds(20) && hurried.rtcpBitsPerSecond == LossResponse.lossyRTCPFloorBitsPerSecond)
+        #expect(hurried.jitterBufferLatencyMs == 100)
+        // Asked again while quick: nothing to change, and the hurry lasts 2 s from the last request.
+        #expect(response.keyFrameWanted(at: 2) == nil)
+        #expect(response.update(totalLost: 0, bytesReceived: 125_000, at: 3.5) == nil)
+        let calmUpdate = response.update(totalLost: 0, bytesReceived: 250_000, at: 4.1)
+        let calm = try #require(calmUpdate)
+        #expect(calm.rtcpMinInterval == .milliseconds(100) && calm.rtcpBitsPerSecond == LossResponse.calmRTCPBitsPerSecond)
+        // Under loss the allowance follows what arrives, hurry or not.
+        let lossyUpdate = response.update(totalLost: 5, bytesReceived: 562_500, at: 5.1) // 2.5 Mbit/s
+        let lossy = try #require(lossyUpdate)
+        #expect(lossy.rtcpBitsPerSecond == 250_000 && lossy.jitterBufferLatencyMs == 200)
+        #expect(response.keyFrameWanted(at: 5.2) == nil)
+    }
 }

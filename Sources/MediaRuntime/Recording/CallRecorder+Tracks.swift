@@ -10,14 +10,13 @@ extension CallRecorder {
     /// Feeds `role` from an RTP tee (allow-not-linked) in a running call pipeline. A role that is
     /// attached again (a new tee after a peer rebuild) continues its track in the same file.
     public func attach(_ role: TrackRole, to tee: Element) throws(RecordingError) {
-        let (track, previous, prefix, origin) = try state.withLock { state throws(RecordingError) in
+        let (track, previous, origin) = try state.withLock { state throws(RecordingError) in
             try Self.requireRecording(state.phase)
             guard let track = state.recorderTracks[role] else {
                 throw .invalidTracks(state.dropped[role].map { "the \(role.rawValue) track was left out of the file: \($0)" }
                                      ?? "the recording has no \(role.rawValue) track")
             }
-            state.tapCount += 1
-            return (track, state.taps.removeValue(forKey: role), "rec\(id)_\(role.rawValue)_\(state.tapCount)", state.origin!)
+            return (track, state.taps.removeValue(forKey: role), state.origin!)
         }
         if let previous, previous.tee == tee {
             state.withLock { $0.taps[role] = previous }
@@ -30,7 +29,7 @@ extension CallRecorder {
         }
         track.beginNewSource()
         let mapping = MediaClockMapping(origin: origin, reference: tee)
-        let tap = try RTPTap(tee: tee, namePrefix: prefix) { sample in
+        let tap = try RTPTap(tee: tee) { sample in
             track.push(sample, at: mapping.mediaTime(runningTime: sample.runningTime))
         }
         let kept = state.withLock { state -> (Bool, continued: Bool, displaced: RTPTap?) in

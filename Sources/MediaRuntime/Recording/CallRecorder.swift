@@ -48,7 +48,6 @@ public final class CallRecorder: Sendable {
         var busObservation: BusObservation?
         var startTimeout: MainLoop.Timer?
         var heartbeat: MainLoop.Timer?
-        var tapCount = 0
         var barrier: StartBarrier?
         /// Roles that have had a source, so a later attach is reported as a continuation.
         var everAttached: Set<TrackRole> = []

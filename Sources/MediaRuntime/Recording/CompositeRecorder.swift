@@ -16,8 +16,6 @@ public final class CompositeRecorder: Sendable {
     private let options: RecordingOptions
     private let file: RecordingFile
     private let state = Mutex(State())
-    private let id: Int
-    private static let counter = Atomic<Int>(0)
 
     private struct State {
         enum Phase { case idle, starting, recording, stopping, stopped }
@@ -28,7 +26,6 @@ public final class CompositeRecorder: Sendable {
         var origin: ContinuousClock.Instant?
         var failure: String?
         var observation: BusObservation?
-        var tapCount = 0
     }
 
     /// `format` must be WebM or Matroska (the composite is VP8, which MP4 cannot hold here).
@@ -51,7 +48,6 @@ public final class CompositeRecorder: Sendable {
         self.tracks = tracks
         self.options = options
         file = try RecordingFile(url: url, replaceExisting: options.replaceExisting)
-        id = Self.counter.add(1, ordering: .relaxed).newValue
     }
 
     deinit {
@@ -105,15 +101,14 @@ public final class CompositeRecorder: Sendable {
 
     /// Feeds `role` from an RTP tee; attaching again (after a rebuild) continues the same input.
     public func attach(_ role: TrackRole, to tee: Element) throws(RecordingError) {
-        let (input, previous, prefix, origin) = try state.withLock { state throws(RecordingError) in
+        let (input, previous, origin) = try state.withLock { state throws(RecordingError) in
             switch state.phase {
             case .recording: break
             case .idle, .starting: throw .notStarted
             case .stopping, .stopped: throw .alreadyStopped
             }
             guard let input = state.inputs[role] else { throw .invalidTracks("the composite has no \(role.rawValue) input") }
-            state.tapCount += 1
-            return (input, state.taps.removeValue(forKey: role), "mix\(id)_\(role.rawValue)_\(state.tapCount)", state.origin!)
+            return (input, state.taps.removeValue(forKey: role), state.origin!)
         }
         if let previous, previous.tee == tee {
             state.withLock { $0.taps[role] = previous }
@@ -125,7 +120,7 @@ public final class CompositeRecorder: Sendable {
             throw .trackMismatch(role: role, expected: input.track.codec.rawValue, got: encoding)
         }
         let mapping = MediaClockMapping(origin: origin, reference: tee)
-        let tap = try RTPTap(tee: tee, namePrefix: prefix) { sample in input.input.push(sample, at: mapping.mediaTime(runningTime: sample.runningTime)) }
+        let tap = try RTPTap(tee: tee) { sample in input.input.push(sample, at: mapping.mediaTime(runningTime: sample.runningTime)) }
         let kept = state.withLock { state -> (Bool, displaced: RTPTap?) in
             guard state.phase == .recording else { return (false, nil) }
             return (true, state.taps.updateValue(tap, forKey: role))

@@ -3,89 +3,49 @@ import GLibCore
 import GStreamer
 import Synchronization
 
-/// A tap on an RTP tee inside the call's pipeline: `tee → queue → appsink`, handing each packet
-/// to a recording pipeline of its own.
+/// A tap on an RTP tee inside the call's pipeline: a probe on the tee's input that hands each
+/// packet to a recording pipeline of its own.
 ///
 /// Recording runs in a separate pipeline so nothing it does can reach the call: a full disk or a
 /// muxer error never returns a flow error into the tee (which would stop the call's stream), its
-/// end-of-stream never crosses into the call, and stopping it never blocks a call thread. The
-/// queue decouples the tee's thread from the copy into the recorder; it is generous (5 s) and
-/// leaks the oldest packets only if the handler stalls that long, so the call never waits.
+/// end-of-stream never crosses into the call, and stopping it never blocks a call thread. The tap
+/// itself is a pad probe, not a branch: `deliver` runs on the tee's own streaming thread and only
+/// hands the packet (a reference, no copy) to the recording pipeline's appsrc, which never blocks
+/// (it leaks its oldest packets when full). A branch would cost a queue's thread and a hand-over
+/// per packet (80 a second per call, hundreds of calls in a recording bot), and its sink, added
+/// while the pipeline changes state (a peer rebuild), would preroll and hold the call's stream.
 final class RTPTap: Sendable {
-    /// Five seconds of packets before the queue starts dropping the oldest: the last resort
-    /// against a stalled consumer, never reached while the recorder keeps up.
-    static let queueTime: UInt64 = 5_000_000_000
-
     let tee: Element
-    private let bin: Bin
-    private let teePad: Pad
-    private let queue: Element
-    private let sink: AppSink
+    private let teeInput: Pad
+    private let probe: PadProbe
     private let removed = Mutex(false)
 
-    /// Links a new branch to `tee` while the call runs. `deliver` runs on the branch's streaming
-    /// thread for every packet and must not block.
-    init(tee: Element, namePrefix: String, deliver: @escaping @Sendable (Sample) -> Void) throws(RecordingError) {
-        guard let bin = tee.parent as? Bin else {
-            throw .pipeline("the RTP tee \(tee.name) is not inside a pipeline")
-        }
+    /// Starts handing `tee`'s packets to `deliver`, which runs on the tee's streaming thread for
+    /// every packet and must not block.
+    init(tee: Element, deliver: @escaping @Sendable (Sample) -> Void) throws(RecordingError) {
+        guard tee.parent is Bin else { throw .pipeline("the RTP tee \(tee.name) is not inside a pipeline") }
+        guard let input = tee.staticPad("sink") else { throw .gstreamer(.padNotFound(element: tee.name, pad: "sink")) }
         self.tee = tee
-        self.bin = bin
-        do throws(GStreamerError) {
-            queue = try Element(factory: "queue", name: namePrefix + "_queue")
-            try queue.set("max-size-buffers", UInt(0))
-            try queue.set("max-size-bytes", UInt(0))
-            try queue.set("max-size-time", Self.queueTime)
-            try queue.set("leaky", "downstream")
-            sink = try AppSink(name: namePrefix + "_sink", sync: false, maxBuffers: 0, drop: false)
-            try sink.set("async", false)
-            try sink.set("enable-last-sample", false)
-            sink.setSampleHandler(deliver)
-            try bin.add(queue)
-            do throws(GStreamerError) {
-                try bin.add(sink)
-            } catch {
-                bin.remove(queue)
-                throw error
-            }
-            teePad = try tee.requestPad("src_%u")
-        } catch {
-            throw .gstreamer(error)
-        }
-        do throws(GStreamerError) {
-            try queue.link(to: sink)
-            sink.syncStateWithParent()
-            queue.syncStateWithParent()
-            guard let queueInput = queue.staticPad("sink") else { throw .padNotFound(element: queue.name, pad: "sink") }
-            try teePad.link(to: queueInput)
-        } catch {
-            remove()
-            throw .gstreamer(error)
-        }
+        teeInput = input
+        probe = input.addSampleProbe(deliver)
     }
 
-    /// Asks the stream's source for a key frame through the tee: the remote sender (an RTCP PLI,
-    /// or a FIR with `allHeaders`) for an incoming stream, our encoder for an outgoing one.
+    /// Asks the stream's source for a key frame from the tee's input: the remote sender (an RTCP
+    /// PLI, or a FIR with `allHeaders`) for an incoming stream, our encoder for an outgoing one.
     @discardableResult
     func requestKeyFrame(allHeaders: Bool = false) -> Bool {
-        guard !isRemoved, let input = queue.staticPad("sink") else { return false }
-        return input.requestKeyFrame(allHeaders: allHeaders)
+        guard !isRemoved else { return false }
+        return teeInput.requestKeyFrame(allHeaders: allHeaders)
     }
 
     var isRemoved: Bool { removed.withLock { $0 } }
 
-    /// Unlinks the branch from the tee first (the tee keeps feeding everyone else), then stops
-    /// and removes the queue and the appsink. Safe after the tee itself was removed (a peer
-    /// rebuild takes its incoming tees away). Idempotent.
+    /// Stops the handing over. Safe after the tee itself was removed (a peer rebuild takes its
+    /// incoming tees away). Idempotent.
     func remove() {
         let first = removed.withLock { removed in defer { removed = true }; return !removed }
         guard first else { return }
-        if let peer = teePad.peer { teePad.unlink(from: peer) }
-        tee.releaseRequestPad(teePad)
-        queue.stopForRemoval()
-        sink.stopForRemoval()
-        bin.remove(queue)
-        bin.remove(sink)
+        probe.cancel()
     }
 }
 

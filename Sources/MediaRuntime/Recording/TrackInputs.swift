@@ -38,10 +38,8 @@ final class RTPInput: Sendable {
             // Throws only for a property appsrc lacks; format, is-live and block are all its own.
             try? source.configure(caps: Self.withOpusRate(newCaps), isLive: isLive, maxBytes: 0, block: false)
         }
-        sample.withUnsafeBytes { bytes in
-            // A full queue already leaked its oldest packet; FLUSHING/EOS only happen while stopping.
-            try? source.push(bytes, pts: UInt64(time), duration: nil)
-        }
+        // A full queue already leaked its oldest packet; FLUSHING/EOS only happen while stopping.
+        try? source.push(sample, pts: UInt64(time))
     }
 
     func close() { state.withLock { $0.closed = true } }
