@@ -12,9 +12,13 @@ import Synchronization
 /// DTLS replay window discards every copy of what it already has and takes only what was lost;
 /// nothing in the handshake changes. A datagram counts as new from the far end when its
 /// handshake content differs from all before it (OpenSSL's own retransmissions carry new record
-/// numbers, the content is the same). It stops for good once media or data flows in either
-/// direction (DTLS is done), after `maximumReplays` of one flight (OpenSSL's timer is left to
-/// finish), or when the session goes.
+/// numbers, the content is the same). It stops for good once the far end sends media or data
+/// (its DTLS is done, so it has all of ours), after `maximumReplays` of one flight (OpenSSL's
+/// timer is left to finish), or when the session goes. This side's own media says nothing about
+/// the far end: the server is done first (on the client's Finished) and starts sending at once;
+/// if its last flight (change cipher spec, Finished) is lost, only the server can send it again,
+/// since the client's copies of its own flight are dropped by the server's replay window. Stopping
+/// on our own media left that to OpenSSL's 1 s, 2 s, 4 s timer.
 final class HandshakeReplay: Sendable {
     static let interval: Duration = .milliseconds(150)
     static let maximumReplays = 60
@@ -79,7 +83,7 @@ final class HandshakeReplay: Sendable {
     /// A datagram this side sent (the nicesink's input) at `now`; false once the probe is no
     /// longer needed.
     func sent(_ bytes: UnsafeRawBufferPointer, at now: ContinuousClock.Instant = .now) -> Bool {
-        note(Datagram(bytes)) { state, key in
+        note(Datagram(bytes), ourOwn: true) { state, key in
             guard !state.flightKeys.contains(key) else { return } // a replay or OpenSSL's own resend
             if state.answered {
                 state.flight = []
@@ -96,15 +100,16 @@ final class HandshakeReplay: Sendable {
 
     /// A datagram the far end sent (the nicesrc's output); false once the probe is no longer needed.
     func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        note(Datagram(bytes)) { state, key in
+        note(Datagram(bytes), ourOwn: false) { state, key in
             guard state.seenFromFarEnd.count < Self.maximumFarEndMessages else { return Self.finish(&state) }
             if state.seenFromFarEnd.insert(key).inserted { state.answered = true }
         }
     }
 
-    /// Either direction: a handshake record goes to `handshake`; media or data means DTLS is
-    /// done, which ends the replay (false: the probe can go); anything else is ignored.
-    private func note(_ datagram: Datagram, handshake: (inout State, [UInt8]) -> Void) -> Bool {
+    /// Either direction: a handshake record goes to `handshake`; media or data from the far end
+    /// means its DTLS is done, which ends the replay (false: the probe can go); anything else,
+    /// our own media included, is ignored.
+    private func note(_ datagram: Datagram, ourOwn: Bool, handshake: (inout State, [UInt8]) -> Void) -> Bool {
         state.withLock { state in
             guard !state.finished else { return false }
             switch datagram {
@@ -112,6 +117,7 @@ final class HandshakeReplay: Sendable {
                 handshake(&state, key)
                 return true
             case .applicationData, .media:
+                guard !ourOwn else { return true }
                 Self.finish(&state)
                 return false
             case .other:

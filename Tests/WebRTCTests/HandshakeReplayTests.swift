@@ -57,17 +57,29 @@ import Testing
         #expect(replay.due(at: Self.at(1_150)) == [certificate, Self.record(20, sequence: 2, body: [1]), finished])
     }
 
-    @Test func mediaEitherWayEndsIt() {
+    @Test func theFarEndsMediaOrDataEndsIt() {
         let replay = HandshakeReplay()
         #expect(sent(replay, Self.record(22, sequence: 0, body: [1]), at: 0))
-        #expect(!received(replay, [0x80, 96, 0, 1]), "the probe goes once media arrives")
+        #expect(!received(replay, [0x80, 96, 0, 1]), "the far end's media: its DTLS is done, the probe goes")
         #expect(replay.due(at: Self.at(1_000)) == nil)
-        #expect(!sent(replay, Self.record(22, sequence: 1, body: [2]), at: 1_000))
+        #expect(!sent(replay, Self.record(22, sequence: 1, body: [2]), at: 1_000), "our probe goes at our next datagram")
 
         let other = HandshakeReplay()
         #expect(sent(other, Self.record(22, sequence: 0, body: [1]), at: 0))
-        #expect(!sent(other, Self.record(23, epoch: 1, sequence: 0, body: [5]), at: 10), "our own data: DTLS is done here")
+        #expect(!received(other, Self.record(23, epoch: 1, sequence: 0, body: [5])), "the far end's data")
         #expect(other.due(at: Self.at(1_000)) == nil)
+    }
+
+    /// The server is done once it has the client's Finished and sends media at once; when its own
+    /// last flight (change cipher spec, Finished) is lost, the client never finishes unless the
+    /// server sends that flight again.
+    @Test func ourOwnMediaDoesNotEndIt() {
+        let server = HandshakeReplay()
+        let changeCipherSpec = Self.record(20, sequence: 4, body: [1]), finished = Self.record(22, epoch: 1, sequence: 0, body: [20, 1])
+        #expect(sent(server, changeCipherSpec, at: 0) && sent(server, finished, at: 0))
+        #expect(sent(server, [0x80, 96, 0, 1], at: 10) && sent(server, Self.record(23, epoch: 1, sequence: 1, body: [5]), at: 20),
+                "our own media and data: the probe stays")
+        #expect(server.due(at: Self.at(150)) == [changeCipherSpec, finished], "nothing new from the client: the flight goes again")
     }
 
     @Test func aFarEndSendingEndlessDistinctMessagesEndsTheReplay() {

@@ -67,6 +67,7 @@ Task {
     for await event in events {
         switch event {
         case .stateChanged(let state): say("state \(state.rawValue)")
+        case .iceConnectionStateChanged(let state): say("ice \(state.rawValue)")
         case .remoteStream(let stream) where stream.kind == .video:
             stream.appSink?.setSampleHandler { _ in say("frame \(ProcessInfo.processInfo.systemUptime)") }
         case .bandwidthChanged(let decision):

@@ -20,6 +20,7 @@ public final class LabCall: Sendable {
     private let child: Process
     private let toChild: FileHandle
     private let childState = Locked("new")
+    private let childICE = Locked("new")
     private let tasks = Locked<[Task<Void, Never>]>([])
 
     public struct BandwidthStep: Sendable {
@@ -40,8 +41,12 @@ public final class LabCall: Sendable {
         let deadline = ContinuousClock.now + timeout
         while call.framesHere.count == 0 || call.framesAtLab.count == 0 {
             guard ContinuousClock.now < deadline else {
+                // Which layer stalled: ICE (both ends' connectivity checks) or what follows (DTLS, the first key frames).
+                let here = "\(await call.local.peerState.rawValue), ICE \(await call.local.iceConnectionState.rawValue)"
+                let lab = "\(call.childState.value), ICE \(call.childICE.value)"
+                let frames = "frames here \(call.framesHere.count), at the lab \(call.framesAtLab.count)"
                 await call.close()
-                throw LabError(command: "call", message: "no frames both ways within \(timeout) (lab peer: \(call.childState.value))")
+                throw LabError(command: "call", message: "no frames both ways within \(timeout) (lab peer: \(lab); here: \(here); \(frames))")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -97,6 +102,7 @@ public final class LabCall: Sendable {
         let (lines, feed) = AsyncStream.makeStream(of: String.self)
         LineReader.start(output.fileHandleForReading.fileDescriptor, { feed.yield($0) }, finished: { feed.finish() })
         let local = self.local, framesAtLab = self.framesAtLab, bandwidthAtLab = self.bandwidthAtLab, childState = self.childState
+        let childICE = self.childICE
         keep(Task {
             for await line in lines {
                 let fields = line.split(separator: " ")
@@ -109,6 +115,7 @@ public final class LabCall: Sendable {
                     await local.receive(.candidate(mlineIndex: Int(fields[1]) ?? 0, mid: nil, candidate: text(fields[2])))
                 case "frame" where fields.count == 2: framesAtLab.note(Double(fields[1]) ?? 0)
                 case "state" where fields.count == 2: childState.withLock { $0 = String(fields[1]) }
+                case "ice" where fields.count == 2: childICE.withLock { $0 = String(fields[1]) }
                 case "bandwidth" where fields.count == 4:
                     bandwidthAtLab.withLock {
                         $0.append(BandwidthStep(time: ProcessInfo.processInfo.systemUptime, targetKbps: Int(fields[1]) ?? 0,
