@@ -8,12 +8,13 @@ import WebRTC
 /// GStreamer 1.22's DTLS resends a lost handshake flight after 1 s, doubling each time; the
 /// handshake replay (`HandshakeReplay`) sends it again every 150 ms while the far end answers
 /// nothing new (until the far end's media shows its DTLS is done), and connectivity checks are
-/// resent from 100 ms instead of 200. Measured here, ten calls in a row: on a quiet machine 108
-/// of 110 connected in eleven runs (median about 2 s, the slowest 3.0–7.6 s per run; in a miss the
-/// lab peer's ICE was still checking while ours had completed); at load 30–150, 8–10 of 10;
-/// without the replay 5 of 10. Once connected, 107 of 108 calls held 19–39 fps both ways; one
+/// resent from 100 ms instead of 200. The loss drops TCP too: with UDP alone a call could run over
+/// an ICE-TCP pair the loss never touched (`bench-call network` saw it). Measured here, ten calls
+/// in a row, UDP-only loss: on a quiet machine 108 of 110 connected in eleven runs (median about
+/// 2 s, the slowest 3.0–7.6 s per run; in a miss the lab peer's ICE was still checking while ours
+/// had completed); at load 30–150, 8–10 of 10; without the replay 5 of 10. Once connected, 107 of 108 calls held 19–39 fps both ways; one
 /// call's lab side decoded 1 frame in its three measured seconds (a key frame that did not get
-/// through in time, not yet explained).
+/// through in time, not yet explained). With TCP dropped as well: 9 of 10 in one run.
 /// The issue asks for every call within the timeout and 15 fps or more; the test holds to 7 of 10
 /// connecting (without the replay: 5) and a median of 15 fps or more each way over the calls that
 /// connected, and prints what it saw.
@@ -28,7 +29,7 @@ struct HeavyLossSetUpTests {
     func tenCallsAtTwentyPercentLoss() async throws {
         let lab = try NetworkLab()
         defer { lab.close() }
-        try lab.setLoss(percent: 20, onlyUDP: true)
+        try lab.setLoss(percent: 20)
         var setUps: [Double] = [], rates: [(here: Double, atLab: Double)] = [], failures: [String] = []
         for _ in 0..<Self.tries {
             let started = Self.now
