@@ -40,10 +40,7 @@ public final class AppSource: Element, @unchecked Sendable {
         }
         buffer.pointee.pts = pts.map { GstClockTime($0) } ?? GstClockTime(UInt64.max)
         buffer.pointee.duration = duration.map { GstClockTime($0) } ?? GstClockTime(UInt64.max)
-        let result = gst_app_src_push_buffer(appSource, buffer) // takes ownership of the buffer
-        guard result == GST_FLOW_OK else {
-            throw .flow(element: diagnosticName, result: String(cString: gst_flow_get_name(result)))
-        }
+        try push(owned: buffer)
     }
 
     /// Pushes the bytes of `sample` without copying them: a new buffer that shares the sample's
@@ -55,6 +52,11 @@ public final class AppSource: Element, @unchecked Sendable {
             throw .flow(element: diagnosticName, result: "cannot share a buffer of \(sample.size) bytes")
         }
         buffer.pointee.pts = pts.map { GstClockTime($0) } ?? GstClockTime(UInt64.max)
+        try push(owned: buffer)
+    }
+
+    /// Hands `buffer` (and our reference to it) to the appsrc.
+    private func push(owned buffer: UnsafeMutablePointer<GstBuffer>) throws(GStreamerError) {
         let result = gst_app_src_push_buffer(appSource, buffer) // takes ownership of the buffer
         guard result == GST_FLOW_OK else {
             throw .flow(element: diagnosticName, result: String(cString: gst_flow_get_name(result)))

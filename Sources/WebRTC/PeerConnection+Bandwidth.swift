@@ -19,8 +19,10 @@ extension PeerConnection {
     }
 
     /// A key-frame request is leaving for the far end: RTCP goes quick for a while, so this one
-    /// and the next are not held for the calm report interval (see `LossResponse`).
+    /// and the next are not held for the calm report interval (see `LossResponse`). Part of the
+    /// loss response: only its ticks (`respondToLoss`) bring RTCP back to the calm pace.
     func hurryFeedback(session: PeerSession) {
+        guard configuration.media.parameters.lossRecovery.retransmission else { return }
         var response = lossResponse ?? newLossResponse()
         defer { lossResponse = response }
         apply(response.keyFrameWanted(at: ProcessInfo.processInfo.systemUptime), to: session)
