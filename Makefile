@@ -9,7 +9,7 @@ DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreame
 	libsoup-3.0-dev libssl-dev glib-networking openssl pkg-config fonts-dejavu-core
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # SwiftPM warns about -pthread in pkg-config flags; it is harmless, so keep it out of the output.
-QUIET_PTHREAD := 2>&1 | grep -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}
+QUIET_PTHREAD := 2>&1 | grep --line-buffered -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}
 SHELL := /bin/bash
 
 # Test-only: the interop tests' foreign peers (Tests/Interop). `make demo` needs none of these.
@@ -57,7 +57,7 @@ $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS) $(INTEROP_NODEPS)
 test: test-deps
 	@Tests/Support/check-try.sh $$(ls -d Sources/*/ | grep -v '^Sources/C')
 	@Tests/Support/check-public-api.sh
-	@$(SWIFT) test --no-parallel $(QUIET_PTHREAD)
+	@SWIFT="$(SWIFT)" Tests/Support/run-suite.sh --no-parallel
 	@Tests/Fuzz/run.sh $${FUZZ_SMOKE_SECONDS:-4}
 
 # libFuzzer targets (swiftc -sanitize=fuzzer,address; Tests/Fuzz/run.sh), one per parser of outside
