@@ -14,8 +14,9 @@ extension PeerConnection {
         do throws(GStreamerError) { try session.askForResends() } catch { emit(.error("loss response: \(error)")) }
         var response = lossResponse ?? newLossResponse()
         defer { lossResponse = response }
+        let previous = response.current
         apply(response.update(totalLost: totalLost, bytesReceived: bytesReceived, at: ProcessInfo.processInfo.systemUptime),
-              to: session)
+              after: previous, to: session)
     }
 
     /// A key-frame request is leaving for the far end: RTCP goes quick for a while, so this one
@@ -25,17 +26,18 @@ extension PeerConnection {
         guard configuration.media.parameters.lossRecovery.retransmission else { return }
         var response = lossResponse ?? newLossResponse()
         defer { lossResponse = response }
-        apply(response.keyFrameWanted(at: ProcessInfo.processInfo.systemUptime), to: session)
+        let previous = response.current
+        apply(response.keyFrameWanted(at: ProcessInfo.processInfo.systemUptime), after: previous, to: session)
     }
 
     private func newLossResponse() -> LossResponse {
         LossResponse(rtcpMinInterval: configuration.rtcpMinInterval, jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
     }
 
-    private func apply(_ feedback: LossResponse.Feedback?, to session: PeerSession) {
+    private func apply(_ feedback: LossResponse.Feedback?, after previous: LossResponse.Feedback, to session: PeerSession) {
         guard let feedback else { return }
         do throws(GStreamerError) {
-            try session.applyFeedback(feedback)
+            try session.applyFeedback(feedback, previous: previous)
         } catch {
             emit(.error("loss response: \(error)"))
         }

@@ -389,13 +389,19 @@ final class PeerSession: Sendable {
 
     /// Moves the RTCP allowance (and with it how soon a NACK or PLI can go out) and the jitter
     /// buffer's wait for resent packets; see `LossResponse`. (Whether the jitter buffers ask for
-    /// resends at all is `askForResends()`'s, which runs before this every tick.)
-    func applyFeedback(_ feedback: LossResponse.Feedback) throws(GStreamerError) {
+    /// resends at all is `askForResends()`'s, which runs before this every tick.) Only what differs
+    /// from `previous` is set: a key-frame hurry moves RTCP alone, and webrtcbin's `latency` (which
+    /// walks rtpbin's sessions and jitter buffers under their locks) is left alone while a stream
+    /// is being set up.
+    func applyFeedback(_ feedback: LossResponse.Feedback, previous: LossResponse.Feedback) throws(GStreamerError) {
         let (sessions, buffers) = state.withLock { ($0.rtpSessions, $0.jitterBuffers) }
-        for session in sessions {
-            try session.set("rtcp-fraction", feedback.rtcpBitsPerSecond)
-            try session.set("rtcp-min-interval", UInt64(max(0, feedback.rtcpMinInterval.nanoseconds)))
+        if feedback.rtcpBitsPerSecond != previous.rtcpBitsPerSecond || feedback.rtcpMinInterval != previous.rtcpMinInterval {
+            for session in sessions {
+                try session.set("rtcp-fraction", feedback.rtcpBitsPerSecond)
+                try session.set("rtcp-min-interval", UInt64(max(0, feedback.rtcpMinInterval.nanoseconds)))
+            }
         }
+        guard feedback.jitterBufferLatencyMs != previous.jitterBufferLatencyMs else { return }
         let latency = UInt(max(0, feedback.jitterBufferLatencyMs))
         try webrtc.set("latency", latency)
         for buffer in buffers where (try buffer.get("latency")).uintValue != latency { try buffer.set("latency", latency) }
