@@ -34,9 +34,10 @@ enum NetworkChromiumRun {
             configuration.iceServers = []
             let started = try ReferenceService(configuration: configuration)
             service = started
-            let base = try await started.start(host: lab.hostAddress, port: 0).absoluteString
-                .trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-            try condition.beforeCall(lab)
+            let serviceURL = try await started.start(host: lab.hostAddress, port: 0)
+            let base = serviceURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+            let servicePort = serviceURL.port.flatMap { UInt16(exactly: $0) }
+            try condition.beforeCall(lab, sparing: servicePort)
             let room = "netbench-\(getpid())-\(repetition)-\(condition.rawValue)"
             // Each page measures from its channel opening; the schedule below starts at the later one.
             let duration = NetworkCondition.settle + NetworkCondition.window + 4
@@ -50,7 +51,7 @@ enum NetworkChromiumRun {
             for peer in peers { try await peer.waitFor("connected", timeout: 90) }
             try await Task.sleep(for: .seconds(NetworkCondition.settle))
             let start = now()
-            try condition.begin(lab)
+            try condition.begin(lab, sparing: servicePort)
             let lifted = try await condition.runWindow(lab, from: start, clock: now)
             let end = now()
             if condition == .loss5 || condition == .loss20 { result.droppedPackets = try lab.droppedPackets() }

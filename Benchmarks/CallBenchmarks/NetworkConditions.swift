@@ -27,16 +27,20 @@ enum NetworkCondition: String, CaseIterable, Codable, Sendable {
     }
 
     /// Before the call starts: only the 20 % loss, so set-up happens under it.
-    func beforeCall(_ lab: NetworkLab) throws {
-        if self == .loss20 { try lab.setLoss(percent: 20, onlyUDP: true) }
+    ///
+    /// Loss takes UDP and TCP alike (a call over an ICE-TCP pair would otherwise escape it) but
+    /// spares `servicePort`: the in-lab browser's page and signaling socket on the reference
+    /// service are not part of the path being measured (ECVKit's signaling does not cross the
+    /// lab at all, so its runs pass nil).
+    func beforeCall(_ lab: NetworkLab, sparing servicePort: UInt16?) throws {
+        if self == .loss20 { try lab.setLoss(percent: 20, sparingTCPPort: servicePort) }
     }
 
-    /// At the window's start. Loss spares TCP, so the in-lab browser's page and signaling socket
-    /// are not slowed (ECVKit's signaling does not cross the lab at all); media is UDP either way.
-    func begin(_ lab: NetworkLab) throws {
+    /// At the window's start; loss as in `beforeCall`.
+    func begin(_ lab: NetworkLab, sparing servicePort: UInt16?) throws {
         switch self {
         case .clean, .loss20: break
-        case .loss5: try lab.setLoss(percent: 5, onlyUDP: true)
+        case .loss5: try lab.setLoss(percent: 5, sparingTCPPort: servicePort)
         case .cap500: try lab.setRateCap(kbps: 500)
         case .blackhole5: try lab.setBlackhole(true)
         }

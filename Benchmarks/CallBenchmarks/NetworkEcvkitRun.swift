@@ -26,7 +26,7 @@ enum NetworkEcvkitRun {
         defer { lab.close() }
         var call: LabCall?
         do {
-            try condition.beforeCall(lab)
+            try condition.beforeCall(lab, sparing: nil)
             let started = now()
             let connected = try await LabCall.start(lab: lab, recovery: adaptive ? .adaptive : LossRecovery(),
                                                     maxKbps: adaptive ? adaptiveMaxKbps : 0, pattern: LabCall.movingBars,
@@ -36,7 +36,7 @@ enum NetworkEcvkitRun {
             result.connectSeconds = max(firstHere, firstAtLab) - started
             try await Task.sleep(for: .seconds(NetworkCondition.settle))
             let start = now()
-            try condition.begin(lab)
+            try condition.begin(lab, sparing: nil)
             let lifted = try await condition.runWindow(lab, from: start, clock: now)
             let end = now()
             let stats = try await connected.local.stats()

@@ -68,15 +68,22 @@ public final class NetworkLab: Sendable {
         }
     }
 
-    /// Drops `percent` % of the packets in each direction, at random (0 removes the loss). `onlyUDP`
-    /// spares TCP: a browser's page and signaling socket cross the lab too, while media is UDP.
-    public func setLoss(percent: Int, onlyUDP: Bool = false) throws {
+    /// Drops `percent` % of the packets in each direction, at random (0 removes the loss): UDP and
+    /// TCP alike, so a call cannot escape the loss over an ICE-TCP pair. `sparingTCPPort` keeps
+    /// one TCP port whole both ways: a browser's page and signaling socket on the service cross
+    /// the lab too, and are not what a loss figure is about.
+    public func setLoss(percent: Int, sparingTCPPort: UInt16? = nil) throws {
         try clearFilters()
         guard percent > 0 else { return }
-        let udp = onlyUDP ? ["meta", "l4proto", "udp"] : []
+        let drop = ["numgen", "random", "mod", "100", "<", String(percent), "counter", "drop"]
         for (chain, match) in [("lab_in", "iifname"), ("lab_out", "oifname")] {
-            try inside(["nft", "add", "rule", "inet", "lab", chain, match, labInterface] + udp
-                       + ["numgen", "random", "mod", "100", "<", String(percent), "counter", "drop"])
+            let path = ["nft", "add", "rule", "inet", "lab", chain, match, labInterface]
+            if let port = sparingTCPPort {
+                try inside(path + ["meta", "l4proto", "!=", "tcp"] + drop)
+                try inside(path + ["tcp", "sport", "!=", String(port), "tcp", "dport", "!=", String(port)] + drop)
+            } else {
+                try inside(path + drop)
+            }
         }
     }
 
