@@ -38,17 +38,22 @@ extension RoomSignaling {
             Logger.warn("signaling: room \(room): reconnecting failed: \(error)")
             return closedForGood(code: code, reason: "\(reason.isEmpty ? "connection lost" : reason); reconnecting failed")
         }
-        // Everything the old socket accepted has reached it by now; what it could not write goes first.
+        // Everything the old socket accepted has reached it by now; what it could not write goes
+        // first, ahead of what waited meanwhile. It joins the queue before the new socket is
+        // installed, so whichever registration comes next sends it: this one, or the one a
+        // reconnection started by the new socket's own reader makes should that socket close at
+        // once (put back only after a failed register, it could land behind a queue that
+        // reconnection had already flushed, and wait for a drop that may never come).
         let unsent = await connection.unsentTexts()
+        state.withLock { $0.pending = unsent + $0.pending }
         guard install(reopened, connectTimeout: connectTimeout) else {
             // Closed while reconnecting: the new socket has no one to serve.
             try? reopened.close(code: 1000, reason: "leaving") // it may have closed already: either way it is closed
             return
         }
-        do { try register(resending: unsent) } catch {
+        do { try register() } catch {
             // The new socket closed at once: its reader reconnects again; what waits stays queued.
             Logger.warn("signaling: room \(room): registering again failed: \(error)")
-            state.withLock { $0.pending = unsent + $0.pending }
             return
         }
         broadcaster.yield(.reconnected)

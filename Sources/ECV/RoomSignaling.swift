@@ -183,10 +183,9 @@ package final class RoomSignaling: Sendable {
         return installed
     }
 
-    /// Registers the socket for this room and client; messages sent before are flushed after.
-    /// - Parameter unsent: texts the previous socket accepted but never wrote (it was already
-    ///   closing), sent first: they were meant to go before everything that waited since.
-    package func register(resending unsent: [String] = []) throws(RoomSignalingError) {
+    /// Registers the socket for this room and client; messages sent before are flushed after
+    /// (after a reconnection, first what the previous socket accepted but never wrote).
+    package func register() throws(RoomSignalingError) {
         guard let parameters = state.value.joined, let connection = state.value.socket else { throw .notJoined }
         do {
             try connection.send(text: ECVJSON.encodeString(ColliderCommand.register(roomId: parameters.roomId, clientId: parameters.clientId)))
@@ -196,7 +195,7 @@ package final class RoomSignaling: Sendable {
         // Under the lock, so a message sent meanwhile cannot overtake the ones that waited.
         state.withLock { state in
             state.registered = true
-            let waiting = unsent + state.pending
+            let waiting = state.pending
             state.pending = []
             for text in waiting { transmit(text, on: connection, &state) }
         }

@@ -58,17 +58,19 @@ final class OpenSockets: Sendable {
 }
 
 /// Reads a server-side WebSocket until it closes: every text (or binary, read as UTF-8) frame to
-/// `onText`, then `onClosed` once. The task holds the connection, so it stays open as long as the
-/// peer keeps it open.
-func watch(_ connection: WebSocketConnection, onText: @escaping @Sendable (String) -> Void,
-           onClosed: @escaping @Sendable (_ code: UInt16, _ reason: String) -> Void) {
+/// `onText`, each awaited before the next, then `onClosed` once. The task holds the connection,
+/// so it stays open as long as the peer keeps it open; it ends once `onClosed` returned (what
+/// the collider awaits before a client's next socket registers).
+@discardableResult
+func watch(_ connection: WebSocketConnection, onText: @escaping @Sendable (String) async -> Void,
+           onClosed: @escaping @Sendable (_ code: UInt16, _ reason: String) async -> Void) -> Task<Void, Never> {
     Task {
         for await event in connection.events {
             switch event {
-            case .text(let text): onText(text)
-            case .binary(let bytes): onText(String(decoding: bytes, as: UTF8.self))
+            case .text(let text): await onText(text)
+            case .binary(let bytes): await onText(String(decoding: bytes, as: UTF8.self))
             case .error: break
-            case .closed(let code, let reason): onClosed(code, reason)
+            case .closed(let code, let reason): await onClosed(code, reason)
             }
         }
     }

@@ -8,6 +8,9 @@ import Synchronization
 final class RoomHub: Sendable {
     private let registry = Mutex(RoomRegistry())
     let open = OpenSockets()
+    /// Each accepted collider socket's reader, until it handled the close: a client registering
+    /// again awaits its previous socket's reader (see `awaitPreviousSocket`).
+    private let readers = Mutex<[ObjectIdentifier: Task<Void, Never>]>([:])
     private let log: ServiceEventLog
     /// Decides which slot a collider socket's credential may register for (set once the ACD exists).
     private let access = Mutex<@Sendable (_ room: String, _ token: String?) -> CallAccess>({ _, _ in .open })
@@ -97,20 +100,48 @@ final class RoomHub: Sendable {
     ///   when the socket registers for a room slot.
     func accept(_ connection: WebSocketConnection, token: String?) {
         open.insert(connection)
-        watch(connection, onText: { [self] text in
-            receive(text, on: connection, token: token)
-        }, onClosed: { [self] code, _ in
-            let registration = registry.withLock { $0.unregister(connection) }
-            open.remove(connection)
-            if let registration, registration.party == .caller { presence.socketClosed(registration.room) }
-            if let registration {
-                log.record(.collider, "socket of \(registration.client) in room \(registration.room) closed (\(code))",
-                           rtcId: registration.room)
-            }
-        })
+        let id = ObjectIdentifier(connection)
+        // Under the lock, so the reader cannot finish (and remove itself) before it is recorded.
+        readers.withLock { recorded in
+            recorded[id] = watch(connection, onText: { [self] text in
+                await receive(text, on: connection, token: token)
+            }, onClosed: { [self] code, _ in
+                // Payloads the socket accepted after its peer began closing were never written:
+                // they wait for the client's next socket, ahead of what was queued since.
+                let unsent = await connection.unsentTexts().compactMap { text -> SignalingMessage? in
+                    let delivery = try? ECVJSON.decode(ColliderDelivery.self, from: text) // only `deliver` wrote here: it decodes
+                    // An error delivery is moot once the socket is gone; a payload is not.
+                    guard case .message(let message)? = delivery else { return nil }
+                    return message
+                }
+                let registration = registry.withLock { $0.unregister(connection, requeueing: unsent) }
+                open.remove(connection)
+                if let registration, registration.party == .caller { presence.socketClosed(registration.room) }
+                if let registration {
+                    log.record(.collider, "socket of \(registration.client) in room \(registration.room) closed (\(code))"
+                        + (unsent.isEmpty ? "" : "; \(unsent.count) unwritten message(s) queued again"), rtcId: registration.room)
+                }
+                readers.withLock { $0[id] = nil }
+            })
+        }
     }
 
-    private func receive(_ text: String, on connection: WebSocketConnection, token: String?) {
+    /// A client that registers again while its previous socket is still closing (the drop a
+    /// reconnecting SDK saw first) is registered once that socket's reader handled its close: the
+    /// texts the client sent on it before it saw the close are relayed first (not refused as
+    /// "send before register", nor overtaken by what it sends on the new socket), and what that
+    /// socket could not write is queued again before the new one takes the queue. The wait ends
+    /// when libsoup reports the old socket closed, at the latest after its close timeout (5 s).
+    /// An open previous socket is simply replaced (4409), as before.
+    private func awaitPreviousSocket(of clientId: String, in roomId: String, as party: CallParty?,
+                                     registering connection: WebSocketConnection) async {
+        guard let previous = registry.withLock({ $0.socket(room: roomId, client: clientId, as: party) }),
+              previous !== connection, previous.state != .open,
+              let reader = readers.withLock({ $0[ObjectIdentifier(previous)] }) else { return }
+        await reader.value
+    }
+
+    private func receive(_ text: String, on connection: WebSocketConnection, token: String?) async {
         let command: ColliderCommand
         do {
             command = try ECVJSON.decode(ColliderCommand.self, from: text)
@@ -124,6 +155,7 @@ final class RoomHub: Sendable {
             let decision = access.withLock { $0 }(roomId, token)
             switch decision {
             case .open, .granted:
+                await awaitPreviousSocket(of: clientId, in: roomId, as: decision.party, registering: connection)
                 register(connection, room: roomId, client: clientId, as: decision.party)
             case .missingCredential, .denied, .unknownCall, .notDialed:
                 RoomRegistry.deliver(.failure("this socket's credential may not register client \(clientId) in room \(roomId)"),

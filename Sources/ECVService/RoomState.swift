@@ -108,12 +108,13 @@ struct RoomRegistry {
             return .stored
         }
         // A socket already closing (dropped, its close not yet handled) would lose the payload:
-        // it waits for the client's next registration instead.
-        guard let socket = room.clients[otherIndex].socket, socket.state == .open else {
+        // it waits for the client's next registration instead. The socket can begin closing
+        // after any check (the script or a shutdown closes sockets from other threads), so what
+        // decides is whether the socket accepted the payload, not whether it looked open before.
+        guard let socket = room.clients[otherIndex].socket, Self.deliver(.message(message), on: socket) else {
             room.clients[otherIndex].pending.append(message)
             return .queued
         }
-        Self.deliver(.message(message), on: socket)
         return .delivered
     }
 
@@ -127,20 +128,26 @@ struct RoomRegistry {
         if let previous { registrations[ObjectIdentifier(previous)] = nil }
         room.clients[index].socket = socket
         room.clients[index].handedOver = []
+        // In order; a socket that closes meanwhile keeps the rest queued for the next registration.
         let pending = room.clients[index].pending
-        room.clients[index].pending = []
+        let flushed = pending.prefix { Self.deliver(.message($0), on: socket) }.count
+        room.clients[index].pending = Array(pending.dropFirst(flushed))
         rooms[roomId] = room
         registrations[ObjectIdentifier(socket)] = (roomId, clientId, party)
-        for message in pending { Self.deliver(.message(message), on: socket) }
-        return (previous === socket ? nil : previous, pending.count)
+        return (previous === socket ? nil : previous, flushed)
     }
 
     /// The socket closed or was unregistered: its client stays in the room, unregistered.
-    mutating func unregister(_ socket: WebSocketConnection) -> (room: String, client: String, party: CallParty?)? {
+    /// - Parameter unsent: payloads the socket accepted but could not write (its peer had begun
+    ///   closing): queued first for the client's next registration, as they were sent before
+    ///   anything queued since the socket stopped being open.
+    mutating func unregister(_ socket: WebSocketConnection, requeueing unsent: [SignalingMessage] = [])
+        -> (room: String, client: String, party: CallParty?)? {
         guard let registration = registrations.removeValue(forKey: ObjectIdentifier(socket)) else { return nil }
         if let index = rooms[registration.room]?.index(of: registration.client),
            rooms[registration.room]?.clients[index].socket === socket {
             rooms[registration.room]?.clients[index].socket = nil
+            rooms[registration.room]?.clients[index].pending.insert(contentsOf: unsent, at: 0)
         }
         return registration
     }
@@ -159,9 +166,14 @@ struct RoomRegistry {
         return sockets
     }
 
-    static func deliver(_ delivery: ColliderDelivery, on socket: WebSocketConnection) {
-        // A delivery holds only strings and integers, which always encode.
-        guard let text = try? ECVJSON.encodeString(delivery) else { return }
-        socket.sendIfOpen(text)
+    /// Whether `socket` accepted the delivery: false once it stopped being open, when a payload
+    /// must wait for the client's next registration instead (an error delivery is moot then).
+    @discardableResult
+    static func deliver(_ delivery: ColliderDelivery, on socket: WebSocketConnection) -> Bool {
+        // A delivery holds only strings and integers, which always encode; were one not to,
+        // calling it accepted keeps it from holding up the payloads queued behind it.
+        guard let text = try? ECVJSON.encodeString(delivery) else { return true } // cannot fail (see above)
+        do { try socket.send(text: text) } catch { return false }
+        return true
     }
 }

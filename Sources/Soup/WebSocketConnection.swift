@@ -70,9 +70,11 @@ public final class WebSocketConnection: Sendable {
     public var state: WebSocketState { core.currentState }
 
     /// Texts `send(text:)` accepted that never went out because the connection had started
-    /// closing by the time they reached the socket (at most 256), in the order sent. Waits for
-    /// every send made before the call to reach the socket, so once the connection is closed
-    /// the list is complete: a sender that reconnects sends them again.
+    /// closing by the time they reached the socket (at most 256), in the order sent. Only the
+    /// peer (or libsoup, on an error) can close it that early: a send accepted before this side's
+    /// own `close`, from whatever thread, is written ahead of the close frame. Waits for every
+    /// send made before the call to reach the socket, so once the connection is closed the list
+    /// is complete: a sender that reconnects sends them again.
     public func unsentTexts() async -> [String] { await core.unsentTexts() }
 
     public func send(text: String) throws(WebSocketError) {

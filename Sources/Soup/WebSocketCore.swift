@@ -78,34 +78,42 @@ final class WebSocketCore {
 
     // MARK: Any thread
 
+    /// Accepts the payload only while the connection is open, and hands it to the loop under the
+    /// same lock `close` holds while it leaves `.open` and hands its close over: a send accepted
+    /// before a close (from any thread) reaches the loop first, so it is written ahead of the
+    /// close frame. Were the check and the hand-over apart, a close on another thread could slip
+    /// between them: the send would be accepted yet find the connection closing, a text nobody
+    /// but `unsentTexts()` knows of — lost for a sender that trusts an accepted send.
     nonisolated func send(binary: Bool, _ payload: [UInt8]) throws(WebSocketError) {
-        let current = currentState
-        guard current == .open else { throw .notOpen(url: url, state: current) }
-        MainLoopActor.perform { [self] in
-            // The peer may have closed since the check above; the stream reports that, and a
-            // text is kept for a sender that reconnects.
-            guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else {
-                if !binary {
-                    let text = String(decoding: payload, as: UTF8.self)
-                    unsent.withLock { if $0.count < Self.maxUnsent { $0.append(text) } }
+        try state.withLock { (current: inout WebSocketState) throws(WebSocketError) in
+            guard current == .open else { throw .notOpen(url: url, state: current) }
+            MainLoopActor.perform { [self] in
+                // Only the peer can have closed since the check above (a local close queues behind
+                // this): the stream reports that, and a text is kept for a sender that reconnects.
+                guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else {
+                    if !binary {
+                        let text = String(decoding: payload, as: UTF8.self)
+                        unsent.withLock { if $0.count < Self.maxUnsent { $0.append(text) } }
+                    }
+                    return
                 }
-                return
+                let bytes = makeGBytes(payload)
+                soup_websocket_connection_send_message(socket, binary ? SOUP_WEBSOCKET_DATA_BINARY : SOUP_WEBSOCKET_DATA_TEXT, bytes)
+                g_bytes_unref(bytes)
             }
-            let bytes = makeGBytes(payload)
-            soup_websocket_connection_send_message(socket, binary ? SOUP_WEBSOCKET_DATA_BINARY : SOUP_WEBSOCKET_DATA_TEXT, bytes)
-            g_bytes_unref(bytes)
         }
     }
 
+    /// Leaves `.open` and queues the close under the state's lock, behind every send accepted
+    /// before (see `send`).
     nonisolated func close(code: UInt16, reason: String) {
-        let wasOpen = state.withLock { state in
-            defer { if state == .open { state = .closing } }
-            return state == .open
-        }
-        guard wasOpen else { return }
-        MainLoopActor.perform { [self] in
-            guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else { return }
-            soup_websocket_connection_close(socket, gushort(code), reason.isEmpty ? nil : reason)
+        state.withLock { state in
+            guard state == .open else { return }
+            state = .closing
+            MainLoopActor.perform { [self] in
+                guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else { return }
+                soup_websocket_connection_close(socket, gushort(code), reason.isEmpty ? nil : reason)
+            }
         }
     }
 

@@ -90,6 +90,61 @@ extension ServiceTests {
             await test.stop()
         }
 
+        /// A client that closes its collider socket while payloads stream to it, and registers a
+        /// new one at once (a reconnecting SDK), gets each payload once, in order: what the old
+        /// socket wrote before the close, then on the new socket what the old one accepted but
+        /// could no longer write (its peer was closing) and what was queued since. Repeated, so
+        /// that the close meets the stream at many points.
+        @Test func aClientClosingMidStreamGetsEachPayloadOnceInOrderOnItsNextSocket() async throws {
+            let test = try await TestService.start(callerTokens: false)
+            let count = 150
+            for round in 0..<20 {
+                let room = "rtc-midstream-\(round)"
+                let first = try #require(try await test.join(room).params)
+                let second = try #require(try await test.join(room).params)
+                let log = test.service.log.subscribe()
+                let sender = try await test.collider()
+                try sender.send(ColliderCommand.register(roomId: room, clientId: first.clientId))
+                try await waitFor(log, "the sender registered") { $0 == "\(first.clientId) registered in room \(room)" }
+                let old = try await test.collider()
+                try old.send(ColliderCommand.register(roomId: room, clientId: second.clientId))
+                try await waitFor(log, "the receiver registered") { $0 == "\(second.clientId) registered in room \(room)" }
+
+                let sending = Task { for n in 1...count { try sender.send(ColliderCommand.send(Self.candidate(n))) } }
+                var received: [Int] = []
+                let closeAt = Int.random(in: 1...40)
+                while received.count < closeAt { received.append(Self.number(try await old.next(ColliderDelivery.self))) }
+                old.close()
+                // What the old socket wrote before the close arrives ahead of it.
+                while case .text(let text) = try await old.next() {
+                    received.append(Self.number(try ECVJSON.decode(ColliderDelivery.self, from: text)))
+                }
+                let again = try await test.collider()
+                try again.send(ColliderCommand.register(roomId: room, clientId: second.clientId))
+                try await sending.value
+                do {
+                    while received.count < count { received.append(Self.number(try await again.next(ColliderDelivery.self))) }
+                } catch {
+                    Issue.record("round \(round), the close after \(closeAt): received \(received)")
+                    throw error
+                }
+                #expect(received == Array(1...count), "round \(round): the close after \(closeAt)")
+                sender.close()
+                again.close()
+            }
+            await test.stop()
+        }
+
+        private static func candidate(_ n: Int) -> SignalingMessage {
+            .candidate(ICECandidate(sdpMLineIndex: 0, sdpMid: "0", candidate: "candidate:\(n) 1 udp 1 127.0.0.1 \(9000 + n) typ host"))
+        }
+
+        /// The number of a candidate from `candidate(_:)`; -1 for any other delivery.
+        private static func number(_ delivery: ColliderDelivery) -> Int {
+            guard case .message(.candidate(let candidate)) = delivery else { return -1 }
+            return Int(candidate.candidate.dropFirst("candidate:".count).prefix { $0 != " " }) ?? -1
+        }
+
         @Test func closeRoomHookSaysByeAndForgetsTheRoom() async throws {
             let test = try await TestService.start(callerTokens: false)
             let room = "rtc-closing"

@@ -49,6 +49,49 @@ import Testing
         #expect(pair.first.lostMessages == 0)
         await pair.backend.close()
     }
+
+    /// The drop repeated under one stream, each time at another point of it, so that the narrow
+    /// windows a single drop seldom meets are met many times per run: a send refused by a socket
+    /// that just began closing, a delivery the collider makes to a socket another thread is
+    /// closing, texts the old socket still holds when the new one registers.
+    @Test func aStreamAcrossRepeatedDropsArrivesOnceInOrder() async throws {
+        let room = "gap-repeated"
+        let pair = try await RoomPair.start(room: room)
+        defer { pair.close() }
+        let registrations = pair.backend.service.log.subscribe()
+        let stop = Locked(false)
+        let sender = Task { () -> Int in
+            var sent = 0
+            while !stop.value {
+                sent += 1
+                pair.first.send(candidate(sent))
+                // Paced so that every gap holds a few messages and none holds the 256 either side keeps.
+                try? await Task.sleep(for: .milliseconds(1)) // cancelled: the test is over
+            }
+            return sent
+        }
+        let drops = 25
+        for drop in 1...drops {
+            // Each drop lands 0–3 ms after both sides registered again, so each meets the stream elsewhere.
+            try? await Task.sleep(for: .microseconds(Int.random(in: 0...3_000))) // cancelled: the test is over
+            #expect(pair.backend.service.script.dropRoomSockets(rtcId: room) == 2, "drop \(drop)")
+            let registered = try await withDeadline(.seconds(10)) { () async -> Int in
+                var seen = 0
+                for await entry in registrations where entry.rtcId == room && entry.message.contains("registered in room") {
+                    seen += 1
+                    if seen == 2 { break }
+                }
+                return seen
+            }
+            #expect(registered == 2, "both sides registered again after drop \(drop)")
+        }
+        stop.withLock { $0 = true }
+        let count = await sender.value
+        try await pair.finish()
+        #expect(pair.received.numbers == Array(1...count), "each of \(count) once, in order, across \(drops) drops")
+        #expect(pair.first.lostMessages == 0)
+        await pair.backend.close()
+    }
 }
 
 private func candidateText(_ n: Int) -> String { "candidate:\(n) 1 udp 1 127.0.0.1 \(9000 + n) typ host" }

@@ -1,4 +1,5 @@
 import Foundation
+import GLibCore
 import MediaTestSupport
 import Soup
 import Synchronization
@@ -156,6 +157,46 @@ extension SoupTests {
                 #expect(try await collect(server.events, count: 1) == [.binary(big)])
                 #expect(try await collect(client.events, count: 1) == [.text(String(repeating: "é", count: 300_000))])
                 try client.close()
+            }
+        }
+
+        /// A close from one thread while another sends: every send that did not throw is written
+        /// before the close frame (none is accepted and then found closing, neither written nor
+        /// reported), so the peer receives exactly the accepted texts, in order. The collider
+        /// relies on this when a script or a shutdown closes a socket it is delivering on.
+        @Test func sendsAcceptedBeforeACloseFromAnotherThreadAllArriveBeforeIt() async throws {
+            let accepted = AcceptedSockets()
+            try await withServer({ accepted.install(on: $0) }) { _, base in
+                let url = base.replacingOccurrences(of: "http://", with: "ws://") + "/ws"
+                for round in 0..<100 {
+                    let client = try await WebSocketClient.connect(url: url)
+                    let (server, _) = try await accepted.next()
+                    let sent = Locked(0)
+                    let sender = Task.detached { () -> [String] in
+                        var texts: [String] = []
+                        // Until the close makes a send throw (the bound only guards a close that never comes).
+                        while texts.count < 100_000 {
+                            let text = "\(round)-\(texts.count)"
+                            do { try server.send(text: text) } catch { break }
+                            texts.append(text)
+                            sent.withLock { $0 = texts.count }
+                        }
+                        return texts
+                    }
+                    // The close lands somewhere in the first few dozen sends, on another thread.
+                    let closeAfter = Int.random(in: 1...40)
+                    let closer = Task.detached {
+                        while sent.value < closeAfter { await Task.yield() }
+                        try server.close(code: 4000, reason: "closed while sending")
+                    }
+                    let texts = await sender.value
+                    try await closer.value
+                    let events = try await collect(client.events)
+                    let received = events.compactMap { if case .text(let text) = $0 { text } else { nil } }
+                    #expect(received == texts, "round \(round): \(texts.count) accepted")
+                    #expect(events.last == .closed(code: 4000, reason: "closed while sending"))
+                    #expect(await server.unsentTexts() == [], "a local close leaves nothing unwritten")
+                }
             }
         }
 
