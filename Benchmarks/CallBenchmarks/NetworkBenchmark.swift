@@ -13,7 +13,8 @@ enum NetworkBenchmark {
     static let method = """
         Both ends of every call run on this machine: one in the host's network namespace, one in a `NetworkLab` \
         namespace joined by a veth pair, so every media packet crosses the impaired link (loss by nftables `numgen random` \
-        on UDP in both directions, the cap by `tbf` on both egresses with a 100 ms queue, the blackhole drops everything). \
+        on UDP and TCP in both directions, sparing only the service's port for the in-lab browser's page and signaling; \
+        the cap by `tbf` on both egresses with a 100 ms queue; the blackhole drops everything). \
         ECVKit: our `PeerConnection` here and an `ecv-network-peer` child in the lab (`LabCall`), signaling over its pipes; \
         NACK/RTX on (the default); under the cap also `.adaptive` with a 1.5 Mbit/s ceiling, which sends more than \
         the cap lets through (both stacks' own default rates at 320×240 fit under it). Chromium: the reference service's browser page in \
