@@ -112,6 +112,9 @@ struct RoomRegistry {
         // after any check (the script or a shutdown closes sockets from other threads), so what
         // decides is whether the socket accepted the payload, not whether it looked open before.
         guard let socket = room.clients[otherIndex].socket, Self.deliver(.message(message), on: socket) else {
+            // Bounded like the stored payloads: a sender cannot grow the queue of a client whose
+            // socket stays closing (a close's unwritten payloads, at most 256, come on top once).
+            guard room.keptMessages < maxMessagesPerRoom else { return .roomFull }
             room.clients[otherIndex].pending.append(message)
             return .queued
         }
