@@ -12,11 +12,7 @@ extension PeerConnection {
     func respondToLoss(totalLost: Int, bytesReceived: UInt64, session: PeerSession) {
         guard configuration.media.parameters.lossRecovery.retransmission else { return }
         do throws(GStreamerError) { try session.askForResends() } catch { emit(.error("loss response: \(error)")) }
-        var response = lossResponse ?? newLossResponse()
-        defer { lossResponse = response }
-        let previous = response.current
-        apply(response.update(totalLost: totalLost, bytesReceived: bytesReceived, at: ProcessInfo.processInfo.systemUptime),
-              after: previous, to: session)
+        changeFeedback(of: session) { $0.update(totalLost: totalLost, bytesReceived: bytesReceived, at: $1) }
     }
 
     /// A key-frame request is leaving for the far end: RTCP goes quick for a while, so this one
@@ -24,18 +20,17 @@ extension PeerConnection {
     /// loss response: only its ticks (`respondToLoss`) bring RTCP back to the calm pace.
     func hurryFeedback(session: PeerSession) {
         guard configuration.media.parameters.lossRecovery.retransmission else { return }
-        var response = lossResponse ?? newLossResponse()
+        changeFeedback(of: session) { $0.keyFrameWanted(at: $1) }
+    }
+
+    /// Runs `change` on the loss response (made with the configured settings on first use) at the
+    /// current time, and applies the feedback settings it returns, set against the ones before.
+    private func changeFeedback(of session: PeerSession, _ change: (inout LossResponse, Double) -> LossResponse.Feedback?) {
+        var response = lossResponse ?? LossResponse(rtcpMinInterval: configuration.rtcpMinInterval,
+                                                    jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
         defer { lossResponse = response }
         let previous = response.current
-        apply(response.keyFrameWanted(at: ProcessInfo.processInfo.systemUptime), after: previous, to: session)
-    }
-
-    private func newLossResponse() -> LossResponse {
-        LossResponse(rtcpMinInterval: configuration.rtcpMinInterval, jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
-    }
-
-    private func apply(_ feedback: LossResponse.Feedback?, after previous: LossResponse.Feedback, to session: PeerSession) {
-        guard let feedback else { return }
+        guard let feedback = change(&response, ProcessInfo.processInfo.systemUptime) else { return }
         do throws(GStreamerError) {
             try session.applyFeedback(feedback, previous: previous)
         } catch {
