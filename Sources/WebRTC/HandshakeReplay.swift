@@ -10,9 +10,12 @@ import Synchronization
 ///
 /// The datagrams go out again byte for byte, record sequence numbers included, so the far end's
 /// DTLS replay window discards every copy of what it already has and takes only what was lost;
-/// nothing in the handshake changes. A datagram counts as new from the far end when its
-/// handshake content differs from all before it (OpenSSL's own retransmissions carry new record
-/// numbers, the content is the same). It stops for good once the far end sends media or data
+/// nothing in the handshake changes. A datagram counts as new from the far end when it carries
+/// handshake progress beyond anything before it (a later message, fragment or epoch; see
+/// `DTLSDatagram`). Its bytes do not tell: OpenSSL resends a flight one record per datagram where it
+/// first packed several into one, so a resent old flight looked new, and the client stopped
+/// replaying its last flight while the server still waited for it (seen at 20 % loss: a call
+/// left to OpenSSL's 1 s, 2 s, 4 s timer, 7 s to connect). It stops for good once the far end sends media or data
 /// (its DTLS is done, so it has all of ours), after `maximumReplays` of one flight (OpenSSL's
 /// timer is left to finish), or when the session goes. This side's own media says nothing about
 /// the far end: the server is done first (on the client's Finished) and starts sending at once;
@@ -24,48 +27,26 @@ final class HandshakeReplay: Sendable {
     static let maximumReplays = 60
     /// A flight of OpenSSL's is a few datagrams; anything longer is not a handshake flight.
     static let maximumFlightDatagrams = 16
-    /// A handshake is a handful of messages; a far end that sends more distinct ones than this is
-    /// not doing a handshake we can help, and what we keep of it stays bounded.
-    static let maximumFarEndMessages = 64
 
     struct State {
-        /// This side's current flight: the datagrams as sent, and their content keys.
+        /// This side's current flight: the datagrams as sent.
         var flight: [[UInt8]] = []
-        var flightKeys: Set<[UInt8]> = []
+        /// The furthest this side's handshake has gone: a datagram not beyond it is a resend.
+        var sentProgress: DTLSHandshakeProgress?
         /// Set when the far end sent something new after the flight began: the next handshake
         /// datagram of ours starts a new flight, and the current one is not replayed.
         var answered = true
         var lastSent: ContinuousClock.Instant = .now
         var replays = 0
-        var seenFromFarEnd: Set<[UInt8]> = []
+        /// The furthest the far end's handshake has gone.
+        var farEndProgress: DTLSHandshakeProgress?
+        /// The highest epoch 0 record sequence number this side has sent (OpenSSL's or a replay's).
+        var highestSequenceSent: UInt64 = 0
         var finished = false
         var task: Task<Void, Never>?
     }
+
     private let state = Mutex(State())
-
-    /// What crosses the transport: DTLS handshake (or change-cipher-spec) records, anything
-    /// else of DTLS, media (SRTP/SRTCP, after the handshake only), or something else (STUN).
-    enum Datagram: Equatable {
-        case handshake(key: [UInt8])
-        case applicationData
-        case media
-        case other
-
-        /// RFC 7983's demultiplexing by first byte, then the DTLS record header (type, version,
-        /// epoch, sequence number, length; 13 bytes). The key is the record's type, epoch and
-        /// everything after its sequence number.
-        init(_ bytes: UnsafeRawBufferPointer) {
-            guard let first = bytes.first else { self = .other; return }
-            switch first {
-            case 20, 22:
-                guard bytes.count > 13 else { self = .other; return }
-                self = .handshake(key: [first] + Array(bytes[3..<5]) + Array(bytes[11...]))
-            case 21...63: self = first == 23 ? .applicationData : .other
-            case 128...191: self = .media
-            default: self = .other
-            }
-        }
-    }
 
     /// Starts replaying into `sink` (the transport's nicesink), the flight noted by `sent(_:)`.
     func start(sink: Pad) {
@@ -83,38 +64,42 @@ final class HandshakeReplay: Sendable {
     /// A datagram this side sent (the nicesink's input) at `now`; false once the probe is no
     /// longer needed.
     func sent(_ bytes: UnsafeRawBufferPointer, at now: ContinuousClock.Instant = .now) -> Bool {
-        note(Datagram(bytes), ourOwn: true) { state, key in
-            guard !state.flightKeys.contains(key) else { return } // a replay or OpenSSL's own resend
+        note(DTLSDatagram(bytes), ourOwn: true) { state, progress in
+            for record in DTLSRecord.all(in: bytes) where record.epoch == 0 {
+                state.highestSequenceSent = max(state.highestSequenceSent, record.sequence)
+            }
+            // A replay, or OpenSSL's own resend however it packs it.
+            if let sent = state.sentProgress, progress <= sent { return }
+            state.sentProgress = progress
             if state.answered {
                 state.flight = []
-                state.flightKeys = []
                 state.replays = 0
                 state.answered = false
             }
             guard state.flight.count < Self.maximumFlightDatagrams else { return }
             state.flight.append(Array(bytes))
-            state.flightKeys.insert(key)
             state.lastSent = now
         }
     }
 
     /// A datagram the far end sent (the nicesrc's output); false once the probe is no longer needed.
     func received(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        note(Datagram(bytes), ourOwn: false) { state, key in
-            guard state.seenFromFarEnd.count < Self.maximumFarEndMessages else { return Self.finish(&state) }
-            if state.seenFromFarEnd.insert(key).inserted { state.answered = true }
+        note(DTLSDatagram(bytes), ourOwn: false) { state, progress in
+            if let seen = state.farEndProgress, progress <= seen { return }
+            state.farEndProgress = progress
+            state.answered = true
         }
     }
 
     /// Either direction: a handshake record goes to `handshake`; media or data from the far end
     /// means its DTLS is done, which ends the replay (false: the probe can go); anything else,
     /// our own media included, is ignored.
-    private func note(_ datagram: Datagram, ourOwn: Bool, handshake: (inout State, [UInt8]) -> Void) -> Bool {
+    private func note(_ datagram: DTLSDatagram, ourOwn: Bool, handshake: (inout State, DTLSHandshakeProgress) -> Void) -> Bool {
         state.withLock { state in
             guard !state.finished else { return false }
             switch datagram {
-            case .handshake(let key):
-                handshake(&state, key)
+            case .handshake(let progress):
+                handshake(&state, progress)
                 return true
             case .applicationData, .media:
                 guard !ourOwn else { return true }
@@ -146,14 +131,37 @@ final class HandshakeReplay: Sendable {
             }
             state.replays += 1
             state.lastSent = now
-            return state.flight
+            var next = state.highestSequenceSent + 1
+            let flight = state.flight.map { Self.renumberingChangeCipherSpec($0, from: &next) }
+            state.highestSequenceSent = next - 1
+            return flight
         }
+    }
+
+    /// `datagram` with each epoch 0 change cipher spec record given the next unused sequence
+    /// number. The far end's OpenSSL drops a change cipher spec that comes before the messages
+    /// ahead of it in the flight ("probably an out-of-order CCS"), after its replay window has
+    /// marked the record's number as seen, so every byte-for-byte copy of it is dropped too and
+    /// only OpenSSL's own resend (1 s, 2 s, 4 s later, with new numbers) gets the handshake on:
+    /// at 20 % loss one call in twenty waited 4–7 s that way. An epoch 0 record carries no MAC,
+    /// and a new number for a resent record is what RFC 6347 §4.2.4 asks for; handshake messages
+    /// need none (OpenSSL keeps one that comes early), and epoch 1 records cannot have one (the
+    /// number is authenticated) and need none (OpenSSL keeps a record of the next epoch).
+    static func renumberingChangeCipherSpec(_ datagram: [UInt8], from next: inout UInt64) -> [UInt8] {
+        var copy = datagram
+        let records = datagram.withUnsafeBytes { DTLSRecord.all(in: $0) }
+        for record in records where record.epoch == 0 && record.type == DTLSDatagram.RecordType.changeCipherSpec {
+            for index in 0..<DTLSRecord.sequenceLength {
+                let shift = UInt64(8 * (DTLSRecord.sequenceLength - 1 - index))
+                copy[record.offset + DTLSRecord.sequenceOffset + index] = UInt8(truncatingIfNeeded: next >> shift)
+            }
+            next += 1
+        }
+        return copy
     }
 
     private static func finish(_ state: inout State) {
         state.finished = true
         state.flight = []
-        state.flightKeys = []
-        state.seenFromFarEnd = []
     }
 }

@@ -39,6 +39,7 @@ targets=(
     "preset|MediaPipeline|Tests/Fuzz/PresetFuzz.swift|preset"
     "log-text||Sources/ECVProtocol/LogText.swift Tests/Fuzz/LogTextFuzz.swift|"
     "der||Sources/Soup/DERReader.swift Tests/Fuzz/DERFuzz.swift|"
+    "dtls||Sources/WebRTC/DTLSDatagram.swift Tests/Fuzz/DTLSFuzz.swift|"
 )
 
 fingerprint() { # files…: the toolchain, the flags, the file names and their contents

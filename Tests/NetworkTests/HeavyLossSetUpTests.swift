@@ -7,19 +7,16 @@ import WebRTC
 ///
 /// GStreamer 1.22's DTLS resends a lost handshake flight after 1 s, doubling each time; the
 /// handshake replay (`HandshakeReplay`) sends it again every 150 ms while the far end answers
-/// nothing new (until the far end's media shows its DTLS is done), and connectivity checks are
-/// resent from 100 ms instead of 200. The loss drops TCP too: with UDP alone a call could run over
-/// an ICE-TCP pair the loss never touched (`bench-call network` saw it). Measured here, ten calls
-/// in a row, UDP-only loss: on a quiet machine 108 of 110 connected in eleven runs (median about
-/// 2 s, the slowest 3.0–7.6 s per run; in a miss the lab peer's ICE was still checking while ours
-/// had completed); at load 30–150, 8–10 of 10; without the replay 5 of 10. Once connected, 107 of
-/// 108 calls held 19–39 fps both ways; one call's lab side decoded 1 frame in its three measured
-/// seconds (a key frame that did not get through in time, not yet explained). With TCP dropped
-/// as well: 9 of 10 in each of two runs (one a clean-clone CI run), the miss again the lab peer's
-/// ICE still checking.
-/// The issue asks for every call within the timeout and 15 fps or more; the test holds to 7 of 10
-/// connecting (without the replay: 5) and a median of 15 fps or more each way over the calls that
-/// connected, and prints what it saw.
+/// nothing new (until the far end's media shows its DTLS is done), with each change cipher spec
+/// renumbered (OpenSSL drops one that arrives before the messages ahead of it, and every
+/// byte-for-byte copy after it), and connectivity checks are resent from 100 ms instead of 200.
+/// The loss drops TCP too, at the lab's device (`NetworkLab`: a drop the sender never sees).
+/// Measured here, ten calls in a row, 2 Dec 2026: 90 of 90 connected in nine runs with all of
+/// that (slowest 2.3–8.7 s per run); before the renumbering 136 of 140 (set-ups of 5–9 s one in
+/// ten); with the lab's old `output`-hook loss (EPERM to the sender, which fails libnice's
+/// check and its pair for good) 9 of 10 per run. The test holds to 9 of 10 (a tail of OpenSSL's
+/// own timers remains: a lost epoch 1 Finished can only be resent by it) and a median of 15 fps
+/// or more each way over the calls that connected, and prints what it saw.
 @Suite(.serialized, .enabled(if: NetworkLab.isAvailable, "\(NetworkLab.unavailableReason ?? "")"))
 struct HeavyLossSetUpTests {
     private static var now: Double { ProcessInfo.processInfo.systemUptime }
@@ -27,7 +24,7 @@ struct HeavyLossSetUpTests {
     static let connectionTimeout = 10.0
     static let tries = 10
 
-    @Test("at 20 % loss, of ten calls in a row at least seven connect within the 10 s connection timeout, at a median of 15 fps or more both ways")
+    @Test("at 20 % loss, of ten calls in a row at least nine connect within the 10 s connection timeout, at a median of 15 fps or more both ways")
     func tenCallsAtTwentyPercentLoss() async throws {
         let lab = try NetworkLab()
         defer { lab.close() }
@@ -50,7 +47,7 @@ struct HeavyLossSetUpTests {
         }
         print("20 % loss: \(setUps.count) of \(Self.tries) connected, set-up \(setUps.sorted().map { String(format: "%.1f", $0) }) s; "
               + "fps here/at the lab \(rates.map { "\(Int($0.here))/\(Int($0.atLab))" }); failures \(failures)")
-        #expect(setUps.count >= 7, "\(failures)")
+        #expect(setUps.count >= 9, "\(failures)")
         func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
         #expect(median(rates.map(\.here)) >= 15 && median(rates.map(\.atLab)) >= 15, "\(rates)")
     }
