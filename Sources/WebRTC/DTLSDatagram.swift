@@ -33,12 +33,12 @@ enum DTLSDatagram: Equatable {
 
     private static func readRecords(_ bytes: UnsafeRawBufferPointer) -> DTLSDatagram {
         var furthest: DTLSHandshakeProgress?
+        func reached(_ progress: DTLSHandshakeProgress) { furthest = max(furthest ?? progress, progress) }
         for record in DTLSRecord.all(in: bytes) {
-            var progress: [DTLSHandshakeProgress] = []
             switch record.type {
             case RecordType.applicationData: return .applicationData
-            case RecordType.changeCipherSpec: progress = [DTLSHandshakeProgress(epoch: record.epoch, position: .max)]
-            case RecordType.handshake where record.epoch > 0: progress = [DTLSHandshakeProgress(epoch: record.epoch, position: 0)]
+            case RecordType.changeCipherSpec: reached(DTLSHandshakeProgress(epoch: record.epoch, position: .max))
+            case RecordType.handshake where record.epoch > 0: reached(DTLSHandshakeProgress(epoch: record.epoch, position: 0))
             case RecordType.handshake:
                 var message = record.body.lowerBound
                 while message + handshakeHeaderLength <= record.body.upperBound {
@@ -46,12 +46,11 @@ enum DTLSDatagram: Equatable {
                     let next = message + handshakeHeaderLength + Int(fragmentLength)
                     guard next <= record.body.upperBound else { break }
                     let fragmentEnd = min(DTLSRecord.field(bytes, message + 6, 3) + fragmentLength, 0xFF_FFFF)
-                    progress.append(DTLSHandshakeProgress(epoch: 0, position: sequence << 24 | fragmentEnd))
+                    reached(DTLSHandshakeProgress(epoch: 0, position: sequence << 24 | fragmentEnd))
                     message = next
                 }
             default: break
             }
-            furthest = ([furthest].compactMap { $0 } + progress).max()
         }
         return furthest.map { .handshake($0) } ?? .other
     }

@@ -90,17 +90,21 @@ public final class NetworkLab: Sendable {
                 try inside(path + ["meta", "l4proto", "udp"] + drop)
                 try inside(path + ["tcp", "sport", "!=", String(port), "tcp", "dport", "!=", String(port)] + drop)
             } else {
-                try inside(path + ["meta", "l4proto", "{", "udp,", "tcp", "}"] + drop)
+                try inside(path + Self.udpAndTCP + drop)
             }
         }
     }
+
+    /// The nftables match for what an impairment drops: the call's transports, not the lab's ARP,
+    /// neighbour discovery or ICMP.
+    private static let udpAndTCP = ["meta", "l4proto", "{", "udp,", "tcp", "}"]
 
     /// Drops everything both ways until lifted: the path is gone, the sockets are not.
     public func setBlackhole(_ on: Bool) throws {
         try clearFilters()
         guard on else { return }
         for chain in ["lab_in", "lab_out"] {
-            try inside("nft", "add", "rule", "netdev", "lab", chain, "meta", "l4proto", "{", "udp,", "tcp", "}", "counter", "drop")
+            try inside(["nft", "add", "rule", "netdev", "lab", chain] + Self.udpAndTCP + ["counter", "drop"])
         }
     }
 
