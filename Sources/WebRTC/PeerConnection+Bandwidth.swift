@@ -9,9 +9,9 @@ import MediaRuntime
 extension PeerConnection {
     /// Raises the RTCP allowance and lengthens the jitter buffer while incoming packets go
     /// missing (see `LossResponse`).
-    func respondToLoss(totalLost: Int, bytesReceived: UInt64, session: PeerSession) {
+    func respondToLoss(totalLost: Int, bytesReceived: UInt64, kinds: [UInt: MediaKind], session: PeerSession) {
         guard configuration.media.parameters.lossRecovery.retransmission else { return }
-        do throws(GStreamerError) { try session.askForResends() } catch { emit(.error("loss response: \(error)")) }
+        do throws(GStreamerError) { try session.askForResends(kinds: kinds) } catch { emit(.error("loss response: \(error)")) }
         changeFeedback(of: session) { $0.update(totalLost: totalLost, bytesReceived: bytesReceived, at: $1) }
     }
 

@@ -337,7 +337,7 @@ public actor PeerConnection {
         sample.negotiated = negotiation.negotiated
         let inbound = sample.inbound
         respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived },
-                      session: session)
+                      kinds: kinds, session: session)
         adaptBandwidth(to: sample, session: session)
         recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
                              session: session)

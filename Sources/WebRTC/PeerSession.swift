@@ -48,8 +48,9 @@ final class PeerSession: Sendable {
         /// The incoming streams' jitter buffers, whose wait for resent packets follows it too
         /// (webrtcbin's own `latency` reaches only jitter buffers made after it changed).
         var jitterBuffers: [Element] = []
-        /// How many of `jitterBuffers` (a prefix) already ask for resends: see `askForResends()`.
-        var jitterBuffersAskingForResends = 0
+        /// Jitter buffers whose stream's kind is not known yet, so whether they ask for resends
+        /// is not decided: see `askForResends(kinds:)`.
+        var jitterBuffersUndecided: [Element] = []
         /// The probes that show `handshakeReplay` the transport's datagrams, both ways.
         var handshakeProbes: [PadProbe] = []
         /// The probes counting what the transports receive (see `packetsArrived`).
@@ -154,7 +155,10 @@ final class PeerSession: Sendable {
                         // packets in sequence the stream has evidently begun in order, so it
                         // starts then; later packets wait for gaps exactly as before.
                         try element.set("faststart-min-packets", Self.fastStartPackets)
-                        state.withLock { $0.jitterBuffers.append(element) }
+                        state.withLock {
+                            $0.jitterBuffers.append(element)
+                            $0.jitterBuffersUndecided.append(element)
+                        }
                     default: break
                     }
                 } catch {
@@ -389,7 +393,7 @@ final class PeerSession: Sendable {
 
     /// Moves the RTCP allowance (and with it how soon a NACK or PLI can go out) and the jitter
     /// buffer's wait for resent packets; see `LossResponse`. (Whether the jitter buffers ask for
-    /// resends at all is `askForResends()`'s, which runs before this every tick.) Only what differs
+    /// resends at all is `askForResends(kinds:)`'s, which runs before this every tick.) Only what differs
     /// from `previous` is set: a key-frame hurry moves RTCP alone, and webrtcbin's `latency` (which
     /// walks rtpbin's sessions and jitter buffers under their locks) is left alone while a stream
     /// is being set up.
@@ -407,18 +411,27 @@ final class PeerSession: Sendable {
         for buffer in buffers where (try buffer.get("latency")).uintValue != latency { try buffer.set("latency", latency) }
     }
 
-    /// Makes every incoming stream's jitter buffer ask for resends (NACK) from the start, without
-    /// waiting for the loss response: webrtcbin 1.22 takes `do-retransmission` from the bundle's
-    /// last m-line (audio, without NACK), and a far end that protects its video with FEC (Chromium's
-    /// RED/ULPFEC) repairs the first losses so well that the loss count that wakes `LossResponse`
-    /// may stay at zero while frames still go missing. Called every liveness tick; only jitter
-    /// buffers added since the last call are touched.
-    func askForResends() throws(GStreamerError) {
-        let fresh = state.withLock { state -> [Element] in
-            defer { state.jitterBuffersAskingForResends = state.jitterBuffers.count }
-            return Array(state.jitterBuffers.dropFirst(state.jitterBuffersAskingForResends))
+    /// Makes every incoming video stream's jitter buffer ask for resends (NACK) from the start,
+    /// without waiting for the loss response, and every audio stream's not ask at all. webrtcbin
+    /// 1.22 takes `do-retransmission` for all of them from the bundle's last m-line: from audio
+    /// (no NACK) it left video without resends, and a far end that protects its video with FEC
+    /// (Chromium's RED/ULPFEC) repairs the first losses so well that the loss count that wakes
+    /// `LossResponse` may stay at zero while frames still go missing. Audio has no resends in
+    /// WebRTC (Opus has its in-band FEC), so its requests only took RTCP's early slots from video:
+    /// at 20 % loss the audio jitter buffer asked twice as often as the video one, and video
+    /// requests waited for the next regular report or expired unsent (rtpsession's log). A jitter
+    /// buffer's stream is its caps' SSRC, whose kind is in `kinds` (the SDP's and the pads'); one
+    /// not known yet waits for the next call (every liveness tick).
+    func askForResends(kinds: [UInt: MediaKind]) throws(GStreamerError) {
+        let undecided = state.withLock { $0.jitterBuffersUndecided }
+        guard !undecided.isEmpty else { return }
+        var decided: [Element] = []
+        for buffer in undecided {
+            guard let ssrc = buffer.staticPad("sink")?.currentCaps?.structures.first?.uint("ssrc"), let kind = kinds[ssrc] else { continue }
+            try buffer.set("do-retransmission", kind == .video)
+            decided.append(buffer)
         }
-        for buffer in fresh { try buffer.set("do-retransmission", true) }
+        state.withLock { state in state.jitterBuffersUndecided.removeAll { buffer in decided.contains { $0 === buffer } } }
     }
 
     /// What the far end's transport-wide feedback says of the last 300 ms (rtpsession
