@@ -11,8 +11,8 @@ import WebRTC
 /// renumbered (OpenSSL drops one that arrives before the messages ahead of it, and every
 /// byte-for-byte copy after it), and connectivity checks are resent from 100 ms instead of 200.
 /// The loss drops TCP too, at the lab's device (`NetworkLab`: a drop the sender never sees).
-/// Measured here, ten calls in a row, 2 Dec 2026: 90 of 90 connected in nine runs with all of
-/// that (slowest 2.3–8.7 s per run); before the renumbering 136 of 140 (set-ups of 5–9 s one in
+/// Measured here, ten calls in a row, 2–3 Dec 2026: 120 of 120 connected in twelve runs with all
+/// of that (slowest 2.3–8.7 s per run); before the renumbering 136 of 140 (set-ups of 5–9 s one in
 /// ten); with the lab's old `output`-hook loss (EPERM to the sender, which fails libnice's
 /// check and its pair for good) 9 of 10 per run. The test holds to 9 of 10 (a tail of OpenSSL's
 /// own timers remains: a lost epoch 1 Finished can only be resent by it) and a median of 15 fps
