@@ -36,8 +36,9 @@ struct LossRecoveryTests {
             try lab.setLoss(percent: 0)
         }
         let with = try #require(shares[true]), without = try #require(shares[false])
+        let gapsWith = try #require(longestGaps[true]), gapsWithout = try #require(longestGaps[false])
         print("5 % loss, frames kept here / at the lab: with NACK/RTX \(with), without \(without); "
-              + "longest gaps (s) with \(longestGaps[true].map { "\($0)" } ?? "-"), without \(longestGaps[false].map { "\($0)" } ?? "-")")
+              + "longest gaps (s) with \(gapsWith), without \(gapsWithout)")
         #expect(with.here >= 0.95 && with.atLab >= 0.95, "with NACK/RTX: \(with)")
         #expect(without.here + without.atLab < with.here + with.atLab - 0.1, "without: \(without), with: \(with)")
     }
