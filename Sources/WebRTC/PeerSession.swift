@@ -61,6 +61,8 @@ final class PeerSession: Sendable {
     private let state = Locked(State())
     /// Sends a lost DTLS handshake flight again sooner than OpenSSL would.
     private let handshakeReplay = HandshakeReplay()
+    /// Sends the far end connectivity checks once this side is through and it is not.
+    private let connectivityNudge = ConnectivityNudge()
     private let arrivals = ArrivalCount()
 
     struct PendingOutput {
@@ -114,7 +116,8 @@ final class PeerSession: Sendable {
             let state = self.state
             let replay = configuration.replaysHandshake ? handshakeReplay : nil
             let arrivals = self.arrivals
-            handlers.append(try webrtc.connect("deep-element-added") { arguments in
+            let nudge = configuration.nudgesConnectivityChecks ? connectivityNudge : nil
+            handlers.append(try webrtc.connect("deep-element-added") { [weak webrtc] arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
                 do throws(GStreamerError) {
                     switch element.factoryName {
@@ -124,7 +127,8 @@ final class PeerSession: Sendable {
                         let name = sending ? "sink" : "src"
                         guard let pad = element.staticPad(name) else { throw .padNotFound(element: element.name, pad: name) }
                         if sending, let agent = try element.get("agent").objectValue {
-                            try Self.quickenConnectivityChecks(agent)
+                            try Self.configureConnectivityChecks(agent)
+                            if let nudge, let webrtc { Self.startNudging(nudge, sink: pad, webrtc: webrtc, agent: agent, arrivals: arrivals) }
                         }
                         if !sending {
                             // Everything the transport receives (RTP, RTCP, DTLS, SCTP) is a sign of life.
@@ -237,18 +241,31 @@ final class PeerSession: Sendable {
 
     deinit { InstanceCounter.decrement("PeerSession") }
 
-    /// libnice resends an unanswered connectivity check after 200 ms, doubling each time, so
-    /// under 20 % loss (a check and its answer both get through 64 % of the time) one check in
-    /// fifty waited over 3 s, and a call now and then over 10 s for its nomination. Starting at
-    /// 100 ms with more tries keeps the same doubling but puts five tries in the first 1.6 s;
-    /// libwebrtc pings a checking pair every 50 ms or so. The agent is the transport's (read from
-    /// its nicesink), before any check starts.
-    static let checkInitialTimeoutMs: UInt = 100
+    /// libnice 0.1.21 resends an unanswered connectivity check after max(500 ms, 20 ms × the pairs
+    /// in play), doubling, up to `stun-max-retransmissions` times (7 by default); more tries keep a
+    /// pair alive under heavy loss. `stun-initial-timeout` is libnice's first wait for TURN and
+    /// STUN-server requests (checks do not use it): 100 ms instead of 200. `ConnectivityNudge` is
+    /// what shortens the waits between checks. The agent is the transport's (read from its
+    /// nicesink), before any check starts.
+    static let discoveryInitialTimeoutMs: UInt = 100
     static let checkMaxRetransmissions: UInt = 9
 
-    private static func quickenConnectivityChecks(_ agent: Object) throws(GStreamerError) {
-        try agent.set("stun-initial-timeout", checkInitialTimeoutMs)
+    private static func configureConnectivityChecks(_ agent: Object) throws(GStreamerError) {
+        try agent.set("stun-initial-timeout", discoveryInitialTimeoutMs)
         try agent.set("stun-max-retransmissions", checkMaxRetransmissions)
+    }
+
+    /// Nudges through `sink` while webrtcbin's ICE is through and the transport has received
+    /// nothing, with the credentials of webrtcbin's descriptions and the agent's role.
+    private static func startNudging(_ nudge: ConnectivityNudge, sink: Pad, webrtc: WebRTCBin, agent: Object, arrivals: ArrivalCount) {
+        nudge.start(sink: sink, connected: { [weak webrtc] in
+            guard let webrtc, let state = ICEConnectionState(nick: webrtc.iceConnectionState) else { return false }
+            return state == .connected || state == .completed
+        }, heardFarEnd: { arrivals.value > 0 }, credentials: { [weak webrtc] in
+            guard let webrtc, let local = webrtc.localDescription?.sdp, let remote = webrtc.remoteDescription?.sdp,
+                  let controlling = (try? agent.get("controlling-mode"))?.boolValue else { return nil }
+            return ConnectivityNudge.Credentials(localSDP: local, remoteSDP: remote, controlling: controlling)
+        })
     }
 
     /// Consecutive packets after which a jitter buffer starts its stream without waiting out its
@@ -472,6 +489,7 @@ final class PeerSession: Sendable {
         let taken = state.withLock { state in defer { state = State() }; return state }
         for handler in taken.connections { handler.cancel() }
         handshakeReplay.stop()
+        connectivityNudge.stop()
         for probe in taken.handshakeProbes { probe.cancel() }
         for link in taken.teePads {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }

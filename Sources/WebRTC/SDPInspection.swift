@@ -34,8 +34,14 @@ enum SDPInspection {
         return kinds.isSubset(of: media)
     }
 
-    static func iceUfrag(_ sdp: String) -> String? {
-        sdp.split(whereSeparator: \.isNewline).first { $0.hasPrefix("a=ice-ufrag:") }.map { String($0.dropFirst(12)) }
+    static func iceUfrag(_ sdp: String) -> String? { attribute("ice-ufrag", sdp) }
+
+    static func icePassword(_ sdp: String) -> String? { attribute("ice-pwd", sdp) }
+
+    /// The value of the first `a=<name>:` line, session or media level.
+    private static func attribute(_ name: String, _ sdp: String) -> String? {
+        let prefix = "a=\(name):"
+        return sdp.split(whereSeparator: \.isNewline).first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
     }
 
     /// The session id of the `o=` line.

@@ -4,7 +4,8 @@
 //   ecv-network-peer <offerer|answerer> <VP8|VP9|H264> <recovery> [max video kbit/s]
 //
 // <recovery>: `off`, or the parts of `LossRecovery` to turn on, comma-separated: nack,fec,adapt;
-// `noreplay` among them turns the DTLS handshake replay off (PeerConfiguration.replaysHandshake).
+// `noreplay` among them turns the DTLS handshake replay off (PeerConfiguration.replaysHandshake),
+// `nonudge` the connectivity-check nudges (PeerConfiguration.nudgesConnectivityChecks).
 //
 // stdin, one message a line: `offer <base64 SDP>`, `answer <base64 SDP>`,
 // `candidate <m-line> <base64 candidate>`, `bye`. stdout: the same for what this end sends, plus
@@ -53,6 +54,7 @@ let media = MediaConfiguration(parameters: parameters, video: .single(.testPatte
 try GStreamerRuntime.ensureInitialized()
 var configuration = PeerConfiguration(media: media)
 configuration.replaysHandshake = !parts.contains("noreplay")
+configuration.nudgesConnectivityChecks = !parts.contains("nonudge")
 let peer = PeerConnection(configuration: configuration, role: role) { message in
     switch message {
     case .offer(let sdp): say("offer \(Data(sdp.utf8).base64EncodedString())")

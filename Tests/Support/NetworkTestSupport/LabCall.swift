@@ -19,6 +19,11 @@ public final class LabCall: Sendable {
     public let bandwidthAtLab = Locked<[BandwidthStep]>([])
     private let child: Process
     private let toChild: FileHandle
+    /// What both ends' ICE and connection states did, and when each first frame came, in order
+    /// (seconds since the call started): which layer a slow set-up waited for.
+    public let milestones = Locked<[(time: Double, what: String)]>([])
+    /// When the call started (monotonic seconds): the milestones' zero.
+    public let started = ProcessInfo.processInfo.systemUptime
     private let childState = Locked("new")
     private let childICE = Locked("new")
     private let tasks = Locked<[Task<Void, Never>]>([])
@@ -33,10 +38,11 @@ public final class LabCall: Sendable {
     /// Starts both ends (we offer and send `pattern`; the lab peer takes `labRecovery`, or ours) and returns once each has decoded a first frame of the other.
     public static func start(lab: NetworkLab, codec: String = "VP8", recovery: LossRecovery = LossRecovery(),
                              labRecovery: LossRecovery? = nil, maxKbps: Int = 0, pattern: String = "smpte",
-                             timeout: Duration = .seconds(20), replaysHandshake: Bool = true) async throws -> LabCall {
+                             timeout: Duration = .seconds(20), replaysHandshake: Bool = true,
+                             nudgesConnectivityChecks: Bool = true) async throws -> LabCall {
         try GStreamerRuntime.ensureInitialized()
         let call = try LabCall(lab: lab, codec: codec, recovery: recovery, labRecovery: labRecovery, maxKbps: maxKbps, pattern: pattern,
-                               replaysHandshake: replaysHandshake)
+                               replaysHandshake: replaysHandshake, nudgesConnectivityChecks: nudgesConnectivityChecks)
         try await call.local.start()
         let deadline = ContinuousClock.now + timeout
         while call.framesHere.count == 0 || call.framesAtLab.count == 0 {
@@ -46,7 +52,8 @@ public final class LabCall: Sendable {
                 let lab = "\(call.childState.value), ICE \(call.childICE.value)"
                 let frames = "frames here \(call.framesHere.count), at the lab \(call.framesAtLab.count)"
                 await call.close()
-                throw LabError(command: "call", message: "no frames both ways within \(timeout) (lab peer: \(lab); here: \(here); \(frames))")
+                throw LabError(command: "call", message: "no frames both ways within \(timeout) (lab peer: \(lab); here: \(here); \(frames); "
+                               + "\(call.milestoneSummary))")
             }
             try await Task.sleep(for: .milliseconds(50))
         }
@@ -54,7 +61,7 @@ public final class LabCall: Sendable {
     }
 
     private init(lab: NetworkLab, codec: String, recovery: LossRecovery, labRecovery: LossRecovery?, maxKbps: Int, pattern: String,
-                 replaysHandshake: Bool) throws {
+                 replaysHandshake: Bool, nudgesConnectivityChecks: Bool) throws {
         self.lab = lab
         let parameters = MediaParameters(videoWidth: 320, videoHeight: 240, videoMaxBitrate: maxKbps, videoCodec: codec,
                                          noAudioProcessing: true, lossRecovery: recovery)
@@ -62,7 +69,8 @@ public final class LabCall: Sendable {
         let media = MediaConfiguration(parameters: parameters, video: .single(video), audio: .testTone(),
                                        receiveVideo: .renderer(name: "lab_video"), presets: try Self.presets())
         child = lab.process(BuiltExecutable.url(named: "ecv-network-peer"),
-                            ["answerer", codec, Self.argument(labRecovery ?? recovery) + (replaysHandshake ? "" : ",noreplay"), String(maxKbps)])
+                            ["answerer", codec, Self.argument(labRecovery ?? recovery) + (replaysHandshake ? "" : ",noreplay")
+                                + (nudgesConnectivityChecks ? "" : ",nonudge"), String(maxKbps)])
         let input = Pipe(), output = Pipe()
         child.standardInput = input
         child.standardOutput = output
@@ -72,6 +80,7 @@ public final class LabCall: Sendable {
         let writeLock = Locked(())
         var configuration = PeerConfiguration(media: media)
         configuration.replaysHandshake = replaysHandshake
+        configuration.nudgesConnectivityChecks = nudgesConnectivityChecks
         local = PeerConnection(configuration: configuration, role: .offerer) { message in
             let line: String
             switch message {
@@ -85,11 +94,20 @@ public final class LabCall: Sendable {
         try child.run()
         let events = local.events()
         let framesHere = self.framesHere, bandwidthHere = self.bandwidthHere
+        let milestones = self.milestones, started = self.started
+        let note: @Sendable (String) -> Void = { what in
+            milestones.withLock { $0.append((ProcessInfo.processInfo.systemUptime - started, what)) }
+        }
         keep(Task {
             for await event in events {
                 switch event {
+                case .iceConnectionStateChanged(let state): note("here: ICE \(state.rawValue)")
+                case .connectionStateChanged(let state): note("here: \(state.rawValue)")
                 case .remoteStream(let stream) where stream.kind == .video:
-                    stream.appSink?.setSampleHandler { _ in framesHere.note(ProcessInfo.processInfo.systemUptime) }
+                    stream.appSink?.setSampleHandler { _ in
+                        if framesHere.count == 0 { note("here: first frame") }
+                        framesHere.note(ProcessInfo.processInfo.systemUptime)
+                    }
                 case .bandwidthChanged(let decision):
                     bandwidthHere.withLock {
                         $0.append(BandwidthStep(time: ProcessInfo.processInfo.systemUptime, targetKbps: decision.targetKbps,
@@ -113,9 +131,15 @@ public final class LabCall: Sendable {
                 case "answer" where fields.count == 2: await local.receive(.answer(sdp: text(fields[1])))
                 case "candidate" where fields.count == 3:
                     await local.receive(.candidate(mlineIndex: Int(fields[1]) ?? 0, mid: nil, candidate: text(fields[2])))
-                case "frame" where fields.count == 2: framesAtLab.note(Double(fields[1]) ?? 0)
-                case "state" where fields.count == 2: childState.withLock { $0 = String(fields[1]) }
-                case "ice" where fields.count == 2: childICE.withLock { $0 = String(fields[1]) }
+                case "frame" where fields.count == 2:
+                    if framesAtLab.count == 0 { note("lab: first frame") }
+                    framesAtLab.note(Double(fields[1]) ?? 0)
+                case "state" where fields.count == 2:
+                    childState.withLock { $0 = String(fields[1]) }
+                    note("lab: \(fields[1])")
+                case "ice" where fields.count == 2:
+                    childICE.withLock { $0 = String(fields[1]) }
+                    note("lab: ICE \(fields[1])")
                 case "bandwidth" where fields.count == 4:
                     bandwidthAtLab.withLock {
                         $0.append(BandwidthStep(time: ProcessInfo.processInfo.systemUptime, targetKbps: Int(fields[1]) ?? 0,
@@ -156,6 +180,11 @@ public final class LabCall: Sendable {
     }
 
     private func keep(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
+
+    /// The milestones as one line: "0.12 here: ICE checking, …".
+    public var milestoneSummary: String {
+        milestones.value.map { String(format: "%.2f ", $0.time) + $0.what }.joined(separator: ", ")
+    }
 
     /// The lab peer's last reported state ("connected", "failed", …).
     public var labState: String { childState.value }

@@ -108,6 +108,19 @@ public final class NetworkLab: Sendable {
         }
     }
 
+    /// Lets the first STUN Binding success response leave the lab over UDP (the payload's first two
+    /// bytes, 0x0101) and drops every later one, and TCP both ways (where STUN is framed and offsets
+    /// vary), until lifted. The host's first check is answered and its nominating check
+    /// (regular nomination) is not: the lab is through ICE and the host is not. (The quota counts
+    /// bytes with the Ethernet header, 178 for libnice's answer: the second one is over 250.)
+    public func setDropsCheckAnswersFromLab(_ on: Bool) throws {
+        try clearFilters()
+        guard on else { return }
+        try inside("nft", "add", "rule", "netdev", "lab", "lab_out", "meta", "l4proto", "udp", "@th,64,16", "0x0101",
+                   "quota", "over", "250", "bytes", "counter", "drop")
+        for chain in ["lab_in", "lab_out"] { try inside("nft", "add", "rule", "netdev", "lab", chain, "meta", "l4proto", "tcp", "drop") }
+    }
+
     /// Packets the current loss or blackhole rules dropped (both directions) since they were set:
     /// the proof that an impairment was really applied.
     public func droppedPackets() throws -> Int {
