@@ -59,6 +59,14 @@ public final class Pad: Object, @unchecked Sendable {
     /// whose `pt` changed announces the new payload type this way).
     public func markReconfigure() { gst_pad_mark_reconfigure(pad) }
 
+    /// Whether a stream has begun on this pad: its sticky segment event is there, so `chain(_:)`
+    /// may hand it buffers.
+    public var hasSegment: Bool {
+        guard let event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0) else { return false } // transfer full
+        gst_event_unref(event)
+        return true
+    }
+
     /// Hands `bytes` to this sink pad as one buffer, as its peer's push would; the pad's stream
     /// lock orders it with the peer's own buffers. For a sink whose stream already began (its
     /// segment arrived), e.g. to send a transport's datagram again. False when the pad refused

@@ -62,7 +62,11 @@ final class ConnectivityNudge: Sendable {
                 // Cancelled: the loop ends at its condition.
                 try? await Task.sleep(for: Self.interval)
                 guard let self else { return }
-                switch self.next(connected: connected(), heardFarEnd: heardFarEnd()) {
+                // A stream must have begun on the transport (a segment) before anything is
+                // chained into it: the DTLS client's starts with its first flight, the server's
+                // only with its answer. The side that is through first is the controlled one
+                // (regular nomination), which is the DTLS client whenever ECVKit answers.
+                switch self.next(connected: connected() && sink.hasSegment, heardFarEnd: heardFarEnd()) {
                 case .finish: return
                 case .wait: continue
                 case .nudge:
