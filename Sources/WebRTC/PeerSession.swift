@@ -262,8 +262,10 @@ final class PeerSession: Sendable {
             guard let webrtc, let state = ICEConnectionState(nick: webrtc.iceConnectionState) else { return false }
             return state == .connected || state == .completed
         }, heardFarEnd: { arrivals.value > 0 }, credentials: { [weak webrtc] in
+            // An agent whose role cannot be read gives no credentials: the nudge asks again next turn.
+            let controlling = (try? agent.get("controlling-mode"))?.boolValue
             guard let webrtc, let local = webrtc.localDescription?.sdp, let remote = webrtc.remoteDescription?.sdp,
-                  let controlling = (try? agent.get("controlling-mode"))?.boolValue else { return nil }
+                  let controlling else { return nil }
             return ConnectivityNudge.Credentials(localSDP: local, remoteSDP: remote, controlling: controlling)
         })
     }
