@@ -160,5 +160,10 @@ final class StandardInputLines: Sendable {
     }
 }
 
-/// One line to the parent, unbuffered.
-func emit(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+/// One line to the parent, unbuffered. A parent that has stopped reading (it ends a child it
+/// started under a profiler by signalling the profiler, and the child's last line then meets a
+/// closed pipe) is no error of the child's.
+func emit(_ line: String) {
+    // The parent has gone: there is no one left to tell.
+    try? FileHandle.standardOutput.write(contentsOf: Data((line + "\n").utf8))
+}
