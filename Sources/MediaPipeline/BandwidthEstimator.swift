@@ -142,7 +142,13 @@ public struct BandwidthEstimator: Sendable {
             let delivered = sentKbps * (1 - loss)
             target = min(target * (1 - 0.5 * loss), delivered > 0 ? delivered * 0.95 : target)
             estimate = delivered
-            if delivered > 0 { congestion = (delivered, report.time) }
+            // The wall is the lowest rate that overflowed within `congestionMemory`: one interval's
+            // send rate jumps with a key frame, and a wall taken from such a peak let the probe climb
+            // straight back into the overflow (a 1.7 s freeze under a 500 kbit/s cap, video at 492).
+            if delivered > 0 {
+                let recent = congestion.flatMap { report.time - $0.time <= Self.congestionMemory ? $0.kbps : nil }
+                congestion = (min(delivered, recent ?? delivered), report.time)
+            }
             reason = "loss"
             lastChange = report.time
         } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt, above: 0.150),
