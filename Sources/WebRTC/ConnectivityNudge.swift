@@ -28,9 +28,15 @@ final class ConnectivityNudge: Sendable {
         var remotePassword: String
         var controlling: Bool
 
+        /// RFC 8839 §5.4: a ufrag is 4 to 256 characters, a password 22 to 256. The far end's come
+        /// from its SDP; outside those bounds (a STUN attribute's length is 16 bits) nothing is sent.
+        static let ufragLengths = 4...256, passwordLengths = 22...256
+
         init?(localSDP: String, remoteSDP: String, controlling: Bool) {
             guard let localUfrag = SDPInspection.iceUfrag(localSDP), let remoteUfrag = SDPInspection.iceUfrag(remoteSDP),
-                  let remotePassword = SDPInspection.icePassword(remoteSDP) else { return nil }
+                  let remotePassword = SDPInspection.icePassword(remoteSDP),
+                  Self.ufragLengths.contains(localUfrag.utf8.count), Self.ufragLengths.contains(remoteUfrag.utf8.count),
+                  Self.passwordLengths.contains(remotePassword.utf8.count) else { return nil }
             self.localUfrag = localUfrag
             self.remoteUfrag = remoteUfrag
             self.remotePassword = remotePassword

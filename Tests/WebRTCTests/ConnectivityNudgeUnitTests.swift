@@ -73,13 +73,17 @@ import Testing
         #expect(controlled.attributes[2].type == 0x8029)
     }
 
-    @Test("credentials come from both SDPs: the far end's password, both ufrags; an SDP without them gives none")
+    @Test("credentials come from both SDPs: the far end's password, both ufrags; an SDP without them, or with them out of bounds, gives none")
     func credentials() {
-        let local = "v=0\r\na=ice-ufrag:LOCAL\r\na=ice-pwd:localsecret\r\n"
-        let remote = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=ice-ufrag:REMOTE\r\na=ice-pwd:remotesecret\r\n"
+        let local = "v=0\r\na=ice-ufrag:LOCAL\r\na=ice-pwd:localsecretlocalsecret12\r\n"
+        let remote = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=ice-ufrag:REMOTE\r\na=ice-pwd:remotesecretremotesecret\r\n"
         let credentials = ConnectivityNudge.Credentials(localSDP: local, remoteSDP: remote, controlling: true)
-        #expect(credentials?.localUfrag == "LOCAL" && credentials?.remoteUfrag == "REMOTE" && credentials?.remotePassword == "remotesecret")
+        #expect(credentials?.localUfrag == "LOCAL" && credentials?.remoteUfrag == "REMOTE" && credentials?.remotePassword == "remotesecretremotesecret")
         #expect(ConnectivityNudge.Credentials(localSDP: local, remoteSDP: "v=0\r\na=ice-ufrag:REMOTE\r\n", controlling: true) == nil)
+        let oversized = "v=0\r\na=ice-ufrag:\(String(repeating: "u", count: 70_000))\r\na=ice-pwd:remotesecretremotesecret\r\n"
+        #expect(ConnectivityNudge.Credentials(localSDP: local, remoteSDP: oversized, controlling: true) == nil)
+        #expect(ConnectivityNudge.Credentials(localSDP: local, remoteSDP: "v=0\r\na=ice-ufrag:REMOTE\r\na=ice-pwd:short\r\n",
+                                              controlling: true) == nil)
     }
 
     @Test("it nudges only while through and unheard, at most the maximum, and never again once the far end was heard")
