@@ -292,9 +292,18 @@ extension BrowserPage {
           const counters = direction === 'inbound'
             ? ['framesDecoded', 'framesReceived', 'packetsReceived', 'bytesReceived', 'pliCount', 'firCount', 'nackCount',
                'freezeCount', 'totalFreezesDuration']
-            : ['framesEncoded', 'framesSent', 'packetsSent', 'bytesSent', 'pliCount', 'firCount', 'nackCount'];
+            : ['framesEncoded', 'framesSent', 'packetsSent', 'bytesSent', 'pliCount', 'firCount', 'nackCount',
+               'retransmittedPacketsSent', 'targetBitrate'];
           for (const name of counters) if (typeof report[name] === 'number') entry[name] = (entry[name] || 0) + report[name];
           if (report.codecId && codecs[report.codecId]) entry.mimeType = codecs[report.codecId];
+          // Why a sender sends less than it could (bandwidth, cpu, none): the first thing to read
+          // when a browser's video stops reaching ECVKit.
+          if (typeof report.qualityLimitationReason === 'string') entry.qualityLimitationReason = report.qualityLimitationReason;
+        });
+        reports.forEach((report) => {
+          if (report.type !== 'candidate-pair' || !report.nominated) return;
+          result.transport = { availableOutgoingBitrate: report.availableOutgoingBitrate, currentRoundTripTime: report.currentRoundTripTime,
+                               packetsSent: report.packetsSent, packetsReceived: report.packetsReceived };
         });
         return result;
       }

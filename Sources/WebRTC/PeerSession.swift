@@ -168,6 +168,14 @@ final class PeerSession: Sendable {
                         // packets in sequence the stream has evidently begun in order, so it
                         // starts then; later packets wait for gaps exactly as before.
                         try element.set("faststart-min-packets", Self.fastStartPackets)
+                        // Resends are asked for gaps only, as libwebrtc does: by default the buffer
+                        // also predicts when the next packet is due from the spacing so far, asks for
+                        // it when it is late and gives it up as lost a latency later, with nothing
+                        // after it missing. A sender that paces a big frame out slowly (Chromium at
+                        // ~80 kbit/s after a blackhole) then had every frame's later packets given
+                        // up before they came and dropped as too late: each frame broken, a key
+                        // frame asked for, bigger and slower still, for as long as the call lasted.
+                        try element.set("rtx-next-seqnum", false)
                         state.withLock {
                             $0.jitterBuffers.append(element)
                             $0.jitterBuffersUndecided.append(element)

@@ -49,6 +49,9 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     /// and the payloads it could not parse.
     var rtp: [String] = []
     var pageLog: [String] = []
+    /// Chromium's video sender and selected pair as its stats last saw them (why it sends what it
+    /// sends: `qualityLimitationReason`, target and available bitrates), for failure reports.
+    var sender: [String] = []
     /// The negotiated SDP lines (m=, rtpmap, fmtp, direction, setup, fingerprint), local then remote.
     var sdp: [String: [String]] = [:]
     var raw = ""
@@ -103,6 +106,9 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
             nackSent = counter("video", "inbound", "nackCount") as? Int ?? 0
             nackReceived = counter("video", "outbound", "nackCount") as? Int ?? 0
             pageLog = object["log"] as? [String] ?? []
+            let outbound = (stats["video"] as? [String: Any])?["outbound"] as? [String: Any] ?? [:]
+            sender = (outbound.merging(stats["transport"] as? [String: Any] ?? [:]) { first, _ in first })
+                .map { "\($0.key) \($0.value)" }.sorted()
             sdp = state["sdp"] as? [String: [String]] ?? [:]
             keyframeRequests = (state["keyframeRequests"] as? [[String: Any]] ?? []).compactMap { ($0["at"] as? Double).map { $0 / 1000 } }
         }
@@ -114,6 +120,7 @@ struct ForeignSummary: Sendable, CustomStringConvertible {
     var evidence: String {
         var lines = ["errors: \(errors)", "connection: \(connectionState), channel \(channelLabel ?? "-") \(channelState ?? "-")"]
         if !rtp.isEmpty { lines.append("RTP packets: " + rtp.joined(separator: ", ")) }
+        if !sender.isEmpty { lines.append("video sender: " + sender.joined(separator: ", ")) }
         if !pageLog.isEmpty { lines.append("page log:\n  " + pageLog.joined(separator: "\n  ")) }
         for side in ["local", "remote"] { lines.append("\(side) SDP (the foreign peer's view):\n  " + (sdp[side] ?? []).joined(separator: "\n  ")) }
         return lines.joined(separator: "\n")

@@ -11,7 +11,11 @@ extension InteropTests {
     /// stays here, so every media packet of the call crosses the impaired path. 5 % random loss
     /// both ways for six seconds, then a three-second blackhole: libwebrtc and ECVKit must ask
     /// each other for resends (NACK, both directions) and keep the picture moving, and the call
-    /// must come back by itself when the path does.
+    /// must come back by itself when the path does. After the blackhole Chromium's estimate can be
+    /// as low as 70–90 kbit/s, so it paces each frame out over 100–200 ms: before ECVKit's jitter
+    /// buffers stopped predicting packets (`rtx-next-seqnum`), about one VP8 run in twelve under
+    /// load never showed the browser's video again. A failure prints the browser's sender stats and
+    /// when ECVKit's key-frame requests reached it.
     @Suite("Interop: Chromium across a lossy path", .serialized)
     struct LossyPathTests {
         static let lossSeconds = 6.0
@@ -46,7 +50,9 @@ extension InteropTests {
                 try await Self.impairAndCheck(lab: lab, browser: browser, renderer: renderer, log: log, room: room, codec: codec)
             } catch {
                 if let summary = await browser.interruptedSummary(peer: .chromium) {
-                    print("lossy path \(codec): the browser sent \(summary.framesSent) frames, decoded \(summary.framesDecoded)\n\(summary.evidence)")
+                    print("lossy path \(codec): the browser sent \(summary.framesSent) frames, decoded \(summary.framesDecoded)\n\(summary.evidence)\n"
+                          + "ECVKit's key-frame requests reached the browser at (wall clock): "
+                          + summary.keyframeRequests.map { String(format: "%.2f", $0) }.joined(separator: " "))
                 }
                 print(browser.transcript)
                 await browser.finish()
@@ -76,6 +82,8 @@ extension InteropTests {
             try await Task.sleep(for: .seconds(blackholeSeconds))
             let atLift = renderer.count
             try lab.setBlackhole(false)
+            // For a failure report, on the clock the browser's key-frame request times are on.
+            print(String(format: "lossy path \(codec): the blackhole lifted at %.2f (wall clock)", Date().timeIntervalSince1970))
             try await eventually(.seconds(10), "the browser's video again after the blackhole (\(atLift) before)") {
                 renderer.count >= atLift + 30
             }
@@ -85,7 +93,7 @@ extension InteropTests {
             print("lossy path \(codec): ECVKit rendered \(duringLoss) frames in \(lossSeconds) s of 5 % loss "
                   + "(browser sent \(String(format: "%.1f", browserFps)) fps); browser decoded \(summary.framesDecoded) in "
                   + "\(String(format: "%.1f", summary.mediaSeconds)) s; NACKs browser→ECVKit \(summary.nackSent), ECVKit→browser \(summary.nackReceived); "
-                  + "PLI browser sent/received \(summary.pliSent)/\(summary.pliReceived)")
+                  + "PLI browser sent/received \(summary.pliSent)/\(summary.pliReceived); video sender: \(summary.sender.joined(separator: ", "))")
             #expect(Double(duringLoss) >= 0.75 * browserFps * lossSeconds,
                     "ECVKit kept \(duringLoss) of ~\(Int(browserFps * lossSeconds)) frames under 5 % loss")
             // ECVKit sends 30 fps; the blackhole and a second around it carry nothing.
@@ -105,7 +113,7 @@ extension InteropTests {
         static func browserInLab(_ lab: NetworkLab, base: String, room: String, token: String?, codec: String) throws -> ForeignPeer {
             var page = URLComponents(string: base + "/r/" + room)
             page?.queryItems = [URLQueryItem(name: "role", value: "agent"), URLQueryItem(name: "codec", value: codec),
-                                URLQueryItem(name: "label", value: "textchannel")]
+                                URLQueryItem(name: "label", value: "textchannel"), URLQueryItem(name: "watch", value: "keyframes")]
                 + (token.map { [URLQueryItem(name: "token", value: $0)] } ?? [])
             guard let url = page?.string else { throw TestFailure("no page URL from \(base) and room \(room)") }
             let duration = lossSeconds + blackholeSeconds + 8

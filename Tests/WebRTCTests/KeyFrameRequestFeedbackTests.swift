@@ -8,12 +8,7 @@ import Testing
 /// while it waits (`LossResponse.keyFrameWanted`), then calms down again.
 @Suite(.serialized) struct KeyFrameRequestFeedbackTests {
     @Test func aKeyFrameRequestSpeedsRTCPUpForAWhile() async throws {
-        let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
-        let atAnswerer = RemoteMedia(pair.answerer)
-        try await pair.start()
-        try await waitFor(.connected, on: pair.answerer)
-        try await eventually(.seconds(10), "frames at the answerer") { atAnswerer.video.count > 30 }
-        let session = try #require(await pair.answerer.session)
+        let (pair, _, session) = try await flowingPair()
         let calm = Duration.milliseconds(100) // PeerConfiguration's default rtcpMinInterval
         try await eventually(.seconds(10), "RTCP at the calm pace") { session.rtcpMinInterval == calm }
 

@@ -46,6 +46,18 @@ struct PeerPair {
     }
 }
 
+/// A VP8 pair of `testMedia()` ends, started, whose answerer has shown 30 of the offerer's frames,
+/// with the answerer's session: the starting point of tests that then watch or disturb its
+/// receive path.
+func flowingPair() async throws -> (pair: PeerPair, atAnswerer: RemoteMedia, session: PeerSession) {
+    let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
+    let atAnswerer = RemoteMedia(pair.answerer)
+    try await pair.start()
+    try await waitFor(.connected, on: pair.answerer)
+    try await eventually(.seconds(10), "frames at the answerer") { atAnswerer.video.count > 30 }
+    return (pair, atAnswerer, try #require(await pair.answerer.session))
+}
+
 /// Waits until `peer` reports `state`, or fails after `timeout`.
 func waitFor(_ state: PeerState, on peer: PeerConnection, timeout: Duration = .seconds(15)) async throws {
     let events = peer.events()

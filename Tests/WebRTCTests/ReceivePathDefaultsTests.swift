@@ -1,3 +1,4 @@
+import Foundation
 import GStreamer
 import MediaPipeline
 import MediaTestSupport
@@ -13,13 +14,7 @@ import Testing
 /// resent copy must reach the jitter buffer as it arrives, the only packet of a new stream so far.
 @Suite(.serialized) struct FirstResendTests {
     @Test func theFirstResentPacketReachesTheJitterBufferAsItArrives() async throws {
-        let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
-        let atAnswerer = RemoteMedia(pair.answerer)
-        try await pair.start()
-        try await waitFor(.connected, on: pair.answerer)
-        try await eventually(.seconds(10), "frames at the answerer") { atAnswerer.video.count > 30 }
-
-        let session = try #require(await pair.answerer.session)
+        let (pair, _, session) = try await flowingPair()
         let rtpSession = try #require(session.receivePath.sessions.first)
         let input = try #require(rtpSession.staticPad("recv_rtp_sink"))
         let watch = ResendWatch()
@@ -99,5 +94,38 @@ private final class ResendWatch: Sendable {
             guard state.arrival == nil, let dropped = state.dropped, packet.sequence == dropped else { return }
             state.arrival = Arrival(sequence: dropped, newStreamPackets: state.newStreamPackets)
         }
+    }
+}
+
+/// A packet that is slow to come, with nothing after it yet, is waited for, not given up: by
+/// default rtpjitterbuffer predicts when the next packet is due, and a latency after that declares
+/// it lost and drops it as too late when it comes. Chromium paces big frames out that slowly when
+/// its estimate is low, and every frame broke. Here the answerer's RTP input stalls for 300 ms (three
+/// jitter-buffer latencies) on one video packet; every packet must still reach the jitter buffers
+/// in time.
+@Suite(.serialized) struct SlowPacketTests {
+    @Test func aPacketSlowToComeIsWaitedFor() async throws {
+        let (pair, atAnswerer, session) = try await flowingPair()
+        let input = try #require(session.receivePath.sessions.first?.staticPad("recv_rtp_sink"))
+        let stalled = Counter()
+        let stall = input.addBufferProbe(readingData: true) { _, bytes in
+            guard stalled.count == 0, let bytes, bytes.count >= 12, Int(bytes[1] & 0x7f) == VideoCodec.payloadType else { return .pass }
+            stalled.increment()
+            // The path holds this packet and everything behind it, as a slow sender's pacing does.
+            Thread.sleep(forTimeInterval: 0.3)
+            return .remove
+        }
+        defer { stall.cancel() }
+        try await eventually(.seconds(5), "the stall") { stalled.count == 1 }
+        let afterStall = atAnswerer.video.count
+        try await eventually(.seconds(5), "frames after the stall (\(afterStall))") { atAnswerer.video.count > afterStall + 30 }
+
+        var counts: [(late: Int, lost: Int)] = []
+        for buffer in session.receivePath.jitterBuffers {
+            let stats = try #require(try buffer.get("stats").structureValue)
+            counts.append((try #require(stats.int("num-late")), try #require(stats.int("num-lost"))))
+        }
+        #expect(!counts.isEmpty && counts.allSatisfy { $0.late == 0 && $0.lost == 0 }, "jitter buffers' late and lost packets: \(counts)")
+        await pair.close()
     }
 }
