@@ -71,9 +71,15 @@ public enum PresetElement: Sendable, Hashable {
 }
 
 extension StringProtocol {
+    /// Trims by Unicode scalar, not by Character: a space followed by a combining mark is one
+    /// Character, so a comment beginning with a combining mark lost its space on the first reading
+    /// and kept it on the second, once `fileText` had written "# " before it (found by fuzzing).
     func trimmingASCIIWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
-        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
-        return String(self[start...end])
+        let scalars = unicodeScalars
+        let isSpace: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" || $0 == "\n" }
+        guard let start = scalars.firstIndex(where: { !isSpace($0) }), let end = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
+        var trimmed = String.UnicodeScalarView()
+        trimmed.append(contentsOf: scalars[start...end])
+        return String(trimmed)
     }
 }
