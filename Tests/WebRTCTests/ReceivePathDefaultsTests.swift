@@ -109,7 +109,7 @@ private final class ResendWatch: Sendable {
         let input = try #require(session.receivePath.sessions.first?.staticPad("recv_rtp_sink"))
         let stalled = Counter()
         let stall = input.addBufferProbe(readingData: true) { _, bytes in
-            guard stalled.count == 0, let bytes, bytes.count >= 12, Int(bytes[1] & 0x7f) == VideoCodec.payloadType else { return .pass }
+            guard stalled.count == 0, RTPHeader(bytes)?.payloadType == VideoCodec.payloadType else { return .pass }
             stalled.increment()
             // The path holds this packet and everything behind it, as a slow sender's pacing does.
             Thread.sleep(forTimeInterval: 0.3)
