@@ -57,11 +57,15 @@ final class PeerSession: Sendable {
         var arrivalProbes: [PadProbe] = []
         /// The probes on incoming video that see key-frame requests leave for the far end.
         var keyFrameRequestProbes: [PadProbe] = []
+        /// Keeps the bundle funnel's repeated segment events off the send path (one funnel per transport).
+        var segmentFilters: [RepeatedSegmentFilter] = []
     }
     private let state = Locked(State())
     /// webrtcbin's RTP sessions and jitter buffers as they were made, for tests that watch the
     /// packets between them.
     var receivePath: (sessions: [Element], jitterBuffers: [Element]) { state.withLock { ($0.rtpSessions, $0.jitterBuffers) } }
+    /// The send path's segment filters, for tests that count what they kept back.
+    var segmentFilters: [RepeatedSegmentFilter] { state.withLock { $0.segmentFilters } }
     /// Sends a lost DTLS handshake flight again sooner than OpenSSL would.
     private let handshakeReplay = HandshakeReplay()
     /// Sends the far end connectivity checks once this side is through and it is not.
@@ -145,6 +149,13 @@ final class PeerSession: Sendable {
                         }
                         state.withLock { $0.handshakeProbes.append(probe) }
                         if sending { replay.start(sink: pad) }
+                    case "rtpfunnel":
+                        // It pushes its input's segment down the whole send path each time the
+                        // input changes, nearly every packet with audio and video interleaved; the
+                        // segments are the same, so only the first goes on.
+                        guard let pad = element.staticPad("src") else { throw .padNotFound(element: element.name, pad: "src") }
+                        let filter = pad.addRepeatedSegmentFilter()
+                        state.withLock { $0.segmentFilters.append(filter) }
                     case "dtlssrtpdec":
                         // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes
                         // the transport, before it reads the certificate for the SDP fingerprint.
