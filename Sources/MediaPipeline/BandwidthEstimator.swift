@@ -6,7 +6,9 @@
 ///   only 1 % a second within 15 % of the rate where the path last overflowed (for 15 s after),
 ///   so it does not run into the same wall again and again;
 /// - loss over 10 %: the path is full; the target drops to what actually got through
-///   (`sent rate × (1 − loss)`, a little under it) at once, so one report fixes a hard cap;
+///   (`sent rate × (1 − loss)`, or the far end's arrival rate by transport-wide feedback; a
+///   little under it) at once, so one report fixes a hard cap; the loss window then starts
+///   again, and while the encoder comes down the target stays near what arrives;
 /// - in between: hold;
 /// - round-trip time 150 ms above the smallest seen in the last 10 s: a queue is building in
 ///   front of a bottleneck before it drops anything (a token bucket); back off 15 %.
@@ -57,10 +59,24 @@ public struct BandwidthEstimator: Sendable {
     public struct TransportPackets: Sendable, Equatable {
         public var sent: Int
         public var lost: Int
+        /// The rates they left at and arrived at, kbit/s (their sizes over the span of their send
+        /// and arrival times), when the feedback gives them.
+        public var sentKbps: Double?
+        public var receivedKbps: Double?
 
-        public init(sent: Int, lost: Int) {
+        public init(sent: Int, lost: Int, sentKbps: Double? = nil, receivedKbps: Double? = nil) {
             self.sent = sent
             self.lost = lost
+            self.sentKbps = sentKbps
+            self.receivedKbps = receivedKbps
+        }
+
+        /// What arrived, when these packets are most of what we send: behind a full bottleneck
+        /// they arrive at its rate. (Feedback that covers audio alone, a tenth of it, says
+        /// nothing about the path's rate.)
+        func arrivalKbps(whenWeSend ourKbps: Double) -> Double? {
+            guard let sentKbps, let receivedKbps, receivedKbps > 0, sentKbps >= ourKbps * 0.5 else { return nil }
+            return receivedKbps
         }
     }
 
@@ -139,8 +155,18 @@ public struct BandwidthEstimator: Sendable {
         var reason = "hold"
         var estimate = Double(decision.estimateKbps)
         if loss > 0.10 {
-            let delivered = sentKbps * (1 - loss)
-            target = min(target * (1 - 0.5 * loss), delivered > 0 ? delivered * 0.95 : target)
+            // What got through: the rate the far end saw our packets arrive at, from
+            // transport-wide feedback; else our half-second's send rate less the loss. Behind a
+            // full bottleneck the first is the path's rate at once, where the window's loss first
+            // reads the overflow diluted, then still holds it after a cut.
+            let farEnd = report.transportPackets?.arrivalKbps(whenWeSend: sentKbps)
+            let delivered = farEnd ?? sentKbps * (1 - loss)
+            var next = min(target * (1 - 0.5 * loss), delivered > 0 ? delivered * 0.95 : target)
+            // Never far under what arrived: the encoder takes a second or so to come down to a
+            // cut, and the loss it causes meanwhile cut again and again (to 140–280 kbit/s
+            // under a 500 kbit/s cap).
+            if let farEnd { next = max(next, min(target, farEnd * 0.85)) }
+            target = next
             estimate = delivered
             // The wall is the lowest rate that overflowed within `congestionMemory`: one interval's
             // send rate jumps with a key frame, and a wall taken from such a peak let the probe climb
@@ -151,6 +177,8 @@ public struct BandwidthEstimator: Sendable {
             }
             reason = "loss"
             lastChange = report.time
+            // The loss so far is answered: the next cut waits for loss of packets sent after this one.
+            history = [report]
         } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt, above: 0.150),
                   report.time - (lastChange ?? -.infinity) > max(0.5, rtt) {
             target *= 0.85

@@ -32,6 +32,7 @@ struct TransportWideFeedback: Equatable {
     var packetsReceived: Int
     var lossPercent: Double
     var receivedBitsPerSecond: Int
+    var sentBitsPerSecond: Int
 }
 
 extension LossRecoverySetup {

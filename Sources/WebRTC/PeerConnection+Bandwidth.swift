@@ -71,8 +71,8 @@ extension PeerConnection {
         }
         // Every stream shares the one bundled transport, so the path's loss and delay are whatever
         // any report says: transport-wide feedback when the far end sends it (its rates count only
-        // the packets that carry the sequence number, and webrtcbin's RED encoder drops it from
-        // video, so only its loss is used), else the receiver
+        // the packets that carry the sequence number, which webrtcbin's RED encoder drops from
+        // video under any id but 1: its rates then cover audio alone and are not used), else the receiver
         // reports (webrtcbin 1.22 keeps the far end's report on one of our streams only,
         // whichever came last) and the resend requests; the rate is everything we send.
         var reported: [UInt: BandwidthEstimator.ReportedStream] = [:]
@@ -86,7 +86,11 @@ extension PeerConnection {
         lastTransportWideFeedback = reading
         let report = BandwidthEstimator.Report(time: stats.timestamp, bytesSent: stats.outbound.reduce(0) { $0 + $1.bytesSent },
                                                reported: reported, roundTripTime: stats.outbound.compactMap(\.roundTripTime).max(),
-                                               transportPackets: feedback.map { .init(sent: $0.packetsSent, lost: max(0, $0.packetsSent - $0.packetsReceived)) })
+                                               transportPackets: feedback.map {
+                                                   .init(sent: $0.packetsSent, lost: max(0, $0.packetsSent - $0.packetsReceived),
+                                                         sentKbps: Double($0.sentBitsPerSecond) / 1000, receivedKbps: Double($0.receivedBitsPerSecond) / 1000)
+                                               })
+        session.retransmissions.noteRoundTrip(report.roundTripTime)
         guard let decision = bandwidth?.update(report) else { return }
         apply(decision, media: media, session: session)
         emit(.bandwidthChanged(decision))
@@ -101,6 +105,7 @@ extension PeerConnection {
     private func apply(_ decision: BandwidthEstimator.Decision, media: SendMedia, session: PeerSession) {
         let previous = appliedBandwidth
         appliedBandwidth = decision
+        session.retransmissions.follow(targetKbps: decision.targetKbps)
         do throws(MediaRuntimeError) {
             if decision.targetKbps != previous?.targetKbps || decision.fecPercentage != previous?.fecPercentage {
                 // The parity packets ride in the same budget as the picture.

@@ -59,6 +59,8 @@ final class PeerSession: Sendable {
         var keyFrameRequestProbes: [PadProbe] = []
         /// Keeps the bundle funnel's repeated segment events off the send path (one funnel per transport).
         var segmentFilters: [RepeatedSegmentFilter] = []
+        /// The probes that put the far end's resend requests to `retransmissions`.
+        var retransmissionProbes: [PadProbe] = []
     }
     private let state = Locked(State())
     /// webrtcbin's RTP sessions and jitter buffers as they were made, for tests that watch the
@@ -71,6 +73,8 @@ final class PeerSession: Sendable {
     /// Sends the far end connectivity checks once this side is through and it is not.
     private let connectivityNudge = ConnectivityNudge()
     private let arrivals = ArrivalCount()
+    /// Which of the far end's resend requests are answered (see `RetransmissionBudget`).
+    let retransmissions = RetransmissionGate()
 
     struct PendingOutput {
         var kind: MediaKind
@@ -124,6 +128,7 @@ final class PeerSession: Sendable {
             let replay = configuration.replaysHandshake ? handshakeReplay : nil
             let arrivals = self.arrivals
             let nudge = configuration.nudgesConnectivityChecks ? connectivityNudge : nil
+            let retransmissions = self.retransmissions
             handlers.append(try webrtc.connect("deep-element-added") { [weak webrtc] arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
                 do throws(GStreamerError) {
@@ -156,6 +161,13 @@ final class PeerSession: Sendable {
                         guard let pad = element.staticPad("src") else { throw .padNotFound(element: element.name, pad: "src") }
                         let filter = pad.addRepeatedSegmentFilter()
                         state.withLock { $0.segmentFilters.append(filter) }
+                    case "rtprtxsend":
+                        // The far end's resend requests reach it upstream through its output.
+                        guard let pad = element.staticPad("src") else { throw .padNotFound(element: element.name, pad: "src") }
+                        let probe = pad.addRetransmissionRequestProbe { ssrc, seqnum in
+                            retransmissions.admit(ssrc: ssrc, seqnum: seqnum) ? .pass : .drop
+                        }
+                        state.withLock { $0.retransmissionProbes.append(probe) }
                     case "dtlssrtpdec":
                         // Each transport's dtlssrtpdec is created (and added) while webrtcbin makes
                         // the transport, before it reads the certificate for the SDP fingerprint.
@@ -490,7 +502,8 @@ final class PeerSession: Sendable {
                   let sent = stats.uint("packets-sent"), sent > 0 else { continue }
             return TransportWideFeedback(packetsSent: Int(sent), packetsReceived: Int(stats.uint("packets-recv") ?? 0),
                                          lossPercent: stats.double("packet-loss-pct") ?? 0,
-                                         receivedBitsPerSecond: Int(stats.uint("bitrate-recv") ?? 0))
+                                         receivedBitsPerSecond: Int(stats.uint("bitrate-recv") ?? 0),
+                                         sentBitsPerSecond: Int(stats.uint("bitrate-sent") ?? 0))
         }
         return nil
     }

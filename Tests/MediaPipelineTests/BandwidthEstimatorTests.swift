@@ -19,6 +19,30 @@ struct BandwidthEstimatorTests {
         #expect((after ?? estimator.decision).targetKbps < 600)
     }
 
+    /// Behind a 500 kbit/s cap the far end saw ~430 kbit/s arrive while the encoder took a
+    /// second and a half to come down from 1500 to each cut; every half-second report still had
+    /// loss, and each cut again (to 250–280 in the lab, 140 before resends were budgeted).
+    @Test("loss while the encoder comes down to a cut stays near what the far end saw arrive", arguments: [true, false])
+    func cutsStayNearTheFarEndsRate(farEndKnown: Bool) {
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1580, lowRateFloorKbps: 200), frameRate: 30)
+        var bytes: UInt64 = 0, time = 0.0
+        _ = estimator.update(.init(time: time, bytesSent: bytes, reported: [:], roundTripTime: 0.01))
+        // The encoder's output over each half second, slowly following the cuts; half of it lost.
+        for sentKbps in [1600.0, 1500, 1300, 1100, 900, 700, 600] {
+            time += 0.5
+            bytes += UInt64(sentKbps * 1000 / 8 * 0.5)
+            let packets = BandwidthEstimator.TransportPackets(sent: 20, lost: 10, sentKbps: farEndKnown ? sentKbps : nil,
+                                                              receivedKbps: farEndKnown ? 430 : nil)
+            _ = estimator.update(.init(time: time, bytesSent: bytes, reported: [:], roundTripTime: 0.15, transportPackets: packets))
+        }
+        let target = estimator.decision.targetKbps
+        if farEndKnown {
+            #expect((340...500).contains(target), "target \(target)")
+        } else {
+            #expect(target < 340, "without the far end's rate each report cuts again: \(target)")
+        }
+    }
+
     @Test("a clean path probes up 8 % a second, never past the maximum")
     func cleanPathProbes() {
         var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1000, startKbps: 500, lowRateFloorKbps: 200), frameRate: 30)
