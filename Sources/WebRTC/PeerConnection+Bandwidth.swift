@@ -90,7 +90,6 @@ extension PeerConnection {
                                                    .init(sent: $0.packetsSent, lost: max(0, $0.packetsSent - $0.packetsReceived),
                                                          sentKbps: Double($0.sentBitsPerSecond) / 1000, receivedKbps: Double($0.receivedBitsPerSecond) / 1000)
                                                })
-        session.retransmissions.noteRoundTrip(report.roundTripTime)
         guard let decision = bandwidth?.update(report) else { return }
         apply(decision, media: media, session: session)
         emit(.bandwidthChanged(decision))

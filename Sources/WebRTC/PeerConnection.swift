@@ -338,6 +338,8 @@ public actor PeerConnection {
         let inbound = sample.inbound
         respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived },
                       kinds: kinds, session: session)
+        // A packet is resent at most once a round trip (the last resend may still be on its way).
+        session.retransmissions.noteRoundTrip(sample.outbound.compactMap(\.roundTripTime).max())
         adaptBandwidth(to: sample, session: session)
         recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
                              session: session)

@@ -4,7 +4,8 @@ import GStreamer
 import MediaPipeline
 
 /// The send path's `RetransmissionBudget`, consulted from the RTP session's thread for each of the
-/// far end's resend requests and fed from the bandwidth adaptation.
+/// far end's resend requests, fed the round trip from each stats sample and the target from the
+/// bandwidth adaptation.
 final class RetransmissionGate: Sendable {
     private struct State {
         var budget = RetransmissionBudget()
@@ -13,7 +14,7 @@ final class RetransmissionGate: Sendable {
     private let state = Locked(State())
 
     /// Resends may take their share of `targetKbps` from now on (adapting senders only; until
-    /// then every request is answered once a round trip).
+    /// then every request is answered, once a round trip).
     func follow(targetKbps: Int) { state.withLock { $0.budget.follow(estimateKbps: targetKbps) } }
 
     func noteRoundTrip(_ seconds: Double?) {
