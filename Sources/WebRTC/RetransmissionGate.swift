@@ -26,7 +26,4 @@ final class RetransmissionGate: Sendable {
         let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
         return state.withLock { $0.budget.admit(ssrc: ssrc, seqnum: seqnum, at: now, roundTrip: $0.roundTrip) }
     }
-
-    /// Requests answered and left unanswered so far.
-    var counts: (admitted: Int, refused: Int) { state.withLock { ($0.budget.admitted, $0.budget.refused) } }
 }
