@@ -19,11 +19,14 @@ public struct RetransmissionBudget: Sendable {
     static let burstSeconds = 0.25
 
     /// Kbit/s resends may take; nil: unlimited (no estimate yet).
-    public private(set) var kbps: Double?
+    private var kbps: Double?
     private var tokens = 0.0
     private var lastTime: Double?
-    /// When each packet (SSRC and sequence number) was last answered.
+    /// When each packet (SSRC and sequence number) was last answered, for the last second or so.
     private var answered: [UInt64: Double] = [:]
+    /// `answered` is pruned when it grows past this; it doubles when a second holds more, so a
+    /// storm of requests does not prune on every one (this runs on the RTP session's thread).
+    private var pruneAt = 512
 
     public private(set) var admitted = 0
     public private(set) var refused = 0
@@ -54,7 +57,10 @@ public struct RetransmissionBudget: Sendable {
             tokens -= Self.packetBits
         }
         answered[key] = time
-        if answered.count > 512 { answered = answered.filter { time - $0.value < 1 } }
+        if answered.count > pruneAt {
+            answered = answered.filter { time - $0.value < 1 }
+            pruneAt = max(512, answered.count * 2)
+        }
         admitted += 1
         return true
     }

@@ -85,7 +85,7 @@ extension PeerConnection {
         let feedback = reading == lastTransportWideFeedback ? nil : reading
         lastTransportWideFeedback = reading
         let report = BandwidthEstimator.Report(time: stats.timestamp, bytesSent: stats.outbound.reduce(0) { $0 + $1.bytesSent },
-                                               reported: reported, roundTripTime: stats.outbound.compactMap(\.roundTripTime).max(),
+                                               reported: reported, roundTripTime: stats.roundTripTime,
                                                transportPackets: feedback.map {
                                                    .init(sent: $0.packetsSent, lost: max(0, $0.packetsSent - $0.packetsReceived),
                                                          sentKbps: Double($0.sentBitsPerSecond) / 1000, receivedKbps: Double($0.receivedBitsPerSecond) / 1000)

@@ -339,7 +339,7 @@ public actor PeerConnection {
         respondToLoss(totalLost: Self.packetsLostOnIncoming(raw), bytesReceived: inbound.reduce(UInt64(0)) { $0 + $1.bytesReceived },
                       kinds: kinds, session: session)
         // A packet is resent at most once a round trip (the last resend may still be on its way).
-        session.retransmissions.noteRoundTrip(sample.outbound.compactMap(\.roundTripTime).max())
+        session.retransmissions.noteRoundTrip(sample.roundTripTime)
         adaptBandwidth(to: sample, session: session)
         recoverFrozenPicture(videoBytesReceived: inbound.filter { $0.kind == .video }.reduce(0) { $0 + $1.bytesReceived },
                              session: session)
