@@ -92,7 +92,8 @@ extension CallRecorder {
             guard state.phase == .recording || state.phase == .stopping else { return ([], [], nil, nil, nil) }
             // Behind a start barrier nothing starts until all have data: there, no data is the test.
             let barrier = state.barrier
-            let idle = state.recorderTracks.values.filter { barrier == nil ? !$0.hasStarted : !$0.hasData }
+            var idle: [RecorderTrack] = []
+            for track in state.recorderTracks.values where track.retireIfIdle(behindBarrier: barrier != nil) { idle.append(track) }
             var taps: [RTPTap] = []
             for track in idle {
                 state.recorderTracks[track.spec.role] = nil

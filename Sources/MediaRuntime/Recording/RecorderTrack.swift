@@ -98,6 +98,8 @@ final class RecorderTrack: Sendable {
                 state.withLock { $0.hasData = true }
                 if let barrier, !barrier.passes(role) { return .drop }
                 let (pass, first) = state.withLock { state -> (Bool, Bool) in
+                    // A retired track lets nothing more into the muxer (see `retireIfIdle`).
+                    guard !state.removed else { return (false, false) }
                     if state.waitingForKeyFrame {
                         guard info.isKeyFrame else { return (false, false) }
                         state.waitingForKeyFrame = false
@@ -159,8 +161,6 @@ final class RecorderTrack: Sendable {
     var hasStarted: Bool { state.withLock { $0.started } }
     /// Video that holds back its frames until a key frame arrives (a new source, or the start).
     var isWaitingForKeyFrame: Bool { state.withLock { $0.waitingForKeyFrame || !$0.started } }
-    /// Data reached the muxer's side of the track, even if held back (key frame, start barrier).
-    var hasData: Bool { state.withLock { $0.hasData } }
     /// Frames out of the depayloader and the timestamp of the newest: frame rate is measured over
     /// media time, because the muxer makes the depayloader run in bursts.
     var depayloadedFrames: FrameProgress? {
@@ -176,17 +176,33 @@ final class RecorderTrack: Sendable {
     /// Copies one RTP packet into the track at media time `time` (nanoseconds).
     func push(_ sample: Sample, at time: Int64) { input.push(sample, at: time) }
 
-    /// Takes the track out of a running pipeline before the container header was written
-    /// (a track that never received data), releasing its muxer pad.
+    /// Closes the track to the muxer if nothing of it has reached the muxer yet (behind a start
+    /// barrier: if it has no data at all), and says whether it did; a track is retired once.
+    ///
+    /// Why in one step under the track's lock: the key-frame gate lets a first frame through under
+    /// the same lock, so a track is either started or retired, never both. A frame let into the
+    /// muxer from a track about to be taken out would wait there for the other tracks' data while
+    /// this track's elements were being stopped, and stopping the element whose thread waits
+    /// there never returns (the pad's stream lock is held by that thread).
+    func retireIfIdle(behindBarrier: Bool) -> Bool {
+        state.withLock { state in
+            let idle = behindBarrier ? !state.hasData : !state.started
+            guard idle, !state.removed else { return false }
+            state.removed = true
+            return true
+        }
+    }
+
+    /// Takes a retired track (see `retireIfIdle`) out of the running pipeline, releasing its muxer
+    /// pad. The probes stay until the elements have stopped, so the closed gate keeps holding
+    /// back what is still queued in the track's input.
     func remove(from pipeline: Pipeline, muxer: Element) {
-        let first = state.withLock { state in defer { state.removed = true }; return !state.removed }
-        guard first else { return }
         input.close()
-        for probe in probes { probe.cancel() }
         for element in elements { element.stopForRemoval() }
         if let peer = muxerPad.peer { peer.unlink(from: muxerPad) }
         muxer.releaseRequestPad(muxerPad)
         for element in elements { pipeline.remove(element) }
+        for probe in probes { probe.cancel() }
     }
 
     /// Cancels the probes once the pipeline has stopped.
