@@ -8,10 +8,13 @@ import Testing
 /// A declared track that never gets a key frame is left out of the file, at the start timeout and
 /// at stop, while its packets keep coming; the file is finished with the tracks that had data.
 ///
-/// Its packets keep flowing into the track until the track is taken out, and a packet let into the
+/// Its packets keep flowing into the track until the track is taken out. A frame let into the
 /// muxer then would wait there for the other tracks (which have stopped) while the track's
-/// elements were being stopped: the stop never returned. The track is closed to the muxer before
-/// it is taken out, and each case runs a few times at a high packet rate to give that race room.
+/// elements were being stopped, and the stop could never return; so the track is closed to the
+/// muxer before it is taken out (`RecorderTrack.retireIfIdle`). Each case runs a few times, with
+/// the track's input slowed so it still holds packets at the removal, to give that race room; the
+/// old order did not hang here on demand (the window is a few microseconds), so these tests
+/// guard the dropping itself: the reason, the event, a file with the other tracks only.
 @Suite(.serialized) struct RecordingDroppedTrackTests {
     @Test(arguments: 1...3) func aTrackWithoutKeyFrameIsLeftOutAtStop(run: Int) async throws {
         let source = try await KeyFramelessSource()
