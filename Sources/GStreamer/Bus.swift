@@ -42,6 +42,27 @@ final class BusDispatcher: Sendable {
             Unmanaged<WatchContext>.fromOpaque(data!).release()
         })
         watch.withLock { $0.id = id }
+        gst_bus_set_sync_handler(bus, { _, message, pipeline in
+            guard let message, !BusDispatcher.reachesTheMainLoop(message, pipeline: pipeline) else { return GST_BUS_PASS }
+            gst_message_unref(message) // a sync handler that drops a message owns it
+            return GST_BUS_DROP
+        }, pipeline, nil)
+    }
+
+    /// Whether a message is worth the main loop's time: not a child's state change (only the
+    /// pipeline's own are read) and not a streaming thread's start or end (stream-status).
+    ///
+    /// Why at the bus, on the posting thread: a call's set-up posts thousands of both, and turning
+    /// each into a `BusMessage` walks the source's parents taking their object locks, which
+    /// streaming threads hold often. With 200 calls in one process the main loop fell seconds
+    /// behind, waiting on those locks, and callers timed out (seen in gdb during the cost
+    /// benchmark). The bin has handled a child's state change before its message reaches the bus.
+    static func reachesTheMainLoop(_ message: UnsafeMutablePointer<GstMessage>, pipeline: UnsafeMutableRawPointer?) -> Bool {
+        switch message.pointee.type {
+        case GST_MESSAGE_STATE_CHANGED: UnsafeMutableRawPointer(message.pointee.src) == pipeline
+        case GST_MESSAGE_STREAM_STATUS: false
+        default: true
+        }
     }
 
     /// Removes the watch and finishes every subscriber's stream.

@@ -87,6 +87,29 @@ import Testing
         #expect(sawEndOfStream)
     }
 
+    /// A pipeline's children change state and start streaming threads many times over in a
+    /// call's set-up; those messages stay off the main loop (`BusDispatcher.reachesTheMainLoop`),
+    /// and the pipeline's own state changes, errors and end-of-stream still come.
+    @Test func childStateChangesAndThreadStatusStayOffTheBus() async throws {
+        let pipeline = try Pipeline(launch: "audiotestsrc num-buffers=5 ! queue ! audioconvert ! queue ! fakesink")
+        let messages = pipeline.messages(bufferingNewest: 256)
+        try await pipeline.play()
+        try await pipeline.waitForEndOfStream()
+        var received: [BusMessage] = []
+        for await message in messages {
+            received.append(message)
+            if case .endOfStream = message { break }
+        }
+        pipeline.stop()
+        let stateChanges = received.compactMap { message -> Bool? in
+            if case .stateChanged(_, _, _, _, let fromPipeline) = message { fromPipeline } else { nil }
+        }
+        #expect(stateChanges.count >= 3, "NULL→READY→PAUSED→PLAYING of the pipeline itself: \(received)")
+        #expect(stateChanges.allSatisfy { $0 }, "a child's state change reached the bus: \(received)")
+        #expect(!received.contains { if case .other("stream-status", _) = $0 { true } else { false } }, "\(received)")
+        #expect(received.contains { if case .streamStart = $0 { true } else { false } })
+    }
+
     @Test func builtPipelineLinksWithCapsFilter() async throws {
         let pipeline = Pipeline()
         let source = try Element(factory: "videotestsrc")
