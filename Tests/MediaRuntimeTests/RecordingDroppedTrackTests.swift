@@ -3,6 +3,7 @@ import GLibCore
 import GStreamer
 import MediaPipeline
 @testable import MediaRuntime
+import MediaTestSupport
 import Testing
 
 /// A declared track that never gets a key frame is left out of the file, at the start timeout and
@@ -61,7 +62,7 @@ import Testing
         // The audio goes on being written after the video is gone.
         let droppedAt = recorder.mediaTime
         try await source.waitForVideoPackets(source.videoPackets + 200)
-        try await eventuallyTrue(within: .seconds(10), "a second of media time after the drop") { recorder.mediaTime >= droppedAt + .seconds(1) }
+        try await eventually(.seconds(10), "a second of media time after the drop") { recorder.mediaTime >= droppedAt + .seconds(1) }
         let summary = try await stopWithin(.seconds(30), recorder)
 
         #expect(summary.droppedTracks[.remoteVideo]?.hasPrefix("no data within") == true)
@@ -91,7 +92,7 @@ private func stopWithin(_ timeout: Duration, _ recorder: CallRecorder) async thr
         defer { returned.withLock { $0 = true } }
         return try await recorder.stop()
     }
-    try await eventuallyTrue(within: timeout, "the recorder's stop returned") { returned.value }
+    try await eventually(timeout, "the recorder's stop returned") { returned.value }
     return try await stopping.value
 }
 
@@ -133,7 +134,7 @@ private final class KeyFramelessSource: Sendable {
     var videoPackets: Int { packets.value }
 
     func waitForVideoPackets(_ count: Int) async throws {
-        try await eventuallyTrue(within: .seconds(15), "\(count) video packets at the tee (\(videoPackets))") { self.videoPackets >= count }
+        try await eventually(.seconds(15), "\(count) video packets at the tee") { self.videoPackets >= count }
     }
 
     func stop() {
@@ -158,14 +159,6 @@ private final class Events: Sendable {
     var seen: [RecordingEvent] { collected.value }
 
     func waitFor(_ what: String, within timeout: Duration, _ matches: @escaping @Sendable (RecordingEvent) -> Bool) async throws {
-        try await eventuallyTrue(within: timeout, what) { self.seen.contains(where: matches) }
-    }
-}
-
-private func eventuallyTrue(within timeout: Duration, _ what: @autoclosure () -> String, _ condition: () -> Bool) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while !condition() {
-        guard ContinuousClock.now < deadline else { throw TestFailure("\(what()) not within \(timeout)") }
-        try await Task.sleep(for: .milliseconds(20))
+        try await eventually(timeout, what) { self.seen.contains(where: matches) }
     }
 }
