@@ -240,7 +240,7 @@ extension PeerConnection {
             return
         }
         do throws(GStreamerError) {
-            try session.webrtc.addICECandidate(mlineIndex: UInt(mlineIndex), candidate: candidate)
+            try session.addRemoteCandidate(mlineIndex: UInt(mlineIndex), candidate: candidate)
         } catch {
             emit(.error("remote candidate rejected: \(error)"))
         }

@@ -48,10 +48,12 @@ public struct PeerConfiguration: Sendable {
     /// nothing new (`HandshakeReplay`): OpenSSL's own retransmission waits 1 s, doubling, and
     /// GStreamer 1.22 lets no one set it. On by default; off only to measure the difference.
     public var replaysHandshake = true
-    /// Once this side's ICE is through, sends the far end a connectivity check every 150 ms until
-    /// it sends something (`ConnectivityNudge`): libnice answers a check with a check of its own at
-    /// once, where its own schedule waits 0.5 s, 1 s, 2 s, 4 s. On by default; off only to measure
-    /// the difference.
+    /// Sends the far end a connectivity check every 150 ms until it sends something
+    /// (`ConnectivityNudge`): over the selected pair once this side's ICE is through, and from
+    /// this side's host candidates' sockets if it is not through 450 ms after both descriptions are
+    /// there. libnice answers a check with a check of its own at once (the controlling side's
+    /// nominating check among them), where its own schedule waits 0.5 s, 1 s, 2 s, 4 s. On by
+    /// default; off only to measure the difference.
     public var nudgesConnectivityChecks = true
 
     /// A conversation's jitter buffer: late packets past it are given up as lost.

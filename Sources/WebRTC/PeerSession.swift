@@ -109,11 +109,13 @@ final class PeerSession: Sendable {
         self.webrtc = webrtc
         let media = configuration.media
         var handlers: [SignalConnection] = []
+        let nudge = configuration.nudgesConnectivityChecks ? connectivityNudge : nil
         do throws(GStreamerError) {
             handlers.append(try webrtc.connect("on-negotiation-needed") { _ in deliver(number, .negotiationNeeded) })
             handlers.append(try webrtc.connect("on-ice-candidate") { arguments in
                 guard let mline = arguments[1].intValue ?? arguments[1].uintValue.map({ Int($0) }),
                       let candidate = arguments[2].stringValue else { return }
+                nudge?.noteLocalCandidate(candidate)
                 deliver(number, .localCandidate(mlineIndex: mline, candidate: candidate))
             })
             for property in ["signaling-state", "ice-connection-state", "ice-gathering-state", "connection-state"] {
@@ -127,7 +129,6 @@ final class PeerSession: Sendable {
             let state = self.state
             let replay = configuration.replaysHandshake ? handshakeReplay : nil
             let arrivals = self.arrivals
-            let nudge = configuration.nudgesConnectivityChecks ? connectivityNudge : nil
             let retransmissions = self.retransmissions
             handlers.append(try webrtc.connect("deep-element-added") { [weak webrtc] arguments in
                 guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
@@ -295,18 +296,19 @@ final class PeerSession: Sendable {
         try agent.set("stun-max-retransmissions", checkMaxRetransmissions)
     }
 
-    /// Nudges through `sink` while webrtcbin's ICE is through and the transport has received
-    /// nothing, with the credentials of webrtcbin's descriptions and the agent's role.
+    /// Nudges while the transport has received nothing (through `sink` once webrtcbin's ICE is
+    /// through, through the candidates' sockets before), with the credentials of webrtcbin's
+    /// descriptions and the agent's role.
     private static func startNudging(_ nudge: ConnectivityNudge, sink: Pad, webrtc: WebRTCBin, agent: Object, arrivals: ArrivalCount) {
         nudge.start(sink: sink, connected: { [weak webrtc] in
             guard let webrtc, let state = ICEConnectionState(nick: webrtc.iceConnectionState) else { return false }
             return state == .connected || state == .completed
-        }, heardFarEnd: { arrivals.value > 0 }, credentials: { [weak webrtc] in
-            // An agent whose role cannot be read gives no credentials: the nudge asks again next turn.
+        }, heardFarEnd: { arrivals.value > 0 }, descriptions: { [weak webrtc] in
+            // An agent whose role cannot be read gives nothing: the nudge asks again next turn.
             let controlling = (try? agent.get("controlling-mode"))?.boolValue
             guard let webrtc, let local = webrtc.localDescription?.sdp, let remote = webrtc.remoteDescription?.sdp,
                   let controlling else { return nil }
-            return ConnectivityNudge.Credentials(localSDP: local, remoteSDP: remote, controlling: controlling)
+            return ConnectivityNudge.Descriptions(local: local, remote: remote, controlling: controlling)
         })
     }
 
@@ -524,6 +526,12 @@ final class PeerSession: Sendable {
             throw .notSupported("webrtcbin's \(pad.name) has no transceiver")
         }
         try transceiver.set("codec-preferences", caps)
+    }
+
+    /// Adds a candidate the far end sent (the nudges before ICE is through go to it too).
+    func addRemoteCandidate(mlineIndex: UInt, candidate: String) throws(GStreamerError) {
+        try webrtc.addICECandidate(mlineIndex: mlineIndex, candidate: candidate)
+        connectivityNudge.noteRemoteCandidate(candidate)
     }
 
     /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin

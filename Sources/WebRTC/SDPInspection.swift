@@ -67,6 +67,38 @@ enum SDPInspection {
         return "media rejected in the answer: " + rejected.map { String($0.0.prefix(60)) }.joined(separator: "; ")
     }
 
+    /// A UDP candidate of the RTP component: its type (`host`, `srflx`, …) and transport address.
+    struct UDPCandidate: Equatable {
+        var type: String
+        var priority: UInt32
+        var address: String
+        var port: UInt16
+    }
+
+    static let maxCandidateLength = 1_024
+    /// RFC 8445 §5.1.2.1: a candidate's priority is between 1 and 2^31 − 1.
+    static let candidatePriorities: ClosedRange<UInt32> = 1...0x7FFF_FFFF
+
+    /// `candidate:<foundation> 1 udp <priority> <address> <port> typ <type> …`, with or without
+    /// `a=`; nil for anything else: TCP, component 2, a priority outside `candidatePriorities`, a
+    /// port of 0, an address that is not an IPv4 or IPv6 literal's characters (an mDNS name), a
+    /// line over `maxCandidateLength`.
+    static func udpCandidate(_ line: some StringProtocol) -> UDPCandidate? {
+        let whole = Substring(line)
+        let body = whole.hasPrefix("a=") ? whole.dropFirst(2) : whole
+        guard body.hasPrefix("candidate:"), body.utf8.count <= maxCandidateLength else { return nil }
+        let fields = body.split(separator: " ", omittingEmptySubsequences: true)
+        guard fields.count >= 8, fields[1] == "1", fields[2].lowercased() == "udp", fields[6] == "typ",
+              let priority = UInt32(fields[3]), candidatePriorities.contains(priority), let port = UInt16(fields[5]), port != 0, fields[4].utf8.count <= 45,
+              fields[4].allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { return nil }
+        return UDPCandidate(type: String(fields[7]), priority: priority, address: String(fields[4]), port: port)
+    }
+
+    /// The UDP candidates of an SDP's `a=candidate` lines (see `udpCandidate`).
+    static func udpCandidates(_ sdp: String) -> [UDPCandidate] {
+        sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("a=candidate:") }.compactMap { udpCandidate($0) }
+    }
+
     private static func mediaLines(_ sdp: String) -> [Substring] {
         sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("m=") }
     }

@@ -3,10 +3,10 @@
 // MediaPipeline linked). Input: a remote description, optionally followed by a NUL byte and the
 // other side's description (the answer, or the competing offer in glare).
 // Properties: the parser's own bounds hold (sections, formats, payload types, clock rates,
-// extension ids); a chosen send format is one the section offers, for our codec and clock rate,
-// with the packetization we can send; codec preferences carry nothing the offer injected; the
-// rewrites of our own SDP are idempotent and leave every other parsed value alone; the glare rule
-// picks exactly one winner for two different session ids.
+// extension ids, candidates' ports and addresses); a chosen send format is one the section
+// offers, for our codec and clock rate, with the packetization we can send; codec preferences
+// carry nothing the offer injected; the rewrites of our own SDP are idempotent and leave every
+// other parsed value alone; the glare rule picks exactly one winner for two different session ids.
 import Foundation
 import MediaPipeline
 
@@ -115,4 +115,13 @@ private func checkInspection(_ sdp: String) {
     _ = SDPInspection.ssrcKinds(sdp)
     _ = SDPInspection.includes(kinds: ["audio", "video"], sdp)
     _ = SDPInspection.iceUfrag(sdp)
+    // Candidates (the connectivity nudges send to them): a UDP port, an address of IP literal
+    // characters only, each one what its own line reads as.
+    let candidateLines = sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("a=candidate:") }
+    let candidates = SDPInspection.udpCandidates(sdp)
+    guard candidates == candidateLines.compactMap({ SDPInspection.udpCandidate($0) }) else { fatalError("candidates read twice differ") }
+    for candidate in candidates {
+        guard candidate.port != 0, !candidate.type.isEmpty, !candidate.address.isEmpty, candidate.address.utf8.count <= 45,
+              candidate.address.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { fatalError("candidate \(candidate)") }
+    }
 }

@@ -1,4 +1,5 @@
 import GStreamer
+import GLibCore
 import Testing
 @testable import WebRTC
 
@@ -86,18 +87,91 @@ import Testing
                                               controlling: true) == nil)
     }
 
-    @Test("it nudges only while through and unheard, at most the maximum, and never again once the far end was heard")
+    @Test("it nudges through the selected pair only while through and unheard, at most the maximum, and never again once the far end was heard")
     func schedule() {
         let nudge = ConnectivityNudge()
-        #expect(nudge.next(connected: false, heardFarEnd: false) == .wait)
-        #expect(nudge.next(connected: true, heardFarEnd: false) == .nudge)
-        #expect(nudge.next(connected: true, heardFarEnd: true) == .finish)
-        #expect(nudge.next(connected: true, heardFarEnd: false) == .finish)
+        #expect(nudge.next(connected: false, sendable: false, heardFarEnd: false, described: false) == .wait)
+        #expect(nudge.next(connected: true, sendable: false, heardFarEnd: false, described: true) == .wait)
+        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .nudge)
+        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: true, described: true) == .finish)
+        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .finish)
         let bounded = ConnectivityNudge()
-        let steps = (0..<(ConnectivityNudge.maximumNudges + 2)).map { _ in bounded.next(connected: true, heardFarEnd: false) }
+        let steps = (0..<(ConnectivityNudge.maximumNudges + 2)).map { _ in
+            bounded.next(connected: true, sendable: true, heardFarEnd: false, described: true)
+        }
         #expect(steps.filter { $0 == .nudge }.count == ConnectivityNudge.maximumNudges && steps.last == .finish)
         let stopped = ConnectivityNudge()
         stopped.stop()
-        #expect(stopped.next(connected: true, heardFarEnd: false) == .finish)
+        #expect(stopped.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .finish)
+    }
+
+    @Test("before ICE is through, or before the transport can send, it nudges through the candidates' sockets from the third turn with both descriptions there, at most the maximum")
+    func scheduleBeforeThrough() {
+        let nudge = ConnectivityNudge()
+        // Without both descriptions no turn counts.
+        for _ in 0..<5 { #expect(nudge.next(connected: false, sendable: false, heardFarEnd: false, described: false) == .wait) }
+        let turns = (0..<(ConnectivityNudge.maximumNudges + 5)).map { _ in
+            nudge.next(connected: false, sendable: false, heardFarEnd: false, described: true)
+        }
+        #expect(Array(turns.prefix(ConnectivityNudge.turnsBeforeEarlyNudges - 1)) == Array(repeating: .wait, count: ConnectivityNudge.turnsBeforeEarlyNudges - 1))
+        #expect(turns[ConnectivityNudge.turnsBeforeEarlyNudges - 1] == .nudgeThroughSockets)
+        #expect(turns.filter { $0 == .nudgeThroughSockets }.count == ConnectivityNudge.maximumNudges && turns.last == .wait)
+        // Through afterwards: the other phase has its own allowance.
+        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .nudge)
+        // Through with the transport not yet sendable (a DTLS server before the client's first flight): the sockets.
+        let server = ConnectivityNudge()
+        let serverTurns = (0..<ConnectivityNudge.turnsBeforeEarlyNudges).map { _ in
+            server.next(connected: true, sendable: false, heardFarEnd: false, described: true)
+        }
+        #expect(serverTurns.last == .nudgeThroughSockets && serverTurns.dropLast().allSatisfy { $0 == .wait })
+        #expect(nudge.next(connected: false, sendable: false, heardFarEnd: true, described: true) == .finish)
+    }
+
+    @Test("candidates: UDP ones of the RTP component with a numeric address, with or without 'a='; TCP, RTCP, mDNS names and junk give none")
+    func candidates() throws {
+        let host = try #require(SDPInspection.udpCandidate("candidate:1 1 UDP 2015363327 10.213.5.2 47305 typ host"))
+        #expect(host == SDPInspection.UDPCandidate(type: "host", priority: 2015363327, address: "10.213.5.2", port: 47305))
+        let v6 = try #require(SDPInspection.udpCandidate("a=candidate:2 1 udp 1 2001:db8::7 9 typ srflx raddr 0.0.0.0 rport 0"))
+        #expect(v6 == SDPInspection.UDPCandidate(type: "srflx", priority: 1, address: "2001:db8::7", port: 9))
+        for junk in ["candidate:1 1 TCP 1 10.0.0.1 9 typ host tcptype active", "candidate:1 2 UDP 1 10.0.0.1 9 typ host",
+                     "candidate:1 1 UDP 1 4f2c-77.local 9 typ host", "candidate:1 1 UDP 1 10.0.0.1 0 typ host",
+                     "candidate:1 1 UDP 1 10.0.0.1 70000 typ host", "candidate:1 1 UDP 4294967296 10.0.0.1 9 typ host",
+                     "candidate:1 1 UDP 2147483648 10.0.0.1 9 typ host", "candidate:1 1 UDP 0 10.0.0.1 9 typ host",
+                     "candidate:1 1 UDP", "", "a=ice-ufrag:x",
+                     "candidate:1 1 UDP 1 10.0.0.1 9 typ host " + String(repeating: "x", count: 2_000)] {
+            #expect(SDPInspection.udpCandidate(junk) == nil, "\(junk.prefix(60))")
+        }
+        let sdp = "v=0\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=candidate:1 1 UDP 5 10.0.0.1 4000 typ host\r\n"
+            + "a=candidate:2 1 UDP 5 10.0.0.2 4001 typ relay raddr 10.0.0.1 rport 4000\r\n"
+        #expect(SDPInspection.udpCandidates(sdp).map(\.port) == [4000, 4001])
+        var book = CandidateBook()
+        for (index, candidate) in SDPInspection.udpCandidates(sdp).enumerated() {
+            book.addLocal(candidate)
+            book.addRemote(candidate)
+            #expect(book.localHosts.count == 1 && book.remotes.count == 1, "after \(index + 1): a relayed candidate is neither")
+        }
+        // Hex digits and dots, but no address: nothing to send to.
+        book.addRemote(SDPInspection.UDPCandidate(type: "host", priority: 9, address: "abc.def", port: 9))
+        #expect(book.remotes.count == 1)
+        for port in 1...40 { book.addRemote(SDPInspection.UDPCandidate(type: "host", priority: 7, address: "10.9.9.9", port: UInt16(port))) }
+        #expect(book.remotes.count == CandidateBook.maximumRemote)
+    }
+
+    @Test("the pairs go in libnice's order, highest pair priority first, each local candidate with the far end's of its family")
+    func pairOrder() throws {
+        var book = CandidateBook()
+        func candidate(_ priority: UInt32, _ address: String) -> SDPInspection.UDPCandidate {
+            SDPInspection.UDPCandidate(type: "host", priority: priority, address: address, port: 9)
+        }
+        book.addLocal(candidate(100, "10.0.0.1"))
+        book.addLocal(candidate(300, "fe80::1"))
+        book.addRemote(candidate(200, "10.0.0.2"))
+        book.addRemote(candidate(50, "10.0.0.3"))
+        book.addRemote(candidate(400, "fe80::2"))
+        let pairs = book.pairs().map { "\($0.local.host)>\($0.remote.host)" }
+        #expect(pairs == ["fe80::1>fe80::2", "10.0.0.1>10.0.0.2", "10.0.0.1>10.0.0.3"])
+        #expect(CandidateBook.pairPriority(1, 2) == CandidateBook.pairPriority(2, 1) - 1)
+        let highest = UInt64(SDPInspection.candidatePriorities.upperBound)
+        #expect(CandidateBook.pairPriority(.max, .max) == highest << 32 + 2 * highest, "held to the RFC's bound, no overflow")
     }
 }

@@ -20,7 +20,8 @@ public final class NetworkLab: Sendable {
     public let namespace: String
     public let hostAddress: String
     public let labAddress: String
-    private let hostInterface: String
+    /// The host end of the veth pair (this namespace).
+    public let hostInterface: String
     private let labInterface: String
 
     private static let counter = Mutex(0)
@@ -118,6 +119,19 @@ public final class NetworkLab: Sendable {
         guard on else { return }
         try inside("nft", "add", "rule", "netdev", "lab", "lab_out", "meta", "l4proto", "udp", "@th,64,16", "0x0101",
                    "quota", "over", "250", "bytes", "counter", "drop")
+        for chain in ["lab_in", "lab_out"] { try inside("nft", "add", "rule", "netdev", "lab", chain, "meta", "l4proto", "tcp", "drop") }
+    }
+
+    /// Lets the first STUN Binding request from the host's address into the lab over UDP and drops
+    /// every later one, and TCP both ways, until lifted. The host's first check is answered and
+    /// the lab's checks are too, so both have a working pair, but the host's nominating check
+    /// (regular nomination) never arrives: neither end is through ICE. (The quota counts the
+    /// packet from its IP header at the lab's ingress; libnice's checks are under 200 bytes.)
+    public func setDropsChecksIntoLab(_ on: Bool) throws {
+        try clearFilters()
+        guard on else { return }
+        try inside("nft", "add", "rule", "netdev", "lab", "lab_in", "ip", "saddr", hostAddress, "meta", "l4proto", "udp",
+                   "@th,64,16", "0x0001", "quota", "over", "250", "bytes", "counter", "drop")
         for chain in ["lab_in", "lab_out"] { try inside("nft", "add", "rule", "netdev", "lab", chain, "meta", "l4proto", "tcp", "drop") }
     }
 

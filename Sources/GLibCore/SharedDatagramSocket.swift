@@ -1,0 +1,153 @@
+import Glibc
+import Synchronization
+
+/// A numeric IPv4 or IPv6 address and a UDP port.
+public struct DatagramEndpoint: Hashable, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: UInt16
+
+    /// nil unless `host` is a numeric address (no names: nothing here resolves) and `port` is not 0.
+    public init?(host: String, port: UInt16) {
+        guard port != 0, SocketAddress(host: host, port: port) != nil else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    public var isIPv6: Bool { host.contains(":") }
+}
+
+/// A second descriptor of a UDP socket that another library in this process opened and bound
+/// (libnice's, for an ICE host candidate), found by its local address among the process's open
+/// descriptors and duplicated. What is sent through it leaves from that socket's address and port,
+/// as if the library had sent it, while the library goes on reading the socket as before.
+///
+/// The duplicate is this object's own: the socket stays open (its port bound) until `close()`,
+/// whatever the library does with its descriptor meanwhile, so a send can never reach another
+/// socket that took over the library's descriptor number.
+public final class SharedDatagramSocket: Sendable {
+    public let endpoint: DatagramEndpoint
+    /// nil once closed.
+    private let descriptor: Mutex<Int32?>
+
+    private init(endpoint: DatagramEndpoint, descriptor: Int32) {
+        self.endpoint = endpoint
+        self.descriptor = Mutex(descriptor)
+    }
+
+    deinit { close() }
+
+    /// The UDP sockets of this process bound to any of `endpoints`, each duplicated (one pass over
+    /// `/proc/self/fd`: two system calls per open descriptor). Endpoints no socket is bound to are
+    /// left out.
+    public static func find(boundTo endpoints: Set<DatagramEndpoint>) -> [DatagramEndpoint: SharedDatagramSocket] {
+        guard !endpoints.isEmpty, let directory = opendir("/proc/self/fd") else { return [:] }
+        defer { closedir(directory) }
+        let listing = dirfd(directory)
+        var found: [DatagramEndpoint: SharedDatagramSocket] = [:]
+        while found.count < endpoints.count, let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard let number = Int32(name), number != listing, Self.isDatagramSocket(number),
+                  let bound = SocketAddress.local(of: number), let endpoint = endpoints.first(where: { bound.matches($0) }),
+                  found[endpoint] == nil else { continue }
+            let duplicate = fcntl(number, F_DUPFD_CLOEXEC, 0)
+            guard duplicate >= 0 else { continue }
+            found[endpoint] = SharedDatagramSocket(endpoint: endpoint, descriptor: duplicate)
+        }
+        return found
+    }
+
+    /// Sends `bytes` as one datagram to `destination`, never blocking (a full send buffer drops it,
+    /// as the path might have). False when closed, or when the system refused it. A link-local
+    /// destination needs no zone: a socket bound to a link-local address is bound to its device.
+    @discardableResult
+    public func send(_ bytes: [UInt8], to destination: DatagramEndpoint) -> Bool {
+        guard var address = SocketAddress(host: destination.host, port: destination.port) else { return false }
+        return descriptor.withLock { descriptor in
+            guard let descriptor else { return false }
+            let sent = bytes.withUnsafeBytes { payload in
+                address.withPointer { sendto(descriptor, payload.baseAddress, payload.count, Int32(MSG_DONTWAIT), $0, $1) }
+            }
+            return sent == bytes.count
+        }
+    }
+
+    /// Closes the duplicate (the library's descriptor is untouched). Idempotent.
+    public func close() {
+        let taken = descriptor.withLock { descriptor in defer { descriptor = nil }; return descriptor }
+        if let taken { _ = Glibc.close(taken) }
+    }
+
+    private static func isDatagramSocket(_ descriptor: Int32) -> Bool {
+        var type: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(descriptor, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == Int32(SOCK_DGRAM.rawValue)
+    }
+}
+
+/// A `sockaddr_in` or `sockaddr_in6`, built from a numeric address or read from a socket.
+struct SocketAddress {
+    private var storage = sockaddr_storage()
+    private var length: socklen_t
+
+    init?(host: String, port: UInt16) {
+        if host.contains(":") {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            guard inet_pton(AF_INET6, host, &address.sin6_addr) == 1 else { return nil }
+            self.init(holding: address)
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else { return nil }
+            self.init(holding: address)
+        }
+    }
+
+    /// `address` is a filled `sockaddr_in` or `sockaddr_in6`.
+    private init<Address>(holding address: Address) {
+        length = socklen_t(MemoryLayout<Address>.size)
+        withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: address, as: Address.self) }
+    }
+
+    private init(storage: sockaddr_storage, length: socklen_t) {
+        self.storage = storage
+        self.length = length
+    }
+
+    /// The address `descriptor` is bound to, nil for an unbound socket or another family.
+    static func local(of descriptor: Int32) -> SocketAddress? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let read = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        guard read == 0, [AF_INET, AF_INET6].contains(Int32(storage.ss_family)) else { return nil }
+        return SocketAddress(storage: storage, length: length)
+    }
+
+    /// The same family, address and port as `endpoint` (IPv6 scope ids aside).
+    func matches(_ endpoint: DatagramEndpoint) -> Bool {
+        guard let other = SocketAddress(host: endpoint.host, port: endpoint.port), other.storage.ss_family == storage.ss_family else {
+            return false
+        }
+        return withUnsafeBytes(of: storage) { mine in
+            withUnsafeBytes(of: other.storage) { theirs in
+                if Int32(storage.ss_family) == AF_INET {
+                    let ours = mine.load(as: sockaddr_in.self), wanted = theirs.load(as: sockaddr_in.self)
+                    return ours.sin_port == wanted.sin_port && ours.sin_addr.s_addr == wanted.sin_addr.s_addr
+                }
+                let ours = mine.load(as: sockaddr_in6.self), wanted = theirs.load(as: sockaddr_in6.self)
+                return ours.sin6_port == wanted.sin6_port
+                    && withUnsafeBytes(of: ours.sin6_addr) { a in withUnsafeBytes(of: wanted.sin6_addr) { b in a.elementsEqual(b) } }
+            }
+        }
+    }
+
+    mutating func withPointer<Result>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> Result) -> Result {
+        let length = self.length
+        return withUnsafePointer(to: &storage) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, length) } }
+    }
+}
