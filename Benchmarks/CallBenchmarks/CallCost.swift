@@ -23,7 +23,8 @@ enum CallCostBenchmark: CallBenchmark {
         whose send graphs are fed a 10 s 320×240 15 fps VP8 + 20 ms Opus clip encoded once at start (appsrc → \
         payloader, no encoder; one thread paces every call; a PLI/FIR jumps to the clip's nearest key frame; \
         buffers are stamped when pushed, so timestamps rise across loops). Bots only receive; recording bots' jitter buffers wait 1 s. Recording: each bot records its call to \
-        Matroska without decoding. Decoding: each bot decodes video to RGBA and audio to samples. Once every call \
+        Matroska without decoding. Decoding: each bot decodes video to RGBA and audio to samples. Receive only: each bot \
+        receives (1 s jitter buffers) and drops the media, webrtcbin's receive path alone. Once every call \
         is connected and has run 3 s, each process's CPU (/proc utime+stime) is measured over the window; RSS, \
         threads and descriptors at its end. Per call = (sum over bot processes − the same processes with their bots \
         logged in and no call) ÷ N. After the calls end, every recording's caller tracks are counted \
@@ -46,7 +47,7 @@ enum CallCostBenchmark: CallBenchmark {
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
         let smoke = options.has("smoke")
-        var modes: [(String, [Int])] = smoke ? [("record", [2]), ("decode", [1])] : [("record", [50, 100, 200, 300]), ("decode", [10, 20, 40])]
+        var modes: [(String, [Int])] = smoke ? [("record", [2]), ("decode", [1]), ("receive", [1])] : [("record", [50, 100, 200, 300]), ("decode", [10, 20, 40]), ("receive", [50, 100, 200])]
         if let only = options.values["calls"] { modes = try parseTiers(only) }
         let processCounts = try (options.values["processes"] ?? "1").split(separator: ",").map { text in
             guard let value = Int(text), (1...16).contains(value) else { throw BenchmarkError.badInput("--processes takes 1…16, got \(text)") }
@@ -70,7 +71,7 @@ enum CallCostBenchmark: CallBenchmark {
                     } catch {
                         // A tier that broke down (a child too starved to answer) is a result too; the next tier still runs.
                         progress("cost: \(mode) ×\(calls) in \(processes) failed: \(error)")
-                        var failed = CallCostFigure(mode: mode == "record" ? "recording (passthrough)" : "decoding", calls: calls, callsFlowing: 0,
+                        var failed = CallCostFigure(mode: modeLabel(mode), calls: calls, callsFlowing: 0,
                                                     windowSeconds: window, cpuPercent: 0, rssMiB: 0, rssPerCallMiB: 0, cpuPercentPerCall: 0)
                         failed.botProcesses = processes
                         failed.failure = "\(error)"
@@ -88,12 +89,19 @@ enum CallCostBenchmark: CallBenchmark {
         report.callCost = CallCostSection(method: method, figures: figures, load: timer.finish())
     }
 
-    /// `--calls record=50,100;decode=10`: measures only these tiers.
+    /// What each `--calls` mode's bots do with the caller's media: record it, decode it, or
+    /// receive it and drop it (`receive`: webrtcbin's receive path alone, the floor under the other
+    /// two).
+    static let modes = ["record": "recording (passthrough)", "decode": "decoding", "receive": "receive only (dropped)"]
+
+    static func modeLabel(_ mode: String) -> String { modes[mode] ?? mode }
+
+    /// `--calls record=50,100;decode=10;receive=50`: measures only these tiers.
     static func parseTiers(_ text: String) throws -> [(String, [Int])] {
         try text.split(separator: ";").map { tier in
             let parts = tier.split(separator: "=")
-            guard parts.count == 2, ["record", "decode"].contains(parts[0]) else {
-                throw BenchmarkError.badInput("--calls wants mode=N,N;mode=N with mode record or decode, got \(tier)")
+            guard parts.count == 2, modes[String(parts[0])] != nil else {
+                throw BenchmarkError.badInput("--calls wants mode=N,N;mode=N with mode record, decode or receive, got \(tier)")
             }
             let counts = try parts[1].split(separator: ",").map { count in
                 guard let value = Int(count), (1...maximumCalls).contains(value) else { throw BenchmarkError.badInput("--calls: \(count) is not 1…\(maximumCalls)") }
@@ -172,7 +180,7 @@ enum CallCostBenchmark: CallBenchmark {
         for child in bots { child.stop() }
         await service.stop()
         logEvents(loads: loads, bots: bots)
-        var figure = CallCostFigure(mode: recording ? "recording (passthrough)" : "decoding", calls: tier.calls, callsFlowing: flowing,
+        var figure = CallCostFigure(mode: modeLabel(tier.mode), calls: tier.calls, callsFlowing: flowing,
                                     windowSeconds: window, cpuPercent: (after.0 - before.0) / window * 100, rssMiB: rss,
                                     rssPerCallMiB: max(0, rss - baseline.rss) / Double(tier.calls),
                                     cpuPercentPerCall: (after.0 - before.0) / window * 100 / Double(tier.calls))

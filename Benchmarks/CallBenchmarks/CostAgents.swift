@@ -5,8 +5,9 @@ import ECVProtocol
 import Foundation
 import GStreamer
 
-/// `bench-call cost-agents`: the child side. N receive-only bots that record or decode their calls;
-/// prints "ready", then `connected N recording M` once a second.
+/// `bench-call cost-agents`: the child side. N receive-only bots that record their calls, decode
+/// them, or only receive them (`--mode record|decode|receive`); prints "ready", then
+/// `connected N recording M` once a second.
 enum CostAgents {
     /// Recording bots' jitter buffers wait a second: nobody watches their picture live, and on 2 busy
     /// cores a 100 ms buffer gave up scheduling-delayed packets as lost (8 of 100 recordings complete).
@@ -17,7 +18,9 @@ enum CostAgents {
         guard let base = options.values["service-url"] else { throw BenchmarkError.badInput("--service-url is required") }
         let count = try options.int("bots", default: 1, range: 1...CallCostBenchmark.maximumCalls)
         let first = try options.int("first", default: 0, range: 0...1_000_000)
-        let decode = options.values["mode"] == "decode"
+        let mode = options.values["mode"] ?? "record"
+        guard CallCostBenchmark.modes[mode] != nil else { throw BenchmarkError.badInput("--mode is record, decode or receive, got \(mode)") }
+        let decode = mode == "decode", record = mode == "record"
         let directory = options.values["dir"] ?? NSTemporaryDirectory()
         let jitterBufferMs = try options.values["jitter-buffer-ms"].map { _ in try options.int("jitter-buffer-ms", default: 0, range: 0...10_000) }
             ?? (decode ? nil : botJitterBufferMs)
@@ -44,7 +47,7 @@ enum CostAgents {
                         Task {
                             for await event in call.events() {
                                 switch event {
-                                case .connected where !decode && !call.isRecording:
+                                case .connected where record && !call.isRecording:
                                     let url = URL(fileURLWithPath: directory).appendingPathComponent("\(call.rtcId).mkv")
                                     do { try await call.startRecording(to: url) } catch { emit("recording \(call.rtcId) failed: \(error)") }
                                 case .disconnected: emit("event \(call.rtcId) disconnected")

@@ -37,7 +37,7 @@ public struct CallCostSection: Codable, Sendable {
 }
 
 public struct CallCostFigure: Codable, Sendable {
-    /// "recording (passthrough)" or "decoding".
+    /// "recording (passthrough)", "decoding" or "receive only (dropped)".
     public var mode: String
     public var calls: Int
     /// Calls whose media was flowing during the whole measurement window.
