@@ -41,14 +41,16 @@ public final class SharedDatagramSocket: Sendable {
     /// `/proc/self/fd`: two system calls per open descriptor). Endpoints no socket is bound to are
     /// left out.
     public static func find(boundTo endpoints: Set<DatagramEndpoint>) -> [DatagramEndpoint: SharedDatagramSocket] {
-        guard !endpoints.isEmpty, let directory = opendir("/proc/self/fd") else { return [:] }
+        // Each endpoint's address built once, not once per descriptor.
+        let wanted = endpoints.compactMap { endpoint in SocketAddress(host: endpoint.host, port: endpoint.port).map { (endpoint, $0) } }
+        guard !wanted.isEmpty, let directory = opendir("/proc/self/fd") else { return [:] }
         defer { closedir(directory) }
         let listing = dirfd(directory)
         var found: [DatagramEndpoint: SharedDatagramSocket] = [:]
-        while found.count < endpoints.count, let entry = readdir(directory) {
+        while found.count < wanted.count, let entry = readdir(directory) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard let number = Int32(name), number != listing, Self.isDatagramSocket(number),
-                  let bound = SocketAddress.local(of: number), let endpoint = endpoints.first(where: { bound.matches($0) }),
+                  let bound = SocketAddress.local(of: number), let endpoint = wanted.first(where: { bound.matches($0.1) })?.0,
                   found[endpoint] == nil else { continue }
             let duplicate = fcntl(number, F_DUPFD_CLOEXEC, 0)
             guard duplicate >= 0 else { continue }
@@ -128,11 +130,9 @@ struct SocketAddress {
         return SocketAddress(storage: storage, length: length)
     }
 
-    /// The same family, address and port as `endpoint` (IPv6 scope ids aside).
-    func matches(_ endpoint: DatagramEndpoint) -> Bool {
-        guard let other = SocketAddress(host: endpoint.host, port: endpoint.port), other.storage.ss_family == storage.ss_family else {
-            return false
-        }
+    /// The same family, address and port as `other` (IPv6 scope ids aside).
+    func matches(_ other: SocketAddress) -> Bool {
+        guard other.storage.ss_family == storage.ss_family else { return false }
         return withUnsafeBytes(of: storage) { mine in
             withUnsafeBytes(of: other.storage) { theirs in
                 if Int32(storage.ss_family) == AF_INET {

@@ -78,7 +78,7 @@ final class ConnectivityNudge: Sendable {
     private struct State {
         var nudges = 0
         var earlyNudges = 0
-        /// Turns since both descriptions were there with this side not through.
+        /// Turns since both descriptions were there with nothing sendable.
         var turnsUnconnected = 0
         var finished = false
         var task: Task<Void, Never>?
@@ -112,8 +112,7 @@ final class ConnectivityNudge: Sendable {
                 // chained into it: the DTLS client's starts with its first flight, the server's
                 // only with its answer. The side that is through first is the controlled one
                 // (regular nomination), which is the DTLS client whenever ECVKit answers.
-                let through = connected()
-                switch self.next(connected: through, sendable: through && sink.hasSegment, heardFarEnd: heardFarEnd(), described: known != nil) {
+                switch self.next(sendable: connected() && sink.hasSegment, heardFarEnd: heardFarEnd(), described: known != nil) {
                 case .finish:
                     self.closeSockets()
                     return
@@ -139,21 +138,21 @@ final class ConnectivityNudge: Sendable {
             .encoded(password: credentials.remotePassword, hmacSHA1: MessageAuthentication.hmacSHA1)
     }
 
-    /// Whether to nudge now. Through, with the transport sendable: through the selected pair,
-    /// `maximumNudges` at most. Otherwise, with both descriptions there: through the candidates'
-    /// sockets from the `turnsBeforeEarlyNudges`th turn on (when libnice's own first resend is
-    /// due), `maximumNudges` at most. That includes a side that is through while its transport
-    /// is not yet sendable: a DTLS server's stream begins only with its answer to the client's
-    /// first flight, which the client sends once it is through. Hearing the far end ends the
-    /// nudging for good.
-    func next(connected: Bool, sendable: Bool, heardFarEnd: Bool, described: Bool) -> Step {
+    /// Whether to nudge now. `sendable`: this side is through and its transport can take a check;
+    /// then through the selected pair, `maximumNudges` at most. Otherwise, with both descriptions
+    /// there: through the candidates' sockets from the `turnsBeforeEarlyNudges`th turn on (when
+    /// libnice's own first resend is due), `maximumNudges` at most. That includes a side that is
+    /// through while its transport is not yet sendable: a DTLS server's stream begins only with
+    /// its answer to the client's first flight, which the client sends once it is through.
+    /// Hearing the far end ends the nudging for good.
+    func next(sendable: Bool, heardFarEnd: Bool, described: Bool) -> Step {
         state.withLock { state in
             guard !state.finished else { return .finish }
             guard !heardFarEnd, state.nudges < Self.maximumNudges else {
                 state.finished = true
                 return .finish
             }
-            if connected && sendable {
+            if sendable {
                 state.nudges += 1
                 return .nudge
             }

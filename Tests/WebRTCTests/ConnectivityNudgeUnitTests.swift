@@ -90,41 +90,41 @@ import Testing
     @Test("it nudges through the selected pair only while through and unheard, at most the maximum, and never again once the far end was heard")
     func schedule() {
         let nudge = ConnectivityNudge()
-        #expect(nudge.next(connected: false, sendable: false, heardFarEnd: false, described: false) == .wait)
-        #expect(nudge.next(connected: true, sendable: false, heardFarEnd: false, described: true) == .wait)
-        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .nudge)
-        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: true, described: true) == .finish)
-        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .finish)
+        #expect(nudge.next(sendable: false, heardFarEnd: false, described: false) == .wait)
+        #expect(nudge.next(sendable: false, heardFarEnd: false, described: true) == .wait)
+        #expect(nudge.next(sendable: true, heardFarEnd: false, described: true) == .nudge)
+        #expect(nudge.next(sendable: true, heardFarEnd: true, described: true) == .finish)
+        #expect(nudge.next(sendable: true, heardFarEnd: false, described: true) == .finish)
         let bounded = ConnectivityNudge()
         let steps = (0..<(ConnectivityNudge.maximumNudges + 2)).map { _ in
-            bounded.next(connected: true, sendable: true, heardFarEnd: false, described: true)
+            bounded.next(sendable: true, heardFarEnd: false, described: true)
         }
         #expect(steps.filter { $0 == .nudge }.count == ConnectivityNudge.maximumNudges && steps.last == .finish)
         let stopped = ConnectivityNudge()
         stopped.stop()
-        #expect(stopped.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .finish)
+        #expect(stopped.next(sendable: true, heardFarEnd: false, described: true) == .finish)
     }
 
     @Test("before ICE is through, or before the transport can send, it nudges through the candidates' sockets from the third turn with both descriptions there, at most the maximum")
     func scheduleBeforeThrough() {
         let nudge = ConnectivityNudge()
         // Without both descriptions no turn counts.
-        for _ in 0..<5 { #expect(nudge.next(connected: false, sendable: false, heardFarEnd: false, described: false) == .wait) }
+        for _ in 0..<5 { #expect(nudge.next(sendable: false, heardFarEnd: false, described: false) == .wait) }
         let turns = (0..<(ConnectivityNudge.maximumNudges + 5)).map { _ in
-            nudge.next(connected: false, sendable: false, heardFarEnd: false, described: true)
+            nudge.next(sendable: false, heardFarEnd: false, described: true)
         }
         #expect(Array(turns.prefix(ConnectivityNudge.turnsBeforeEarlyNudges - 1)) == Array(repeating: .wait, count: ConnectivityNudge.turnsBeforeEarlyNudges - 1))
         #expect(turns[ConnectivityNudge.turnsBeforeEarlyNudges - 1] == .nudgeThroughSockets)
         #expect(turns.filter { $0 == .nudgeThroughSockets }.count == ConnectivityNudge.maximumNudges && turns.last == .wait)
         // Through afterwards: the other phase has its own allowance.
-        #expect(nudge.next(connected: true, sendable: true, heardFarEnd: false, described: true) == .nudge)
+        #expect(nudge.next(sendable: true, heardFarEnd: false, described: true) == .nudge)
         // Through with the transport not yet sendable (a DTLS server before the client's first flight): the sockets.
         let server = ConnectivityNudge()
         let serverTurns = (0..<ConnectivityNudge.turnsBeforeEarlyNudges).map { _ in
-            server.next(connected: true, sendable: false, heardFarEnd: false, described: true)
+            server.next(sendable: false, heardFarEnd: false, described: true)
         }
         #expect(serverTurns.last == .nudgeThroughSockets && serverTurns.dropLast().allSatisfy { $0 == .wait })
-        #expect(nudge.next(connected: false, sendable: false, heardFarEnd: true, described: true) == .finish)
+        #expect(nudge.next(sendable: false, heardFarEnd: true, described: true) == .finish)
     }
 
     @Test("candidates: UDP ones of the RTP component with a numeric address, with or without 'a='; TCP, RTCP, mDNS names and junk give none")
