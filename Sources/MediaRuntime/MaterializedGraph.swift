@@ -68,13 +68,29 @@ public final class MaterializedGraph: Sendable {
         return element
     }
 
-    /// Sets every element to NULL and removes it from `bin` (sources first, so nothing pushes
-    /// into an element that is already gone).
+    /// Sets every element to NULL and removes it from `bin`, sinks first, in the order GStreamer
+    /// itself stops a pipeline. A sink that holds the streaming thread (waiting on the clock, or in
+    /// preroll) lets it go when it stops, and the thread returns FLUSHING up the branch. Stopping
+    /// an element upstream of it first waits for that element's stream lock, which the very
+    /// thread blocked in the sink holds: the removal hung.
     public func remove(from bin: Bin) {
         for connection in dynamicLinks { connection.cancel() }
-        for id in order {
+        for id in order.reversed() {
             guard let element = elements[id] else { continue }
             bin.stopAndRemove(element)
+        }
+    }
+
+    /// Makes every sink of the graph change state at once instead of asynchronously (`async`
+    /// false), for graphs added to a pipeline that already plays. An asynchronous sink that
+    /// joins a playing pipeline makes it lose its state until the sink has its first buffer;
+    /// every sink that joins meanwhile (the next stream's branch) is brought only to PAUSED,
+    /// takes one buffer and then holds its stream's thread, until the first sink's buffer comes
+    /// (a video branch waits for a key frame) or for good. Live pipelines do not preroll, so
+    /// nothing is lost.
+    public func makeSinksChangeStateAtOnce() throws(GStreamerError) {
+        for element in elements.values where element.isA("GstBaseSink") {
+            try element.set("async", false)
         }
     }
 

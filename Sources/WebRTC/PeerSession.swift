@@ -546,9 +546,10 @@ final class PeerSession: Sendable {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }
             link.tee.releaseRequestPad(link.pad)
         }
+        // Downstream first, as GStreamer stops a pipeline: a receive branch's sink lets go of the
+        // stream's thread when it stops, and the tee's input is then free to stop.
+        for receiver in taken.receivers { receiver.elements.remove(from: pipeline) }
         for tee in taken.incomingTees { pipeline.stopAndRemove(tee) }
-        let incoming = taken.receivers
-        for receiver in incoming { receiver.elements.remove(from: pipeline) }
         // GStreamer 1.22: messages webrtcbin's internals post while it is removed and stopped
         // stay queued on the pipeline bus and keep transports alive, so drop them.
         pipeline.setBusFlushing(true)
