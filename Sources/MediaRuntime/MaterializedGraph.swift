@@ -81,22 +81,17 @@ public final class MaterializedGraph: Sendable {
         }
     }
 
-    /// Makes every sink of the graph change state at once instead of asynchronously (`async`
-    /// false), for graphs added to a pipeline that already plays. An asynchronous sink that
-    /// joins a playing pipeline makes it lose its state until the sink has its first buffer;
-    /// every sink that joins meanwhile (the next stream's branch) is brought only to PAUSED,
-    /// takes one buffer and then holds its stream's thread, until the first sink's buffer comes
-    /// (a video branch waits for a key frame) or for good. Live pipelines do not preroll, so
-    /// nothing is lost.
-    public func makeSinksChangeStateAtOnce() throws(GStreamerError) {
+    /// Brings every element to the bin's state, for graphs added to a pipeline that already
+    /// plays: sinks first so data never meets a stopped element, and every sink synchronous
+    /// (`async` false). An asynchronous sink that joins a playing pipeline makes it lose its state
+    /// until the sink has its first buffer; every sink that joins meanwhile (the next stream's
+    /// branch) is brought only to PAUSED, takes one buffer and then holds its stream's thread,
+    /// until the first sink's buffer comes (a video branch waits for a key frame) or for good.
+    /// Live pipelines do not preroll, so nothing is lost.
+    public func syncStateWithParent() throws(GStreamerError) {
         for element in elements.values where element.isA("GstBaseSink") {
             try element.set("async", false)
         }
-    }
-
-    /// Brings every element to the bin's state (for graphs added to a running pipeline),
-    /// sinks first so data never meets a stopped element.
-    public func syncStateWithParent() {
         for id in order.reversed() { elements[id]?.syncStateWithParent() }
     }
 }

@@ -41,8 +41,7 @@ public final class ReceiveMedia: Sendable {
                 }
                 try exitElement.link(pad: exit.pad, to: mixer, pad: target.pad)
             }
-            try elements.makeSinksChangeStateAtOnce()
-            elements.syncStateWithParent()
+            try elements.syncStateWithParent()
             guard let entryPad = elements.elements[fragment.entry.node]?.staticPad(fragment.entry.pad ?? "sink") else {
                 throw .padNotFound(element: fragment.entry.node, pad: fragment.entry.pad ?? "sink")
             }

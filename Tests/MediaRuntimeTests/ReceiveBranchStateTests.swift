@@ -3,7 +3,6 @@ import GStreamer
 import MediaPipeline
 import MediaRuntime
 import MediaTestSupport
-import Synchronization
 import Testing
 
 /// Receive branches join a call's pipeline while it plays, one per stream webrtcbin exposes, and
@@ -35,7 +34,7 @@ import Testing
     @Test func removingABranchWhoseSinkHoldsTheStreamDoesNotHang() async throws {
         let call = try CallLikePipeline()
         let audio = try call.attach(.audio, encoding: "OPUS", from: call.audioTee.requestPad("src_%u"))
-        let sink = try #require(audio.elements.elements.values.first { $0.isA("GstBaseSink") })
+        let sink = try #require(audio.sink)
         // A sink kept in PAUSED takes one packet and then holds the thread that brought it.
         sink.setLockedState(true)
         _ = sink.requestState(.paused)
@@ -72,10 +71,10 @@ private struct CallLikePipeline {
     /// Removes `branches` and stops the pipeline, on a thread of its own so a removal that hangs
     /// fails the test instead of the suite; the pipeline is then left as it is.
     func close(removing branches: [ReceiveMedia]) async throws {
-        let removed = Tally()
+        let removed = Counter()
         Thread.detachNewThread { [pipeline] in
             for branch in branches { branch.elements.remove(from: pipeline) }
-            removed.add()
+            removed.increment()
         }
         try await eventually(.seconds(5), "the branches removed") { removed.count == 1 }
         pipeline.stop()
@@ -84,21 +83,19 @@ private struct CallLikePipeline {
 
 /// Counts the buffers reaching a branch's sink.
 private final class SinkArrivals: Sendable {
-    private let tally = Tally()
+    private let counter = Counter()
     private let probe: PadProbe?
 
     init(_ branch: ReceiveMedia) {
-        let pad = branch.elements.elements.values.first { $0.isA("GstBaseSink") }?.staticPad("sink")
-        probe = pad?.addBufferProbe { [tally] _, _ in tally.add(); return .pass }
+        probe = branch.sink?.staticPad("sink")?.addBufferProbe { [counter] _, _ in counter.increment(); return .pass }
     }
 
     deinit { probe?.cancel() }
 
-    var count: Int { tally.count }
+    var count: Int { counter.count }
 }
 
-private final class Tally: Sendable {
-    private let value = Atomic<Int>(0)
-    func add() { value.add(1, ordering: .relaxed) }
-    var count: Int { value.load(ordering: .relaxed) }
+private extension ReceiveMedia {
+    /// The branch's sink (a `.discard` branch has one).
+    var sink: Element? { elements.elements.values.first { $0.isA("GstBaseSink") } }
 }

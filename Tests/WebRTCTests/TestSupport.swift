@@ -155,12 +155,6 @@ func countBuffers(leaving role: NodeRole, of peer: PeerConnection) async throws 
     return (probe, counter)
 }
 
-final class Counter: Sendable {
-    private let value = Locked(0)
-    func increment() { value.withLock { $0 += 1 } }
-    func reset() { value.withLock { $0 = 0 } }
-    var count: Int { value.value }
-}
 
 
 

@@ -105,3 +105,12 @@ public func decodeFrame(of url: URL, with decoder: String, at time: Double? = ni
     guard let frame = last.value else { throw TestFailure("no frame decoded from \(url.lastPathComponent)") }
     return frame
 }
+
+/// A count bumped from any thread (a pad probe's streaming thread) and read by a test.
+public final class Counter: Sendable {
+    private let value = Locked(0)
+    public init() {}
+    public func increment() { value.withLock { $0 += 1 } }
+    public func reset() { value.withLock { $0 = 0 } }
+    public var count: Int { value.value }
+}
