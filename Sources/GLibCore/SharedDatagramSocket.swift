@@ -48,7 +48,7 @@ public final class SharedDatagramSocket: Sendable {
         let listing = dirfd(directory)
         var found: [DatagramEndpoint: SharedDatagramSocket] = [:]
         while found.count < wanted.count, let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = entryName(entry)
             guard let number = Int32(name), number != listing, Self.isDatagramSocket(number),
                   let bound = SocketAddress.local(of: number), let endpoint = wanted.first(where: { bound.matches($0.1) })?.0,
                   found[endpoint] == nil else { continue }
@@ -57,6 +57,19 @@ public final class SharedDatagramSocket: Sendable {
             found[endpoint] = SharedDatagramSocket(endpoint: endpoint, descriptor: duplicate)
         }
         return found
+    }
+
+    /// The name of a `readdir` entry, read in place within the entry's own record (`d_reclen`
+    /// bytes). The record is only as long as its name needs (about 24 bytes for a descriptor
+    /// number), not `dirent`'s 256-byte `d_name` array: copying that array out reads past the record
+    /// and, when the record ends a mapping, off the mapped memory (a SIGSEGV seen at 200 calls).
+    static func entryName(_ entry: UnsafePointer<dirent>) -> String {
+        let record = UnsafeRawPointer(entry)
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
+        let recordLength = Int(record.load(fromByteOffset: MemoryLayout<dirent>.offset(of: \dirent.d_reclen)!, as: UInt16.self))
+        let room = max(0, recordLength - nameOffset)
+        let name = UnsafeRawBufferPointer(start: record + nameOffset, count: room)
+        return String(decoding: name.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// Sends `bytes` as one datagram to `destination`, never blocking (a full send buffer drops it,
