@@ -117,13 +117,25 @@ final class MessageObserver {
         if !policy.matches(der) { onPinMismatch?(CertificateFingerprint(derCertificate: der)) }
     }
 
+    /// A pin stands in for the CA and the host name only: it says which certificate the service
+    /// has, not that the certificate is still in force. So a pinned certificate is refused when it
+    /// is expired, not yet valid, revoked or otherwise faulty, as an unpinned one would be.
+    private static let waivedByPin = GTlsCertificateFlags(G_TLS_CERTIFICATE_UNKNOWN_CA.rawValue | G_TLS_CERTIFICATE_BAD_IDENTITY.rawValue)
+
     private func acceptUnverified(_ certificate: UnsafeMutableRawPointer, errors: GTlsCertificateFlags) -> Bool {
         certificateProblem = describe(errors)
         guard !policy.pins.isEmpty else { return policy.acceptInvalidCertificates }
         let der = derBytes(of: certificate)
-        if policy.matches(der) { return true }
-        onPinMismatch?(CertificateFingerprint(derCertificate: der))
-        return false
+        guard policy.matches(der) else {
+            onPinMismatch?(CertificateFingerprint(derCertificate: der))
+            return false
+        }
+        let remaining = GTlsCertificateFlags(errors.rawValue & ~Self.waivedByPin.rawValue)
+        guard remaining.rawValue == 0 else {
+            certificateProblem = "the pinned certificate is not in force: " + describe(remaining)
+            return false
+        }
+        return true
     }
 
     private func describe(_ errors: GTlsCertificateFlags) -> String {

@@ -11,6 +11,11 @@ struct TLSMaterial: Sendable {
     let selfSignedFingerprint: CertificateFingerprint
     let caSigned: TLSIdentity
     let caSignedFingerprint: CertificateFingerprint
+    /// Self-signed certificates for 127.0.0.1 whose validity ended in 2020 and starts in 2090.
+    let expired: TLSIdentity
+    let expiredFingerprint: CertificateFingerprint
+    let notYetValid: TLSIdentity
+    let notYetValidFingerprint: CertificateFingerprint
     /// The private CA's certificate; GIO re-reads CA files per handshake, so tests write it to a
     /// file they own for as long as they need it.
     let authorityPEM: String
@@ -41,6 +46,34 @@ struct TLSMaterial: Sendable {
                                    privateKeyPEM: String(contentsOfFile: path("leaf.key"), encoding: .utf8))
         caSignedFingerprint = try fingerprint("leaf.pem")
         authorityPEM = try String(contentsOfFile: path("ca.pem"), encoding: .utf8)
+        // `openssl req -x509` takes only a positive `-days`; `openssl ca -selfsign` takes any dates.
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("issued"), withIntermediateDirectories: true)
+        try "".write(to: directory.appendingPathComponent("issued/index.txt"), atomically: true, encoding: .utf8)
+        try "01\n".write(to: directory.appendingPathComponent("issued/serial"), atomically: true, encoding: .utf8)
+        try """
+            [ca]
+            default_ca = own
+            [own]
+            database = issued/index.txt
+            serial = issued/serial
+            new_certs_dir = issued
+            default_md = sha256
+            policy = any
+            x509_extensions = server
+            unique_subject = no
+            [any]
+            commonName = supplied
+            [server]
+            subjectAltName = IP:127.0.0.1
+            """.write(to: directory.appendingPathComponent("dated.cnf"), atomically: true, encoding: .utf8)
+        func dated(_ name: String, from start: String, to end: String) throws -> (TLSIdentity, CertificateFingerprint) {
+            try run(openssl, ["req"] + ecKey + ["-keyout", "\(name).key", "-out", "\(name).csr", "-subj", "/CN=127.0.0.1"], in: directory)
+            try run(openssl, ["ca", "-batch", "-config", "dated.cnf", "-selfsign", "-keyfile", "\(name).key", "-in", "\(name).csr",
+                              "-out", "\(name).pem", "-startdate", start, "-enddate", end], in: directory)
+            return (try TLSIdentity(certificateFile: path("\(name).pem"), privateKeyFile: path("\(name).key")), try fingerprint("\(name).pem"))
+        }
+        (expired, expiredFingerprint) = try dated("expired", from: "20200101000000Z", to: "20200102000000Z")
+        (notYetValid, notYetValidFingerprint) = try dated("future", from: "20900101000000Z", to: "20900102000000Z")
     }
 }
 
@@ -101,6 +134,27 @@ extension SoupTests {
                 #expect(response.text == "secret for token")
             }
             #expect(hits.count == 1)
+        }
+
+        /// A pin waives the CA and host-name checks only: a pinned certificate outside its
+        /// validity is refused, and no request reaches the server.
+        @Test(arguments: ["expired", "not yet valid"])
+        func pinnedCertificateOutOfItsValidityIsRejected(_ which: String) async throws {
+            let (identity, fingerprint) = which == "expired" ? (material.expired, material.expiredFingerprint)
+                                                             : (material.notYetValid, material.notYetValidFingerprint)
+            let hits = HitCounter()
+            try await withServer(tls: identity, { hits.install(on: $0) }) { _, base in
+                let client = HTTPClient(pinnedCertificates: [fingerprint], acceptInvalidCertificates: true)
+                do throws(HTTPError) {
+                    _ = try await post(client, base)
+                    Issue.record("a pinned \(which) certificate was accepted")
+                } catch {
+                    guard case .tlsFailure(_, let message) = error else { Issue.record("wrong error \(error)"); return }
+                    #expect(message.contains("pinned certificate is not in force"), "\(message)")
+                    #expect(message.contains(which == "expired" ? "certificate expired" : "certificate not yet valid"), "\(message)")
+                }
+            }
+            #expect(hits.count == 0)
         }
 
         @Test func wrongPinIsRejectedBeforeTheRequestIsSent() async throws {
