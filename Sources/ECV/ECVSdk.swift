@@ -24,6 +24,7 @@ public final class ECVSdk: Sendable {
         self.config = config
         tls = try TLSSettings(apiPins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates,
                               trustedCAFile: config.trustedCAFile)
+        try tls.requireTLS(apiURLs: [config.serviceUrl], signalingURLs: [config.webrtcUrl, config.signalingUrl])
         modules = ECVModules()
         service = ServiceClient(configuration: config, tls: tls)
     }

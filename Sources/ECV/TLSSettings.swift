@@ -8,11 +8,15 @@ public enum ECVConfigurationError: Error, Sendable, Equatable, CustomStringConve
     case invalidPin(String, reason: String)
     /// A CA file that is missing, unreadable or holds no certificate.
     case invalidTrustStore(path: String, reason: String)
+    /// Pins or a CA file with a cleartext `http://`/`ws://` URL: they could protect nothing there.
+    case cleartextURL(String)
 
     public var description: String {
         switch self {
         case .invalidPin(let pin, let reason): "invalid certificate pin \"\(pin.prefix(80))\": \(reason)"
         case .invalidTrustStore(let path, let reason): "cannot use the CA file \(path): \(reason)"
+        case .cleartextURL(let url):
+            "\(url) is cleartext but certificate pins or a CA file are set: use https:// or wss:// (nothing is sent unpinned)"
         }
     }
 }
@@ -40,6 +44,18 @@ package struct TLSSettings: Sendable {
     }
 
     static let none = TLSSettings()
+
+    /// Throws `cleartextURL` for the first `http`/`ws` URL among `apiURLs` when API pins or a CA
+    /// file are set, or among `signalingURLs` when signaling pins or a CA file are set. Empty
+    /// URLs (not configured) pass. URLs learned later are refused by the clients themselves.
+    package func requireTLS(apiURLs: [String], signalingURLs: [String]) throws(ECVConfigurationError) {
+        func cleartext(_ url: String) -> Bool {
+            let lowered = url.trimmingCharacters(in: .whitespaces).lowercased()
+            return lowered.hasPrefix("http://") || lowered.hasPrefix("ws://")
+        }
+        if !apiPins.isEmpty || authorities != nil, let url = apiURLs.first(where: cleartext) { throw .cleartextURL(url) }
+        if !signalingPins.isEmpty || authorities != nil, let url = signalingURLs.first(where: cleartext) { throw .cleartextURL(url) }
+    }
 
     private init() {
         apiPins = []

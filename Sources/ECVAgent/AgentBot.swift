@@ -33,6 +33,7 @@ public final class AgentBot: Sendable {
         self.configuration = configuration
         tls = try TLSSettings(apiPins: configuration.pinnedCertificates, signalingPins: configuration.signalingPinnedCertificates,
                               trustedCAFile: configuration.trustedCAFile)
+        try tls.requireTLS(apiURLs: [configuration.serviceUrl], signalingURLs: [configuration.webrtcUrl, configuration.signalingUrl ?? ""])
         http = tls.httpClient(connectTimeout: .seconds(5), readTimeout: .seconds(10), userAgent: "ECVKit-Agent", signaling: false)
     }
 

@@ -59,6 +59,7 @@ public final class HTTPClient: Sendable {
     /// Sends `request` and returns the complete response, whatever its status.
     public func send(_ request: HTTPRequest) async throws(HTTPError) -> HTTPResponse {
         let uri = try ParsedURI.parse(request.url, schemes: ["http", "https"])
+        if let refusal = policy.refusal(scheme: uri.scheme, url: request.url) { throw refusal }
         guard !request.method.isEmpty, request.method.utf8.allSatisfy(isTokenByte) else {
             throw .invalidRequest(url: request.url, reason: "method \"\(request.method)\" is not a valid HTTP token")
         }

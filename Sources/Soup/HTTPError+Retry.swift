@@ -17,7 +17,7 @@ extension HTTPError {
         switch self {
         case .connectionRefused, .connectTimeout, .readTimeout, .network: true
         case .webSocketRejected(_, let status, _): [0, 502, 503, 504].contains(status)
-        case .invalidURL, .invalidRequest, .hostNotFound, .tlsFailure, .certificateNotPinned, .cancelled,
+        case .invalidURL, .invalidRequest, .hostNotFound, .tlsFailure, .certificateNotPinned, .cleartextRefused, .cancelled,
              .responseTooLarge, .json:
             false
         }

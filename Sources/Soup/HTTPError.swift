@@ -20,6 +20,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
     case tlsFailure(url: String, message: String)
     /// The server's certificate is not one of the pinned certificates.
     case certificateNotPinned(url: String, fingerprint: String)
+    /// A client with pins or a private CA was given a cleartext `http`/`ws` URL: nothing is sent.
+    case cleartextRefused(url: String)
     /// The request was cancelled (task cancellation or an explicit cancel).
     case cancelled(url: String)
     /// The response body exceeded the client's limit.
@@ -36,7 +38,7 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidURL(let url, _): url
         case .invalidRequest(let url, _), .connectionRefused(let url), .hostNotFound(let url, _),
              .connectTimeout(let url, _), .readTimeout(let url, _), .tlsFailure(let url, _),
-             .certificateNotPinned(let url, _), .cancelled(let url), .responseTooLarge(let url, _),
+             .certificateNotPinned(let url, _), .cleartextRefused(let url), .cancelled(let url), .responseTooLarge(let url, _),
              .webSocketRejected(let url, _, _), .json(let url, _), .network(let url, _):
             url
         }
@@ -53,6 +55,8 @@ public enum HTTPError: Error, Sendable, Equatable, CustomStringConvertible {
         case .tlsFailure(let url, let message): "TLS failure with \(url): \(message)"
         case .certificateNotPinned(let url, let fingerprint):
             "certificate of \(url) (SHA-256 \(fingerprint)) matches none of the pinned certificates"
+        case .cleartextRefused(let url):
+            "refusing cleartext \(url): certificate pins or a CA file are set, so only https:// and wss:// are used"
         case .cancelled(let url): "request to \(url) cancelled"
         case .responseTooLarge(let url, let limit): "response from \(url) exceeds \(limit) bytes"
         case .webSocketRejected(let url, let status, let message):

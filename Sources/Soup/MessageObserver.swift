@@ -13,6 +13,15 @@ struct TLSPolicy: Sendable {
     var trustedAuthorities: TrustedAuthorities?
 
     func matches(_ der: [UInt8]) -> Bool { pins.contains { $0.matches(certificateDER: der) } }
+
+    /// Pins or a private CA say the service is reached over TLS: a cleartext URL, given or learned
+    /// (a join answer's `wss_url`, a redirect), would send what they protect in the clear.
+    var requiresTLS: Bool { !pins.isEmpty || trustedAuthorities != nil }
+
+    /// `.cleartextRefused` for an `http`/`ws` URL when TLS is required; nil otherwise.
+    func refusal(scheme: String, url: String) -> HTTPError? {
+        requiresTLS && (scheme == "http" || scheme == "ws") ? .cleartextRefused(url: url) : nil
+    }
 }
 
 /// Where a client message is in its life, as far as timeouts care.
@@ -61,7 +70,10 @@ final class MessageObserver {
         }
         let starting: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
             let observer = context(data, as: MessageObserver.self)
-            MainLoopActor.assumeIsolated { observer?.onPhase?(.starting) }
+            MainLoopActor.assumeIsolated {
+                observer?.refuseCleartextRedirect()
+                observer?.onPhase?(.starting)
+            }
         }
         handlers.connect("network-event", unsafeBitCast(networkEvent, to: GCallback.self), context: self)
         handlers.connect("accept-certificate", unsafeBitCast(acceptCertificate, to: GCallback.self), context: self)
@@ -98,6 +110,15 @@ final class MessageObserver {
         default:
             onPhase?(.connecting)
         }
+    }
+
+    /// The request's URL was checked before it was sent; a redirect changes it on the same message
+    /// ("starting" comes again before the request is written). A pinned or CA-bound client that
+    /// was sent on to `http://` fails here, as a connection that shows no certificate.
+    private func refuseCleartextRedirect() {
+        guard policy.requiresTLS, let uri = soup_message_get_uri(message.opaque),
+              let scheme = g_uri_get_scheme(uri).map({ String(cString: $0) }), scheme == "http" || scheme == "ws" else { return }
+        onPinMismatch?(nil)
     }
 
     private func verifyPin(stream: UnsafeMutableRawPointer?) {

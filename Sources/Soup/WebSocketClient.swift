@@ -41,6 +41,9 @@ public enum WebSocketClient {
                                protocols: [String] = [], connectTimeout: Duration = .seconds(10),
                                options: Options = Options()) async throws(HTTPError) -> WebSocketConnection {
         let uri = try ParsedURI.parse(url, schemes: ["ws", "wss", "http", "https"])
+        let required = TLSPolicy(pins: options.pinnedCertificates.map(CertificatePin.init) + options.pins,
+                                 trustedAuthorities: options.trustedAuthorities)
+        if let refusal = required.refusal(scheme: uri.scheme, url: url) { throw refusal }
         if let problem = headers.validationProblem() { throw .invalidRequest(url: url, reason: problem) }
         if let bad = protocols.first(where: { $0.isEmpty || !$0.utf8.allSatisfy(isTokenByte) }) {
             throw .invalidRequest(url: url, reason: "subprotocol \"\(bad)\" is not a valid token")

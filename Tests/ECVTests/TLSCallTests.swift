@@ -80,4 +80,21 @@ import Testing
         missingCA.trustedCAFile = "/nonexistent/ca.pem"
         #expect(throws: ECVConfigurationError.self) { try ECVSdk(config: missingCA) }
     }
+
+    /// A pin with a cleartext URL could protect nothing: an error at construction, never a silent
+    /// cleartext connection (docs/protocol.md §0.2).
+    @Test func pinsWithCleartextURLsAreConfigurationErrors() throws {
+        let pin = "sha256/" + String(repeating: "A", count: 43) + "="
+        var api = ECVSdkConfiguration(name: "pinned", serviceUrl: "http://127.0.0.1:1")
+        api.pinnedCertificates = [pin]
+        #expect(throws: ECVConfigurationError.cleartextURL("http://127.0.0.1:1")) { try ECVSdk(config: api) }
+        var signaling = ECVSdkConfiguration(name: "pinned", serviceUrl: "https://127.0.0.1:1", signalingUrl: "ws://127.0.0.1:2")
+        signaling.signalingPinnedCertificates = [pin]
+        #expect(throws: ECVConfigurationError.cleartextURL("ws://127.0.0.1:2")) { try ECVSdk(config: signaling) }
+        var bot = AgentBotConfiguration(serviceUrl: "http://127.0.0.1:1")
+        bot.pinnedCertificates = [pin]
+        #expect(throws: ECVConfigurationError.cleartextURL("http://127.0.0.1:1")) { try AgentBot(configuration: bot) }
+        // Without pins or a CA file, cleartext stays allowed (a lab service on loopback).
+        #expect(throws: Never.self) { try ECVSdk(config: ECVSdkConfiguration(name: "plain", serviceUrl: "http://127.0.0.1:1")) }
+    }
 }

@@ -81,8 +81,8 @@ struct TLSMaterial: Sendable {
 final class HitCounter: Sendable {
     private let hits = Mutex(0)
     var count: Int { hits.withLock { $0 } }
-    func install(on server: HTTPServer) {
-        server.route("POST", "/api") { [self] request in
+    func install(on server: HTTPServer, method: String = "POST", path: String = "/api") {
+        server.route(method, path) { [self] request in
             hits.withLock { $0 += 1 }
             return .text("secret for \(request.text ?? "")")
         }
@@ -206,6 +206,49 @@ extension SoupTests {
                 }
             }
             #expect(hits.count == 2)
+        }
+
+        /// Pins or a private CA mean TLS: a cleartext URL, given or reached by a redirect, is
+        /// refused before a byte of the request (or its credentials) leaves.
+        @Test func pinnedClientsRefuseCleartext() async throws {
+            let hits = HitCounter()
+            let landings = HitCounter()
+            let accepted = AcceptedSockets()
+            try await withServer({ server in
+                hits.install(on: server)
+                accepted.install(on: server)
+                // Where the redirect leads (a 303 after a POST is followed with a GET).
+                landings.install(on: server, method: "GET", path: "/landing")
+            }) { _, plain in
+                #expect(plain.hasPrefix("http://"))
+                let pinned = HTTPClient(pinnedCertificates: [material.selfSignedFingerprint])
+                await #expect(throws: HTTPError.cleartextRefused(url: "\(plain)/api")) { try await post(pinned, plain) }
+                let caFile = try temporaryDirectory().appendingPathComponent("ca.pem")
+                defer { try? FileManager.default.removeItem(at: caFile.deletingLastPathComponent()) }
+                try material.authorityPEM.write(to: caFile, atomically: true, encoding: .utf8)
+                let bound = HTTPClient(trustedAuthorities: try TrustedAuthorities(pemFile: caFile.path))
+                await #expect(throws: HTTPError.cleartextRefused(url: "\(plain)/api")) { try await post(bound, plain) }
+                let socketURL = plain.replacingOccurrences(of: "http://", with: "ws://") + "/ws"
+                await #expect(throws: HTTPError.cleartextRefused(url: socketURL)) {
+                    _ = try await WebSocketClient.connect(url: socketURL, options: .init(pinnedCertificates: [material.selfSignedFingerprint]))
+                }
+                // A pinned HTTPS service that redirects to the cleartext one.
+                try await withServer(tls: material.selfSigned, { server in
+                    server.route("POST", "/api") { _ in HTTPServerResponse(status: 303, headers: ["Location": "\(plain)/landing"]) }
+                }) { _, secure in
+                    do throws(HTTPError) {
+                        _ = try await post(pinned, secure)
+                        Issue.record("a redirect to cleartext was followed")
+                    } catch {
+                        #expect(error == .certificateNotPinned(url: "\(secure)/api", fingerprint: "none presented"), "\(error)")
+                    }
+                    // Unpinned, the same redirect is followed: the refusal is the pin's doing.
+                    let response = try await post(HTTPClient(acceptInvalidCertificates: true), secure)
+                    #expect(response.text == "secret for ")
+                }
+            }
+            #expect(hits.count == 0)
+            #expect(landings.count == 1) // the unpinned client's only
         }
 
         @Test func secureWebSocketHonoursPins() async throws {
