@@ -96,6 +96,11 @@ public struct ReferenceServiceConfiguration: Sendable {
     /// `room_link`). Nil: derived from each request's `Host` header, so LAN clients get URLs that
     /// reach them.
     public var advertisedBaseURL: String?
+    /// Addresses of TLS-terminating proxies in front of this service: a request from one of them
+    /// with `X-Forwarded-Proto: https` gets `https://`/`wss://` URLs (else a plain-HTTP service
+    /// behind the proxy would send its clients to `ws://`, in the clear). Numeric addresses as
+    /// the proxy connects from; `X-Forwarded-Proto` from anyone else is ignored.
+    public var trustedProxies: [String] = []
     public var clock: ServiceClock
     /// Serve HTTPS and WSS with this identity.
     public var tls: TLSIdentity?
@@ -186,8 +191,9 @@ public struct ReferenceServiceConfiguration: Sendable {
         return effective
     }
 
-    /// Why the configuration cannot run, or nil.
-    func problem() -> String? {
+    /// Why the configuration cannot run, or nil (the service refuses to start with it; the CLI
+    /// asks first, to fail before anything listens).
+    public func problem() -> String? {
         if pingInterval < .zero { return "pingInterval must not be negative" }
         if logCapacity < 1 { return "logCapacity must be at least 1" }
         if let problem = limits.problem() { return problem }
@@ -205,6 +211,16 @@ public struct ReferenceServiceConfiguration: Sendable {
         if let base = advertisedBaseURL, !(base.hasPrefix("http://") || base.hasPrefix("https://")) {
             return "advertisedBaseURL \"\(base)\" must start with http:// or https://"
         }
+        if let proxy = trustedProxies.first(where: { !Self.isNumericAddress($0) }) {
+            return "trusted proxy \"\(proxy)\" is not a numeric IPv4 or IPv6 address"
+        }
         return nil
+    }
+}
+
+extension ReferenceServiceConfiguration {
+    static func isNumericAddress(_ text: String) -> Bool {
+        var v4 = in_addr(), v6 = in6_addr()
+        return inet_pton(AF_INET, text, &v4) == 1 || inet_pton(AF_INET6, text, &v6) == 1
     }
 }

@@ -96,7 +96,9 @@ final class ServiceRouter: Sendable {
             while configured.hasSuffix("/") { configured.removeLast() }
             return configured
         }
-        let scheme = core.configuration.tls == nil ? "http" : "https"
+        let forwardedTLS = request.remoteAddress.map(core.configuration.trustedProxies.contains) == true
+            && request.headers["X-Forwarded-Proto"]?.trimmingCharacters(in: .whitespaces).lowercased() == "https"
+        let scheme = core.configuration.tls == nil && !forwardedTLS ? "http" : "https"
         if let host = request.headers["Host"], Self.isPlausibleHost(host) { return "\(scheme)://\(host)" }
         return fallbackBase.withLock { $0 }
     }

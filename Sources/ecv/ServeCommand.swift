@@ -25,6 +25,10 @@ enum ServeCommand {
           --no-attr-defaults       fill no attached data (docs/protocol.md §1.3)
           --no-caller-tokens       issue no caller tokens: anyone who knows an rtcId acts for its caller (labs only)
           --tls-cert FILE --tls-key FILE   serve HTTPS and WSS with this PEM certificate (chain) and key
+          --advertised-url URL     the base URL clients are given for rooms and signaling (wss_url), e.g.
+                                   https://ecv.example.com behind a proxy (default: from each request's Host)
+          --trusted-proxy ADDR     a TLS-terminating proxy's address (repeatable): its X-Forwarded-Proto: https
+                                   makes the URLs handed out https:// and wss://
           --kyc-api-key KEY        open the identity-verification back office (/kyc/api, docs/protocol.md §7) to this key (repeatable)
           --log                    print the service's event log
         \(PeerServeOptions.help)
@@ -75,7 +79,13 @@ enum ServeCommand {
             }
         default: throw .usage("--tls-cert and --tls-key go together")
         }
+        configuration.advertisedBaseURL = arguments.value("advertised-url")
+        configuration.trustedProxies = arguments.values("trusted-proxy")
         try PeerServeOptions.apply(&arguments, to: &configuration)
+        if let problem = configuration.problem() {
+            throw .usage(problem.replacingOccurrences(of: "advertisedBaseURL", with: "--advertised-url")
+                .replacingOccurrences(of: "trusted proxy", with: "--trusted-proxy"))
+        }
         return configuration
     }
 
