@@ -42,6 +42,8 @@ enum ServeCommand {
         case let other: throw .usage("--backend takes 1.5 or 1.75, not '\(other)'")
         }
         let queues = arguments.values("queue")
+        // A start-up failure (exit 1, like the ACD's own checks at start), named by the flag typed.
+        if queues.contains("") { throw .failed("--queue needs a queue name, not an empty string") }
         if !queues.isEmpty {
             configuration.queues = queues
             configuration.defaultQueue = queues[0]
@@ -113,16 +115,19 @@ enum ServeCommand {
         if arguments.flag("log") { configuration.logHandler = { entry in say(entry.description) } }
         try arguments.finish()
         guard (0...65535).contains(port) else { throw .usage("--port must be 0…65535") }
-        let server = Task {
-            try await ReferenceService.runForever(configuration: configuration, host: host, port: UInt16(port)) { banner in
-                say(banner)
-            }
+        Interrupts.install()
+        // Built and started here, not in a task awaited after Ctrl-C: a start-up failure (a port
+        // in use, an address this host lacks, a bad queue name) ends the command at once, exit 1.
+        let service: ReferenceService
+        do {
+            service = try ReferenceService(configuration: configuration)
+            try await service.start(host: host, port: UInt16(port))
+        } catch {
+            throw .failed("the service cannot start: \(error)")
         }
+        say(service.banner(listeningOn: host))
         await Interrupts.wait()
-        server.cancel()
-        do { try await server.value } catch is CancellationError {} catch {
-            throw .failed("the service failed: \(error)")
-        }
+        await service.stop()
     }
 }
 
