@@ -16,6 +16,7 @@ let usage = """
     \(PipelineCommand.usage)
     \(DoctorCommand.usage)
     \(EnvCommand.usage)
+    ecv --version, -V        the versions of ecv, GStreamer and Swift
     """
 
 // Before any thread starts: a couple of malloc arenas per core instead of glibc's eight, so the
@@ -34,6 +35,11 @@ let commandUsage: [String: String] = [
 ]
 if let help = commandUsage[command], rest.contains("--help") || rest.contains("-h") {
     print(help)
+    exit(0)
+}
+
+if command == "--version" || command == "-V" {
+    print(ECVVersion.report)
     exit(0)
 }
 
