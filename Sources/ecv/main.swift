@@ -2,20 +2,19 @@ import Foundation
 import GLibCore
 import GStreamer
 
-/// `ecv`: the ECVKit command line. Subcommands: demo, serve, agent, call, kyc, inspect, pipeline, doctor, env.
+/// `ecv`: the ECVKit command line. Every subcommand with its usage, in the order `ecv --help`
+/// lists them; `ecv COMMAND --help` prints the command's own entry, so no command lacks one.
+let commands: [(name: String, usage: String)] = [
+    ("demo", DemoCommand.usage), ("serve", ServeCommand.usage), ("agent", AgentCommand.usage), ("call", CallCommand.usage),
+    ("kyc", KycCommand.usage), ("peer", PeerCommand.usage), ("inspect", InspectCommand.usage), ("pipeline", PipelineCommand.usage),
+    ("doctor", DoctorCommand.usage), ("env", EnvCommand.usage),
+]
+
 let usage = """
     ecv — headless ECV video calls on GStreamer
 
-    \(DemoCommand.usage)
-    \(ServeCommand.usage)
-    \(AgentCommand.usage)
-    \(CallCommand.usage)
-    \(KycCommand.usage)
-    \(PeerCommand.usage)
-    \(InspectCommand.usage)
-    \(PipelineCommand.usage)
-    \(DoctorCommand.usage)
-    \(EnvCommand.usage)
+    \(commands.map(\.usage).joined(separator: "\n"))
+    ecv COMMAND --help, -h   that command's options
     ecv --version, -V        the versions of ecv, GStreamer and Swift
     """
 
@@ -28,12 +27,7 @@ let words = Array(CommandLine.arguments.dropFirst())
 let command = words.first ?? "help"
 let rest = Array(words.dropFirst())
 
-/// Each subcommand's own usage, printed for `ecv <command> --help` (or `-h`).
-let commandUsage: [String: String] = [
-    "demo": DemoCommand.usage, "serve": ServeCommand.usage, "agent": AgentCommand.usage, "call": CallCommand.usage, "kyc": KycCommand.usage, "peer": PeerCommand.usage,
-    "pipeline": PipelineCommand.usage, "doctor": DoctorCommand.usage, "env": EnvCommand.usage,
-]
-if let help = commandUsage[command], rest.contains("--help") || rest.contains("-h") {
+if let help = commands.first(where: { $0.name == command })?.usage, rest.contains("--help") || rest.contains("-h") {
     print(help)
     exit(0)
 }
