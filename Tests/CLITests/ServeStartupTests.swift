@@ -25,9 +25,10 @@ import Testing
     }
 
     @Test func aPortInUseExitsOneAtOnce() async throws {
-        let busy = try ListeningSocket()
-        defer { busy.close() }
-        try await Self.expectFailsFast(["--port", String(busy.port)], naming: String(busy.port))
+        let (service, base) = try await startLoopbackService()
+        let port = try #require(URL(string: base)?.port)
+        try await Self.expectFailsFast(["--port", String(port)], naming: String(port))
+        await service.stop()
     }
 
     @Test func anAddressThisHostLacksExitsOneAtOnce() async throws {
@@ -38,33 +39,4 @@ import Testing
     @Test func anEmptyQueueNameExitsOneAtOnce() async throws {
         try await Self.expectFailsFast(["--port", "0", "--queue", ""], naming: "--queue")
     }
-}
-
-/// A TCP socket listening on a free loopback port, holding it busy for a test.
-struct ListeningSocket {
-    let descriptor: Int32
-    let port: UInt16
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw POSIXError(.EMFILE) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && listen(descriptor, 1) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else {
-            Glibc.close(descriptor)
-            throw POSIXError(.EADDRINUSE)
-        }
-        self.descriptor = descriptor
-        port = UInt16(bigEndian: address.sin_port)
-    }
-
-    func close() { Glibc.close(descriptor) }
 }
