@@ -11,11 +11,11 @@ import Testing
 
     /// Runs `ecv serve --open-agents arguments…` and checks it exited 1 by itself (not signalled: a
     /// signalled serve also prints its error and exits 1) with one error line naming `expected`.
-    static func expectFailsFast(_ arguments: [String], naming expected: String) async throws {
+    static func expectFailsFast(_ arguments: [String], naming expected: String, status expectedStatus: Int32 = 1) async throws {
         let serve = try RunningECV(["serve", "--open-agents"] + arguments)
         defer { serve.stop() }
         let status = try await serve.exitStatus(within: deadline)
-        #expect(status == 1, "exit status \(status), stderr: \(serve.stderr)")
+        #expect(status == expectedStatus, "exit status \(status), stderr: \(serve.stderr)")
         // The exit status is in; the output's last bytes may still be on their way through the pipe.
         try await eventually(.seconds(5), "the error line") { serve.stderr.hasSuffix("\n") }
         let lines = serve.stderr.split(separator: "\n").filter { !$0.trimmingCharacters(in: .whitespaces).isEmpty }
@@ -38,5 +38,11 @@ import Testing
 
     @Test func anEmptyQueueNameExitsOneAtOnce() async throws {
         try await Self.expectFailsFast(["--port", "0", "--queue", ""], naming: "--queue")
+    }
+
+    /// A configuration the service would refuse is bad usage, named by its flag, before anything listens.
+    @Test func aTrustedProxyThatIsNotAnAddressIsBadUsage() async throws {
+        try await Self.expectFailsFast(["--port", "0", "--trusted-proxy", "proxy.example.com"], naming: "--trusted-proxy", status: 2)
+        try await Self.expectFailsFast(["--port", "0", "--advertised-url", "ecv.example.com"], naming: "--advertised-url", status: 2)
     }
 }
