@@ -1,5 +1,7 @@
 internal import CSoup
 internal import GLibCore
+import Dispatch
+import Glibc
 
 /// What an `HTTPServer` accepts from a client before any handler runs.
 public struct HTTPServerLimits: Sendable, Equatable {
@@ -29,8 +31,8 @@ public struct HTTPServerLimits: Sendable, Equatable {
 
 /// Watches one server-side request from `request-started` to its end: arms the header and body
 /// deadlines, checks the request line, headers and `Content-Length` when the headers arrive, and
-/// counts body bytes. A refused request gets its status here, so libsoup skips the handlers and
-/// answers at once with `Connection: close`; a connection past a deadline is shut down (libsoup
+/// counts body bytes. A refused request is answered here at once, unread body and all, and no
+/// handler sees it; a connection past a deadline is shut down (libsoup
 /// then sees the stream end and releases the connection and its descriptor).
 @MainLoopActor
 final class RequestGuard {
@@ -94,6 +96,7 @@ final class RequestGuard {
         disarm()
         if let (status, reason) = problem() {
             refuse(status, reason)
+            return
         }
         arm(limits.bodyTimeout)
     }
@@ -131,25 +134,62 @@ final class RequestGuard {
         disarm()
     }
 
-    /// Sets the answer now: libsoup runs no handler for a message that has a status, stops
-    /// keeping the body, and closes the connection after answering.
+    /// Answers now and closes, without reading the rest of the body. A status set here would
+    /// keep libsoup reading the declared (or chunked) body to its end before answering (a 100 MB
+    /// declared body, a `Content-Length: -1` read as "until the peer closes", a chunked body that
+    /// never ends), so the guard takes the connection from libsoup (no handler runs for it),
+    /// writes the answer itself, ends its sending side and drops what the client still sends
+    /// until the body deadline, so the client reads the answer rather than a reset.
     private func refuse(_ status: Int, _ reason: String) {
         refused = true
-        if let body = soup_server_message_get_request_body(opaque) {
-            soup_message_body_set_accumulate(body, 0)
-            soup_message_body_truncate(body)
-        }
-        soup_server_message_set_status(opaque, guint(status), nil)
-        let headers = soup_server_message_get_response_headers(opaque)
-        soup_message_headers_replace(headers, "Connection", "close")
-        soup_message_headers_replace(headers, "Content-Type", "application/json")
+        disarm()
         let json = "{\"code\":\"\(status == 400 ? "BAD_REQUEST" : "REQUEST_REFUSED")\",\"message\":\"\(reason)\"}"
-        if let response = soup_server_message_get_response_body(opaque) {
-            soup_message_body_truncate(response)
-            soup_message_body_append(response, SOUP_MEMORY_COPY, json, gsize(json.utf8.count))
+        let phrase = soup_status_get_phrase(guint(status)).map { String(cString: $0) } ?? "Error"
+        let answer = Array(("HTTP/1.1 \(status) \(phrase)\r\nConnection: close\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(json.utf8.count)\r\n\r\n" + json).utf8)
+        let socket = self.socket ?? soup_server_message_get_socket(opaque).map { OwnedGObject(retaining: UnsafeMutableRawPointer($0)) }
+        guard let stolen = soup_server_message_steal_connection(opaque) else { return }
+        let stream = OwnedGObject(adopting: UnsafeMutableRawPointer(stolen))
+        // A small answer into a connection that has sent nothing yet: the send buffer has room,
+        // and a client that is not reading cannot stall the main loop (the write never blocks).
+        if let output = g_io_stream_get_output_stream(stream.typed(GIOStream.self)) {
+            _ = answer.withUnsafeBytes { bytes in
+                g_pollable_stream_write(output, bytes.baseAddress, gsize(bytes.count), 0, nil, nil)
+            }
         }
-        // A declared body that is not coming (a short or invalid length) must not hold the answer.
-        if status == 400 || status == 413 { arm(limits.bodyTimeout) }
+        if let socket {
+            g_socket_shutdown(socket.typed(GSocket.self), 0, 1, nil)
+            let drain = Self.discardInput(of: socket, keeping: stream)
+            _ = deadlines.schedule(after: limits.bodyTimeout) { drain.source.cancel() }
+        }
+        finish()
+    }
+
+    /// Reads and drops what the client still sends (a client that writes its whole body before
+    /// reading would otherwise meet a reset, not the answer) until it ends its side or the
+    /// returned drain is cancelled, then lets the connection go. Raw bytes, TLS or not: nothing of them is kept.
+    /// Off the main loop: its handlers run on `drainQueue`.
+    private nonisolated static func discardInput(of socket: OwnedGObject, keeping stream: OwnedGObject) -> Drain {
+        let fd = g_socket_get_fd(socket.typed(GSocket.self))
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: drainQueue)
+        let drain = Drain(source: source)
+        source.setEventHandler {
+            var buffer = [UInt8](repeating: 0, count: 16 << 10)
+            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { drain.source.cancel() }
+        }
+        // The stream (and so the descriptor) is released only after the last read.
+        source.setCancelHandler { withExtendedLifetime(stream) {} }
+        source.resume()
+        return drain
+    }
+
+    private nonisolated static let drainQueue = DispatchQueue(label: "refused-request-drain")
+
+    /// The read source of one refused connection, shared by its handler and its deadline.
+    private final class Drain: @unchecked Sendable { // `source` is immutable, and cancel is thread-safe
+        let source: any DispatchSourceRead
+        init(source: any DispatchSourceRead) { self.source = source }
     }
 
     /// A deadline passed: shut the socket down; libsoup notices and releases the connection.

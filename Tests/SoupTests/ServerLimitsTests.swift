@@ -106,14 +106,35 @@ extension SoupTests {
             }
         }
 
-        @Test(arguments: ["-1", "abc", "1, 2", "99999999999999999999"])
-        func invalidContentLengthIsRefusedAndNeverHangs(_ value: String) async throws {
+        /// docs/protocol.md §0.1: a refused body is answered when the headers arrive, not after
+        /// the body (which may never come): the client gets the status and the end of the
+        /// connection well inside the body deadline, without sending a byte of the body.
+        @Test(arguments: [("Content-Length: -1", 400), ("Content-Length: abc", 400), ("Content-Length: 1, 2", 400),
+                          ("Content-Length: 99999999999999999999", 400), ("Content-Length: 5\r\nContent-Length: 6", 400),
+                          ("Content-Length: 100000000", 413)])
+        func aRefusedBodyIsAnsweredAtTheHeaders(_ header: String, _ status: Int) async throws {
             try await withLimitedServer { port, _, handled in
                 let raw = try RawConnection(port: port)
-                raw.send("POST /x HTTP/1.1\r\nHost: h\r\nContent-Length: \(value)\r\n\r\n")
+                let sent = ContinuousClock.now
+                raw.send("POST /x HTTP/1.1\r\nHost: h\r\n\(header)\r\n\r\n")
                 let answer = await raw.readToEnd(seconds: 5)
-                #expect(answer.closed, "the connection ends within the body deadline")
-                #expect(answer.text.isEmpty || answer.text.hasPrefix("HTTP/1.1 4"), "\(answer.text.prefix(80))")
+                #expect(answer.text.hasPrefix("HTTP/1.1 \(status)"), "\(answer.text.prefix(80))")
+                #expect(answer.closed)
+                #expect(ContinuousClock.now - sent < Self.limits.bodyTimeout, "answered before the body deadline")
+                #expect(handled.value.load(ordering: .relaxed) == 0)
+            }
+        }
+
+        /// A chunked body that never ends is answered `413` as it passes the limit.
+        @Test func aGrowingChunkedBodyIsAnsweredAsItPassesTheLimit() async throws {
+            try await withLimitedServer { port, _, handled in
+                let raw = try RawConnection(port: port)
+                let sent = ContinuousClock.now
+                raw.send("POST /x HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n")
+                for _ in 0..<3 { raw.send("200\r\n" + String(repeating: "c", count: 512) + "\r\n") }
+                let answer = await raw.readToEnd(seconds: 5)
+                #expect(answer.text.hasPrefix("HTTP/1.1 413"), "\(answer.text.prefix(80))")
+                #expect(answer.closed && ContinuousClock.now - sent < Self.limits.bodyTimeout)
                 #expect(handled.value.load(ordering: .relaxed) == 0)
             }
         }
