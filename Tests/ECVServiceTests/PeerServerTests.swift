@@ -39,6 +39,11 @@ import Testing
         #expect(try await test.client.get(test.base + "/peerjs/nokey/id").status == 401)
         #expect(try await test.client.get(test.base + "/peerjs/web/id").status == 403, "a key with domains refuses requests without an Origin")
         #expect(try await test.client.get(test.base + "/peerjs/web/id", headers: ["Origin": "https://allowed.example"]).status == 200)
+        for origin in ["http://evil.com\\@allowed.example", "http://allowed.example@evil.com", "http://allowed.example.evil.com",
+                       "https://allowed.example/path", "null"] {
+            #expect(try await test.client.get(test.base + "/peerjs/web/id", headers: ["Origin": origin]).status == 403, "\(origin)")
+        }
+        #expect(try await test.client.get(test.base + "/peerjs/web/id", headers: ["Origin": "https://Allowed.Example:8443"]).status == 200)
         let a = try await Self.open(test, id: "a")
         let listed = try await test.client.get(test.base + "/peerjs/demo/peers")
         #expect(try ECVJSON.peerIds(from: listed.data) == ["a"])
