@@ -141,7 +141,7 @@ extension ServiceRouter {
             core.log.record(.agent, "Login of \"\(login.name)\" refused: the service has no agent secret and is not open to agents")
             return .ecvError(401, ServiceErrorResponse(code: .unauthorized, message: "this service admits no agents: it has no agent secret"))
         }
-        if !secrets.isEmpty, !secrets.contains(where: { constantTimeEquals($0, login.secret ?? "") }) {
+        if !secrets.isEmpty, !constantTimeContains(secrets, login.secret ?? "") {
             core.log.record(.agent, "Login of \"\(login.name)\" refused: wrong or missing secret")
             return .ecvError(401, ServiceErrorResponse(code: .unauthorized, message: "wrong or missing agent secret"))
         }

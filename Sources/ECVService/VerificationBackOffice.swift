@@ -79,7 +79,7 @@ final class VerificationBackOffice: Sendable {
 
     func createToken(apiKey: String?) throws(VerificationRefusal) -> TokenCreateResponse {
         guard let apiKey, !apiKey.isEmpty else { throw VerificationRefusal(401, .unauthorized, "\(VerificationAPI.apiKeyHeader) is missing") }
-        guard configuration.apiKeys.contains(apiKey) else { throw VerificationRefusal(403, .forbidden, "the API key is not accepted") }
+        guard constantTimeContains(configuration.apiKeys, apiKey) else { throw VerificationRefusal(403, .forbidden, "the API key is not accepted") }
         let now = clock.now()
         let token = Self.randomToken()
         let admitted = state.withLock { state -> Bool in

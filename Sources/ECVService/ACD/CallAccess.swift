@@ -91,11 +91,18 @@ extension ACDState {
 }
 
 /// Compares secrets without an early exit, so timing does not reveal how much of a guess matched.
+/// The length difference is kept at full width: truncated to a byte, a guess 256 NUL bytes longer
+/// than the secret would match.
 func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
     let a = Array(lhs.utf8), b = Array(rhs.utf8)
-    var difference = UInt8(truncatingIfNeeded: a.count ^ b.count)
+    var difference = UInt(bitPattern: a.count ^ b.count)
     for index in 0..<max(a.count, b.count) {
-        difference |= (index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0)
+        difference |= UInt((index < a.count ? a[index] : 0) ^ (index < b.count ? b[index] : 0))
     }
     return difference == 0
+}
+
+/// Whether `candidate` is one of `secrets`, comparing with every one of them in constant time.
+func constantTimeContains(_ secrets: some Sequence<String>, _ candidate: String) -> Bool {
+    secrets.reduce(UInt8(0)) { $0 | (constantTimeEquals($1, candidate) ? 1 : 0) } != 0
 }
