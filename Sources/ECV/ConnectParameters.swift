@@ -90,7 +90,13 @@ extension ConnectParameters {
     public var videoHeight: Int { get { media.videoHeight } set { media.videoHeight = newValue } }
     public var videoFps: Int { get { media.videoFps } set { media.videoFps = newValue } }
     public var videoMaxBitrate: Int { get { media.videoMaxBitrate } set { media.videoMaxBitrate = newValue } }
+    /// The preferred video codec: offers list it first and every other usable codec after it,
+    /// and an answer takes the offer's first codec this end handles (the seed has one codec).
     public var videoCodec: String { get { media.videoCodec } set { media.videoCodec = newValue } }
+    /// Added: the only video codecs the call may use, most preferred first (e.g. `["H264"]`);
+    /// empty (the default) allows every codec this machine encodes and decodes. A far end with
+    /// none of them ends the call with `NO_COMMON_CODEC` instead of connecting without video.
+    public var videoCodecs: [String] { get { media.videoCodecs } set { media.videoCodecs = newValue } }
     public var videoCodecHwAcceleration: Bool { get { media.videoCodecHwAcceleration } set { media.videoCodecHwAcceleration = newValue } }
     public var audioCodec: String { get { media.audioCodec } set { media.audioCodec = newValue } }
     public var audioStartBitrate: Int { get { media.audioStartBitrate } set { media.audioStartBitrate = newValue } }

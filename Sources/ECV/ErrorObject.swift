@@ -40,6 +40,10 @@ public enum ErrorName: String, Sendable, CaseIterable {
     case RECORDING_FAILED
     /// Added: the operation needs a live call and this one already ended.
     case CALL_ENDED
+    /// Added: the two ends have no codec of one kind of media in common (e.g. `videoCodecs` is
+    /// `["H264"]` and the far end takes only VP8); the message names both sides' lists and the
+    /// call ends rather than connect without that media.
+    case NO_COMMON_CODEC
 }
 
 /// The last error of a call (`videoCall.lastError`).

@@ -324,6 +324,8 @@ extension WebRtcConnection: CallSessionObserver {
             state.withLock { $0.live.negotiatedCodecs = Dictionary(uniqueKeysWithValues: codecs.map { ($0.key.rawValue, $0.value.description) }) }
         case .unmatchedMedia(_, let reason):
             Logger.warn("[\(call.rtcId)] \(reason)")
+        case .noCommonCodec(let kind, let ours, let theirs):
+            call.fail(.NO_COMMON_CODEC, NoCommonCodec.message(kind: kind.rawValue, ours: ours, theirs: theirs), endingCall: true)
         case .adoptedDataChannel(let remoteLabel, let configuredLabel):
             Logger.warn("[\(call.rtcId)] the remote opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
         case .negotiationNeeded:

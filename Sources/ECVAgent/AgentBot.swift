@@ -131,7 +131,14 @@ public final class AgentBot: Sendable {
             throw error
         }
         broadcaster.yield(.callStarted(call))
-        if configuration.joinsRooms { Task { await call.start() } }
+        if configuration.joinsRooms {
+            let delay = configuration.roomJoinDelay
+            Task {
+                // Cancelled: the wait ends early and the call starts (or finds itself ended).
+                if delay > .zero { try? await Task.sleep(for: delay) }
+                await call.start()
+            }
+        }
         return call
     }
 

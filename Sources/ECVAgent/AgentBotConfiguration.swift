@@ -32,6 +32,9 @@ public struct AgentBotConfiguration: Sendable {
     /// False: accepted calls never join their room (an agent whose media never comes, for tests
     /// of the caller's connection timeout).
     public var joinsRooms: Bool
+    /// How long after accepting a call the bot joins its room (zero: at once). The first to
+    /// join a room makes the offer: a bot that waits until the caller is in lets the caller offer.
+    public var roomJoinDelay: Duration = .zero
     /// False: the bot sends no media (a recording or monitoring bot: no encoding cost per call).
     public var sendsMedia: Bool
     /// How long the call's jitter buffers wait for late and resent packets before giving them up

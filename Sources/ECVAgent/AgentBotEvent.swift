@@ -31,6 +31,9 @@ public enum AgentCallEvent: Sendable, Equatable {
     case transferCompleted(newRtcId: String)
     /// The recording could not be finalised (the reason).
     case recordingFailed(String)
+    /// Caller and bot share no codec of `kind` (`ours`: what the bot accepts, `theirs`: what the
+    /// caller listed): the bot hangs up, and `ended(reason: "NO_COMMON_CODEC")` follows.
+    case noCommonCodec(kind: String, ours: [String], theirs: [String])
     /// Bandwidth adaptation changed what the agent sends to the caller.
     case bandwidthChanged(targetKbps: Int, estimateKbps: Int, reason: String)
     case ended(reason: String)

@@ -213,13 +213,18 @@ public final class AgentCall: Sendable {
 
     /// Ends the call for everyone: the service tells the caller (`REMOTE_HANGUP` there). The
     /// media closes here whatever the service answers.
-    public func hangup() async {
+    public func hangup() async { await hangup(reason: ECVProtocol.CallEndReason.agentHangup.rawValue) }
+
+    /// The end reason of a call whose ends shared no codec.
+    static let noCommonCodec = "NO_COMMON_CODEC"
+
+    private func hangup(reason: String) async {
         guard !state.value.ended else { return }
         do { try await bot?.request(.hangup(rtcId: rtcId)) } catch {
             bot?.eventError("call \(rtcId): the service did not take the hangup: \(error)")
         }
         await closeMedia(sendBye: true)
-        finish(reason: ECVProtocol.CallEndReason.agentHangup.rawValue)
+        finish(reason: reason)
     }
 
     // MARK: Recording
@@ -333,6 +338,10 @@ extension AgentCall: CallSessionObserver {
             emit(.bandwidthChanged(targetKbps: decision.targetKbps, estimateKbps: decision.estimateKbps, reason: decision.reason))
         case .peer(.unmatchedMedia(_, let reason)):
             bot?.eventError("call \(rtcId): \(reason)")
+        case .peer(.noCommonCodec(let kind, let ours, let theirs)):
+            bot?.eventError("call \(rtcId): \(NoCommonCodec.message(kind: kind.rawValue, ours: ours, theirs: theirs))")
+            emit(.noCommonCodec(kind: kind.rawValue, ours: ours, theirs: theirs))
+            Task { await hangup(reason: Self.noCommonCodec) }
         case .peer(.adoptedDataChannel(let remoteLabel, let configuredLabel)):
             bot?.eventError("call \(rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
         case .rebuildFailed(let error):

@@ -79,6 +79,8 @@ extension MediaConnection {
             state.withLock { $0.open = true }
         case .stateChanged(.failed):
             await end(error: PeerError(.webrtc, "the connection to \(peer) failed (no media or ICE for too long)"))
+        case .noCommonCodec(let kind, let ours, let theirs):
+            await end(error: PeerError(.negotiationFailed, NoCommonCodec.message(kind: kind.rawValue, ours: ours, theirs: theirs)))
         case .error(let message):
             Logger.debug("[peer call \(connectionId)] webrtc: \(message)")
         default:

@@ -19,8 +19,12 @@ public struct MediaParameters: Sendable, Equatable {
     public var videoFps: Int
     /// Maximum video bitrate in kbit/s; 0 = `VideoBitrateDefaults.kbps(width:height:)`.
     public var videoMaxBitrate: Int
-    /// "VP8", "VP9" or "H264" (case-insensitive).
+    /// The preferred video codec: "VP8", "VP9" or "H264" (case-insensitive). Offers list it first
+    /// and every other usable codec after it; the answerer picks (see `VideoCodecPreference`).
     public var videoCodec: String
+    /// The only video codecs the call may use, in order of preference (e.g. `["H264"]`); empty:
+    /// any codec this machine can encode and decode. With no codec in common the call fails.
+    public var videoCodecs: [String] = []
     /// Prefer a hardware encoder when the element catalog has one for the codec.
     public var videoCodecHwAcceleration: Bool
 

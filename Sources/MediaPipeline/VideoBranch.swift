@@ -45,7 +45,7 @@ struct VideoBranch {
     }
 
     func validate() throws(PipelineCompileError) -> VideoCodec {
-        let codec = try VideoCodec.parse(parameters.videoCodec)
+        let codec = try VideoCodecPreference.preferred(parameters)
         let (width, height) = (parameters.videoWidth, parameters.videoHeight)
         if width <= 0 || height <= 0 {
             throw .invalidVideoSize(width: width, height: height, reason: "width and height must be positive")

@@ -46,6 +46,27 @@ public final class MaterializedGraph: Sendable {
         dynamicLinks = connections
     }
 
+    private init(elements: [String: Element], order: [String], dynamicLinks: [SignalConnection]) {
+        self.elements = elements
+        self.order = order
+        self.dynamicLinks = dynamicLinks
+    }
+
+    /// This graph with the elements of `removed` (already taken out of the bin) replaced by
+    /// `replacement`'s, which take the place of the first removed one in the teardown order.
+    func replacing(_ removed: Set<String>, with replacement: MaterializedGraph) -> MaterializedGraph {
+        var order: [String] = []
+        for id in self.order {
+            if !removed.contains(id) {
+                order.append(id)
+            } else if !order.contains(where: replacement.elements.keys.contains) {
+                order.append(contentsOf: replacement.order)
+            }
+        }
+        let elements = self.elements.filter { !removed.contains($0.key) }.merging(replacement.elements) { _, new in new }
+        return MaterializedGraph(elements: elements, order: order, dynamicLinks: dynamicLinks + replacement.dynamicLinks)
+    }
+
     /// Links the first pad of `kind` that `source` adds later (decodebin's sometimes pads). A link
     /// that fails there would leave that media silently absent: it is posted as an ERROR from
     /// `source` on the pipeline's bus instead, where the pipeline's owner sees it.

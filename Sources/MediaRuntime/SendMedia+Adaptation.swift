@@ -50,6 +50,7 @@ extension SendMedia {
     /// extension `id` (nil: none), so the far end acknowledges each packet in TWCC feedback and
     /// the sender learns what got through.
     public func setTransportWideCC(id: Int?) throws(MediaRuntimeError) {
+        controls.withLock { $0.transportWideCCID = id }
         for output in graph.outputs {
             let payloader = try elements.element(output.node)
             do throws(GStreamerError) {

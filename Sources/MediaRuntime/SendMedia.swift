@@ -5,24 +5,29 @@ import Synchronization
 /// A compiled send graph running inside a pipeline, with the controls a call needs while it runs:
 /// video bitrate, audio/video mute, camera switch. None of them renegotiates or rebuilds anything.
 public final class SendMedia: Sendable {
-    public let graph: PipelineGraph
-    public let elements: MaterializedGraph
+    /// The graph as it runs now: the compiled one, with the video encoding replaced when the
+    /// negotiation chose another codec (see `replaceVideoEncoding(with:in:)`).
+    public var graph: PipelineGraph { running.withLock { $0.graph } }
+    public var elements: MaterializedGraph { running.withLock { $0.elements } }
+    let running: Mutex<(graph: PipelineGraph, elements: MaterializedGraph)>
     private let fileLooper: FileLooper?
 
-    private struct Controls {
+    struct Controls {
         var videoMuted = false
         var audioMuted = false
         var camera: String
         var videoBitrateKbps: Int?
+        /// The transport-wide congestion control extension id the payloaders stamp (nil: none).
+        var transportWideCCID: Int?
     }
-    private let controls: Mutex<Controls>
+    let controls: Mutex<Controls>
 
     /// Materialises `graph` into `pipeline`. Outputs (payloader src pads) are left for the caller
     /// to link to `webrtcbin` or a sink.
     public init(graph compiled: PipelineGraph, into pipeline: Pipeline) throws(MediaRuntimeError) {
         let graph = compiled.adaptedToAudioOutput()
-        self.graph = graph
-        elements = try MaterializedGraph(nodes: graph.nodes, links: graph.links, into: pipeline)
+        let elements = try MaterializedGraph(nodes: graph.nodes, links: graph.links, into: pipeline)
+        running = Mutex((graph, elements))
         fileLooper = graph.fileLoops.isEmpty ? nil : FileLooper(loops: graph.fileLoops, elements: elements, pipeline: pipeline)
         controls = Mutex(Controls(camera: graph.cameraSwitch?.initial ?? "front",
                                   videoBitrateKbps: graph.videoBitrate?.initialKbps))

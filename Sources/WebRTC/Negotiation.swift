@@ -19,6 +19,8 @@ struct NegotiationState {
     var localOfferSessionID: String?
     /// The remote offer's format each of our outputs goes out as (answerer only).
     var offeredFormats: [MediaKind: SDPFormat] = [:]
+    /// Kinds the remote offer had no codec for that we accept: our answer makes them inactive.
+    var refusedKinds: Set<MediaKind> = []
     /// What the completed offer/answer agreed on, by kind.
     var negotiated: [MediaKind: NegotiatedCodec] = [:]
 }
@@ -154,6 +156,20 @@ extension PeerConnection {
         for kind in session.pendingKinds {
             guard let output = media.graph.output(kind) else { continue }
             let section = sections.first { $0.kind == kind && !$0.isRejected }
+            if kind == .video, videoPreference != nil {
+                guard let format = await answerVideo(to: sections.first { $0.kind == .video }, session: session), let section else {
+                    session.dropPendingOutput(kind)
+                    continue
+                }
+                do throws(GStreamerError) {
+                    try session.setCodecPreferences(kind, Caps(OfferedFormats.codecPreferences(for: format, kind: kind, in: section)))
+                    negotiation.offeredFormats[kind] = format
+                } catch {
+                    session.dropPendingOutput(kind)
+                    emit(.unmatchedMedia(kind: kind, reason: "cannot send video as the offer's \(format): \(error)"))
+                }
+                continue
+            }
             guard let section, let format = OfferedFormats.choose(encodingName: output.encodingName, in: section) else {
                 session.dropPendingOutput(kind)
                 emit(.unmatchedMedia(kind: kind, reason: OfferedFormats.mismatch(encodingName: output.encodingName, kind: kind, in: section)))
@@ -183,6 +199,9 @@ extension PeerConnection {
     /// `profile-level-id` where webrtcbin dropped it.
     private func completedAnswer(_ sdp: String, _ session: PeerSession) -> String {
         var answer = withOurFingerprint(sdp, session)
+        for section in SDPMediaSections.parse(answer) where section.kind.map(negotiation.refusedKinds.contains) ?? false {
+            answer = SDPRewrite.inactivating(answer, sectionIndex: section.index)
+        }
         if let h264 = negotiation.offeredFormats[.video], h264.encodingName == "H264" {
             answer = SDPRewrite.addingProfileLevelID(answer, payloadType: h264.payloadType,
                                                      profileLevelID: h264.parameters["profile-level-id"] ?? "42e01f")
@@ -209,6 +228,7 @@ extension PeerConnection {
         do throws(GStreamerError) {
             try await session.webrtc.setRemoteDescription(SessionDescription(kind: .answer, sdp: sdp))
             noteRemoteDescription(sdp)
+            await sendVideo(asAnsweredIn: sdp, session: session)
             noteNegotiated(answer: sdp)
         } catch {
             emit(.error("cannot apply the remote answer: \(error)"))

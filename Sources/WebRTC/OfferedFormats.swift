@@ -9,35 +9,50 @@ import MediaPipeline
 enum OfferedFormats {
     static let transportWideCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
-    /// The best format of `section` for our `encodingName` stream, or nil when none fits.
+    /// The best format of `section` for our `encodingName` stream (Opus), or nil when none fits.
     static func choose(encodingName: String, in section: SDPMediaSection) -> SDPFormat? {
         let name = encodingName.uppercased()
-        let candidates = section.formats.filter { $0.encodingName == name && $0.clockRate == clockRate(name) }
-        switch name {
-        case "H264":
-            // Our payloader fragments (packetization-mode 1). An offer that leaves the mode out
-            // (webrtcbin's own receive-only offers do) is taken only when nothing says 1.
-            let nonInterleaved = candidates.filter { $0.parameters["packetization-mode"] == "1" }
-            let unspecified = candidates.filter { $0.parameters["packetization-mode"] == nil }
-            return (nonInterleaved.isEmpty ? unspecified : nonInterleaved).min { h264Rank($0) < h264Rank($1) }
-        case "VP9":
-            return candidates.first { ($0.parameters["profile-id"] ?? "0") == "0" }
-        default:
-            return candidates.first
-        }
+        return section.formats.first { $0.encodingName == name && $0.clockRate == clockRate(name) }
     }
 
-    /// Our encoders send H.264 constrained baseline, which every profile's decoder reads; prefer
-    /// the offer's own constrained-baseline entry, then baseline, main and high.
-    static func h264Rank(_ format: SDPFormat) -> Int {
-        let profile = (format.parameters["profile-level-id"] ?? "42e01f").lowercased()
-        switch profile.prefix(4) {
-        case "42e0": return 0
-        case let prefix where prefix.hasPrefix("42"): return 1
-        case let prefix where prefix.hasPrefix("4d"): return 2
-        case let prefix where prefix.hasPrefix("64"): return 3
-        default: return 4
+    /// The first codec of `section` (in its order: the offerer's preference, or the one an
+    /// answer chose) that `preference` accepts, with the format to send it as.
+    ///
+    /// H.264 formats are judged by what `profile-level-id` means (`H264Profile`), not its
+    /// spelling; our payloader fragments (packetization-mode 1), so a format without the mode
+    /// (webrtcbin's own receive-only offers leave it out) is taken only when none says 1; among
+    /// several, the profile nearest to our constrained baseline wins. VP9 must be profile 0.
+    static func chooseVideo(in section: SDPMediaSection, from preference: VideoCodecPreference) -> (VideoCodec, SDPFormat)? {
+        for format in section.formats where format.clockRate == VideoCodec.clockRate {
+            guard let codec = VideoCodec(rawValue: format.encodingName), preference.codecs.contains(codec) else { continue }
+            switch codec {
+            case .vp8:
+                return (codec, format)
+            case .vp9:
+                if (format.parameters["profile-id"] ?? "0") == "0" { return (codec, format) }
+            case .h264:
+                let usable = section.formats.filter { $0.encodingName == "H264" && h264Profile($0)?.carriesOurStream == true }
+                let nonInterleaved = usable.filter { $0.parameters["packetization-mode"] == "1" }
+                let unspecified = usable.filter { $0.parameters["packetization-mode"] == nil }
+                let best = (nonInterleaved.isEmpty ? unspecified : nonInterleaved).min { h264Profile($0)!.rank < h264Profile($1)!.rank }
+                if let best { return (codec, best) }
+            }
         }
+        return nil
+    }
+
+    /// An H.264 format's profile; RFC 6184's default (`420010`, baseline) when it names none.
+    static func h264Profile(_ format: SDPFormat) -> H264Profile? {
+        H264Profile(profileLevelID: format.parameters["profile-level-id"] ?? "420010")
+    }
+
+    /// The media codecs `section` lists (no RTX, FEC or comfort noise), for messages.
+    static func codecNames(in section: SDPMediaSection?) -> [String] {
+        var names: [String] = []
+        for format in section?.formats ?? [] where !NegotiatedCodec.auxiliaryEncodings.contains(format.encodingName) && !format.encodingName.isEmpty {
+            if !names.contains(format.encodingName) { names.append(format.encodingName) }
+        }
+        return names
     }
 
     static func clockRate(_ encodingName: String) -> Int { encodingName == "OPUS" ? 48000 : 90000 }
@@ -62,12 +77,15 @@ enum OfferedFormats {
 }
 
 extension NegotiatedCodec {
+    /// Encodings that travel beside a codec (resends, FEC, comfort noise, DTMF), never as one.
+    static let auxiliaryEncodings: Set<String> = ["RTX", "RED", "ULPFEC", "FLEXFEC-03", "CN", "TELEPHONE-EVENT"]
+
     /// The first format of each audio/video section of an answer that is not rejected.
     static func from(answer: String) -> [MediaKind: NegotiatedCodec] {
         var codecs: [MediaKind: NegotiatedCodec] = [:]
         for section in SDPMediaSections.parse(answer) where !section.isRejected {
             guard let kind = section.kind, codecs[kind] == nil,
-                  let format = section.formats.first(where: { !["RTX", "RED", "ULPFEC", "FLEXFEC-03", "CN", "TELEPHONE-EVENT"].contains($0.encodingName) && !$0.encodingName.isEmpty }) else { continue }
+                  let format = section.formats.first(where: { !auxiliaryEncodings.contains($0.encodingName) && !$0.encodingName.isEmpty }) else { continue }
             codecs[kind] = NegotiatedCodec(kind: kind, encodingName: format.encodingName, payloadType: format.payloadType,
                                            clockRate: format.clockRate, parameters: format.parameters)
         }

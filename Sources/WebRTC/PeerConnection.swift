@@ -20,13 +20,15 @@ public actor PeerConnection {
     private let sendSignaling: @Sendable (SignalingMessage) -> Void
     private let broadcaster = Broadcaster<PeerEvent>()
     let channels = ChannelRegistry()
-    private let compiler: PipelineCompiler
+    let compiler: PipelineCompiler
     private let playback = RemotePlayback()
 
     private var pipeline: Pipeline?
     /// The running send graph: mute, camera switch and bitrate controls live here.
     package private(set) var media: SendMedia?
     private var outputTees: [MediaKind: Element] = [:]
+    /// The video codecs this end offers and accepts (nil without video): see `VideoNegotiation`.
+    var videoPreference: VideoCodecPreference?
     private var receiveOnlyCaps: [MediaKind: String] = [:]
     var session: PeerSession?
     private var sessionCount = 0
@@ -146,18 +148,22 @@ public actor PeerConnection {
 
     private func buildSendSide(into pipeline: Pipeline) throws(PeerError) {
         let media = configuration.media
+        do throws(PipelineCompileError) {
+            if media.parameters.videoCallEnabled {
+                videoPreference = media.sendsPreEncodedMedia
+                    ? VideoCodecPreference(codecs: [try VideoCodecPreference.preferred(media.parameters)], restricted: true)
+                    : try VideoCodecPreference.resolve(media.parameters, catalog: compiler.catalog)
+            }
+        } catch {
+            throw .unsupported(error)
+        }
         guard media.sendsMedia else {
-            receiveOnlyCaps = media.receivesMedia ? Self.receiveOnlyCaps(for: media.parameters) : [:]
+            receiveOnlyCaps = media.receivesMedia ? Self.receiveOnlyCaps(for: media.parameters, video: videoPreference) : [:]
             return
         }
         let graph: PipelineGraph
         do throws(PipelineCompileError) {
-            if media.sendsPreEncodedMedia {
-                graph = try compiler.compilePreEncodedSend(parameters: media.parameters)
-            } else {
-                let compiled = try compiler.compileSend(parameters: media.parameters, video: media.video, audio: media.audio)
-                graph = media.localPreview.map { compiled.addingLocalPreview(named: $0) } ?? compiled
-            }
+            graph = try compileSendGraph(parameters: media.parameters)
         } catch {
             throw .unsupported(error)
         }
@@ -181,14 +187,19 @@ public actor PeerConnection {
         }
     }
 
-    /// Codec preferences for a peer that only receives: the codecs the parameters name.
-    static func receiveOnlyCaps(for parameters: MediaParameters) -> [MediaKind: String] {
+    /// The send graph for `parameters` (the configured ones, or the same with the codec a
+    /// negotiation chose), with the local preview when one is configured.
+    func compileSendGraph(parameters: MediaParameters) throws(PipelineCompileError) -> PipelineGraph {
+        let media = configuration.media
+        if media.sendsPreEncodedMedia { return try compiler.compilePreEncodedSend(parameters: parameters) }
+        let compiled = try compiler.compileSend(parameters: parameters, video: media.video, audio: media.audio)
+        return media.localPreview.map { compiled.addingLocalPreview(named: $0) } ?? compiled
+    }
+
+    /// Codec preferences for a peer that only receives: Opus, and every video codec it accepts.
+    static func receiveOnlyCaps(for parameters: MediaParameters, video: VideoCodecPreference?) -> [MediaKind: String] {
         var caps: [MediaKind: String] = [MediaKind.audio: "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000"]
-        if parameters.videoCallEnabled {
-            let codec = parameters.videoCodec.uppercased()
-            caps[.video] = "application/x-rtp,media=video,encoding-name=\(codec),payload=96,clock-rate=90000"
-                + (codec == "H264" ? ",packetization-mode=(string)1" : "")
-        }
+        if parameters.videoCallEnabled, let video { caps[.video] = video.offerCaps }
         return caps
     }
 
@@ -209,8 +220,9 @@ public actor PeerConnection {
         }
         if started { session.webrtc.syncStateWithParent() }
         // An answerer's outputs wait for the offer: they must go out with its payload types, and
-        // webrtcbin matches an offer only to pads that have not seen other caps yet.
-        if role == .offerer { try session.linkOutputs() }
+        // webrtcbin matches an offer only to pads that have not seen other caps yet. An
+        // offerer's video waits for the answer: its offer lists every codec (see `VideoNegotiation`).
+        if role == .offerer { try offerEveryVideoCodec(on: session) }
     }
 
     // MARK: Data channels

@@ -30,6 +30,9 @@ public enum PeerEvent: Sendable {
     case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
     /// The remote's offer has no format our stream of `kind` can be sent as: it is not sent.
     case unmatchedMedia(kind: MediaKind, reason: String)
+    /// Offer and answer have no codec of `kind` in common: `ours` is what this end offers or
+    /// accepts, `theirs` what the far end listed (most preferred first). That media is not sent.
+    case noCommonCodec(kind: MediaKind, ours: [String], theirs: [String])
     /// Offer and answer are complete: the codec (and payload type) of each kind of media.
     case negotiated([MediaKind: NegotiatedCodec])
     /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.

@@ -412,7 +412,7 @@ final class PeerSession: Sendable {
     /// True once every webrtcbin sink pad we feed carries caps (an offer made before would leave
     /// that media out).
     var sendPadsHaveCaps: Bool {
-        state.value.teePads.allSatisfy { $0.pad.peer?.currentCaps != nil }
+        state.value.teePads.allSatisfy { $0.pad.peer == nil || $0.pad.peer?.currentCaps != nil }
     }
 
     /// The media kinds this session sends, for checking that an offer includes them all.
@@ -429,8 +429,11 @@ final class PeerSession: Sendable {
     /// Links the send graph's tees to webrtcbin. In a running pipeline this must wait until
     /// webrtcbin is up: a push into its inactive sink pads returns FLUSHING, which the tee passes
     /// upstream, and that stops the send graph's queues and live sources for good.
-    func linkOutputs() throws(PeerError) {
-        let outputs = state.withLock { state in defer { state.pendingOutputs = [] }; return state.pendingOutputs }
+    func linkOutputs(except held: Set<MediaKind> = []) throws(PeerError) {
+        let outputs = state.withLock { state in
+            defer { state.pendingOutputs.removeAll { !held.contains($0.kind) } }
+            return state.pendingOutputs.filter { !held.contains($0.kind) }
+        }
         for output in outputs {
             do throws(GStreamerError) { try output.tee.link(to: output.webrtc) } catch { throw .setup(error.description) }
         }
@@ -510,7 +513,8 @@ final class PeerSession: Sendable {
         return nil
     }
 
-    /// The kinds whose send output waits to be linked (an answerer's, until the offer came).
+    /// The kinds whose send output waits to be linked (an answerer's until the offer came, an
+    /// offerer's video until the answer chose its codec).
     var pendingKinds: [MediaKind] { state.value.pendingOutputs.map(\.kind) }
 
     /// Leaves `kind` out: the remote offered nothing we can send it as.

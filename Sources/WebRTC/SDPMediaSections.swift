@@ -27,6 +27,8 @@ public struct SDPMediaSection: Sendable, Equatable {
     public var extensions: [Int: String]
     /// `a=bundle-only`: port 0 here means "in the bundle", not "rejected".
     public var isBundleOnly = false
+    /// `sendrecv`, `sendonly`, `recvonly` or `inactive`, from the section's writer's view.
+    public var direction = "sendrecv"
 
     public var kind: MediaKind? { MediaKind(rawValue: media) }
     public var isRejected: Bool { port == 0 && !isBundleOnly }
@@ -75,6 +77,8 @@ public enum SDPMediaSections {
             section.mid = String(value)
         case "bundle-only":
             section.isBundleOnly = true
+        case "sendrecv", "sendonly", "recvonly", "inactive":
+            section.direction = String(name)
         case "rtpmap":
             let (pt, codec) = split(value, at: " ")
             let parts = codec.split(separator: "/")
@@ -159,6 +163,30 @@ enum SDPRewrite {
             guard line.hasPrefix(prefix), !line.contains("profile-level-id") else { return String(line) }
             return String(line) + ";profile-level-id=" + profileLevelID
         }
+    }
+
+    /// `sdp` with the direction of its m-section number `index` (0-based) set to `inactive`:
+    /// nothing flows either way in it, while the section (and the bundle it may lead) stays.
+    static func inactivating(_ sdp: String, sectionIndex index: Int) -> String {
+        var section = -1
+        var written = false
+        let directions: Set<Substring> = ["a=sendrecv", "a=sendonly", "a=recvonly", "a=inactive"]
+        var lines: [String] = []
+        for line in sdp.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") {
+                if section == index, !written { lines.append("a=inactive") }
+                section += 1
+                written = false
+            }
+            if section == index, directions.contains(line) {
+                if !written { lines.append("a=inactive") }
+                written = true
+                continue
+            }
+            lines.append(String(line))
+        }
+        if section == index, !written { lines.append("a=inactive") }
+        return lines.joined(separator: "\r\n") + "\r\n"
     }
 
     /// SDP lines end in CRLF, which Swift reads as one Character: split on any line end and

@@ -4,10 +4,12 @@ import MediaPipeline
 
 /// The ConnectParameters flags shared by `ecv pipeline`, `ecv call` and `ecv agent`.
 enum MediaOptions {
-    static let flags: Set<String> = ["audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker"]
+    static let flags: Set<String> = ["codec-only", "audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker"]
 
     static let help = """
-          --codec VP8|VP9|H264     video codec (default VP8)
+          --codec VP8|VP9|H264     preferred video codec (default VP8); the far end may pick
+                                   another one both ends have; a list (H264,VP9) allows only those
+          --codec-only             allow only the --codec codec: no common codec ends the call
           --width N --height N     video size (default 480x640, the seed's)
           --fps N                  frames per second (default 30)
           --bitrate KBPS           video max bitrate (default: by resolution)
@@ -26,7 +28,14 @@ enum MediaOptions {
 
     static func parameters(_ arguments: inout Arguments) throws(CLIError) -> ConnectParameters {
         var parameters = ConnectParameters()
-        if let codec = arguments.value("codec") { parameters.videoCodec = codec }
+        let codecs = arguments.value("codec")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        if codecs.contains(where: \.isEmpty) { throw .usage("--codec takes a codec or a comma-separated list, e.g. H264 or H264,VP9") }
+        if let preferred = codecs.first { parameters.videoCodec = preferred }
+        if codecs.count > 1 { parameters.videoCodecs = codecs }
+        if arguments.flag("codec-only") {
+            guard let preferred = codecs.first else { throw .usage("--codec-only needs --codec, e.g. --codec H264 --codec-only") }
+            parameters.videoCodecs = codecs.count > 1 ? codecs : [preferred]
+        }
         if let width = try arguments.int("width") { parameters.videoWidth = width }
         if let height = try arguments.int("height") { parameters.videoHeight = height }
         if let fps = try arguments.int("fps") { parameters.videoFps = fps }

@@ -12,6 +12,7 @@ extension PeerConnection {
     public func startRecording(to url: URL, format: RecordingFormat = .matroska, labels: RecordingLabels = RecordingLabels(),
                                options: RecordingOptions = RecordingOptions()) async throws(RecordingError) -> CallRecording {
         guard !isClosed, mediaPipeline != nil else { throw .pipeline("the peer connection is not running (start it first)") }
+        await waitForNegotiatedCodecs(within: .seconds(10))
         let recorder = try CallRecorder(url: url, format: format, tracks: try recordedTracks(), labels: labels, options: options)
         // Subscribe before looking at the streams that already exist, so none falls in between.
         let events = events()
@@ -37,13 +38,26 @@ extension PeerConnection {
         }
     }
 
-    /// The tracks of this call: what we send, and what we expect to receive, by kind and codec.
+    /// A recording's tracks are made for the codecs the call really uses: one asked for before
+    /// the negotiation settled (the offerer's video waits for the answer's codec) waits for it,
+    /// bounded, and for nothing once it has.
+    private func waitForNegotiatedCodecs(within timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        while !isClosed, negotiation.negotiated.isEmpty || (session?.pendingKinds.contains(.video) ?? false), ContinuousClock.now < deadline {
+            // Cancelled: the wait ends early and the tracks follow what is known.
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    /// The tracks of this call: what we send, and what we expect to receive, by kind and codec
+    /// (the negotiated one, before a stream of it arrived).
     func recordedTracks() throws(RecordingError) -> [RecordedTrack] {
         let parameters = configuration.media.parameters
         var tracks: [RecordedTrack] = []
         let remote = Dictionary(currentRemoteRTPTees().map { ($0.kind, $0.tee) }, uniquingKeysWith: { first, _ in first })
         for kind in [MediaKind.video, .audio] {
-            let configured = kind == .video ? parameters.videoCodec : AudioCodec.opus.rawValue
+            let configured = negotiation.negotiated[kind]?.encodingName
+                ?? (kind == .video ? (media?.videoEncodingName ?? parameters.videoCodec) : AudioCodec.opus.rawValue)
             if let tee = outgoingRTPTee(kind) {
                 tracks.append(RecordedTrack(.of(kind, local: true), codec: try RecordedCodec.parse(encodingName: Self.encoding(of: tee) ?? configured)))
             }

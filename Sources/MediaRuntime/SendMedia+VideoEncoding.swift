@@ -1,0 +1,86 @@
+import GStreamer
+import MediaPipeline
+
+/// Sending the video as the codec a negotiation chose.
+extension SendMedia {
+    /// The roles of the nodes that turn raw video into RTP of one codec: what a codec change
+    /// replaces. Everything before them (sources, camera switch, mute, the encoder's queue) stays.
+    static let videoEncodingRoles: Set<NodeRole> = [.videoEncoderUpload, .videoEncoder, .videoEncodedFormat, .videoParser, .videoPayloader]
+
+    /// The codec the video goes out as now ("VP8", "VP9", "H264"), nil without video.
+    public var videoEncodingName: String? { graph.output(.video)?.encodingName }
+
+    /// True when the video can be re-encoded as another codec: it is encoded here, not pushed
+    /// in already encoded.
+    public var canChangeVideoCodec: Bool { !graph.nodes(withRole: .videoEncoder).isEmpty }
+
+    /// Replaces the video encoding (upload steps, encoder, encoded format, parser, payloader) with
+    /// `replacement`'s, the same send graph compiled for another codec, while the pipeline plays:
+    /// the encoder's queue is held once idle, the old elements stop and leave, the new ones are
+    /// linked in their place (to whatever the old payloader fed) and started, and the queue lets
+    /// frames through again, the first of them a key frame. The bitrate the encoder ran at (set
+    /// by the app or by adaptation) carries over; payload type and header extensions are the
+    /// caller's to set again, as after any negotiation.
+    public func replaceVideoEncoding(with replacement: PipelineGraph, in bin: Bin) throws(MediaRuntimeError) {
+        let (graph, elements) = running.withLock { ($0.graph, $0.elements) }
+        let roles = Self.videoEncodingRoles
+        let oldIDs = Set(graph.nodes.filter { $0.role.map(roles.contains) ?? false }.map(\.id))
+        let newNodes = replacement.nodes.filter { $0.role.map(roles.contains) ?? false }
+        let newIDs = Set(newNodes.map(\.id))
+        guard canChangeVideoCodec, let entry = graph.links.first(where: { oldIDs.contains($0.to.node) && !oldIDs.contains($0.from.node) }),
+              let newEntry = replacement.links.first(where: { newIDs.contains($0.to.node) && !newIDs.contains($0.from.node) }),
+              newEntry.from == entry.from, let oldOutput = graph.output(.video), let newOutput = replacement.output(.video) else {
+            throw .unavailable(control: "video codec change", reason: "the video is not encoded in this graph")
+        }
+        let upstream = try elements.element(entry.from.node)
+        let oldFirst = try elements.element(entry.to.node)
+        let oldPayloader = try elements.element(oldOutput.node)
+        guard let upstreamPad = upstream.staticPad(entry.from.pad ?? "src") else { throw .missingNode("\(entry.from.node).src") }
+        // The push running now is one frame through the old encoder: well under a second even
+        // on a host whose cores are all taken.
+        guard let block = upstreamPad.blockWhenIdle(timeout: .seconds(5)) else {
+            throw .unavailable(control: "video codec change", reason: "the encoder's queue did not go idle within 5 s")
+        }
+        defer { block.cancel() }
+        let downstream = oldPayloader.staticPad(oldOutput.pad)?.peer
+        if let downstream, let source = oldPayloader.staticPad(oldOutput.pad) { _ = source.unlink(from: downstream) }
+        upstream.unlink(from: oldFirst)
+        for id in graph.nodes.map(\.id).reversed() where oldIDs.contains(id) {
+            if let element = elements.elements[id] { bin.stopAndRemove(element) }
+        }
+        let internalLinks = replacement.links.filter { newIDs.contains($0.from.node) && newIDs.contains($0.to.node) }
+        let added = try MaterializedGraph(nodes: newNodes, links: internalLinks, into: bin)
+        let first = try added.element(newEntry.to.node)
+        let payloader = try added.element(newOutput.node)
+        do throws(GStreamerError) {
+            try upstream.link(pad: newEntry.from.pad, to: first, pad: newEntry.to.pad, filter: newEntry.caps.map { text throws(GStreamerError) in try Caps(text) })
+            if let downstream, let source = payloader.staticPad(newOutput.pad) { try source.link(to: downstream) }
+            try added.syncStateWithParent()
+        } catch {
+            added.remove(from: bin)
+            throw .gstreamer(error)
+        }
+        running.withLock { $0 = (Self.graph(graph, replacingVideoEncodingWith: replacement, oldIDs: oldIDs, newIDs: newIDs),
+                                 elements.replacing(oldIDs, with: added)) }
+        let (kbps, transportWideCCID) = controls.withLock { ($0.videoBitrateKbps, $0.transportWideCCID) }
+        if transportWideCCID != nil { try setTransportWideCC(id: transportWideCCID) }
+        if let kbps, kbps != replacement.videoBitrate?.initialKbps { try setVideoBitrate(kbps: kbps, requestKeyFrame: false) }
+    }
+
+    /// `graph` with its video encoding nodes, their links, output and bitrate control taken from
+    /// `replacement` (the graph compiled for the new codec), everything else as it was.
+    static func graph(_ graph: PipelineGraph, replacingVideoEncodingWith replacement: PipelineGraph,
+                      oldIDs: Set<String>, newIDs: Set<String>) -> PipelineGraph {
+        var result = graph
+        result.nodes = graph.nodes.flatMap { node -> [PipelineNode] in
+            guard oldIDs.contains(node.id) else { return [node] }
+            return node.id == graph.nodes.first(where: { oldIDs.contains($0.id) })?.id ? replacement.nodes.filter { newIDs.contains($0.id) } : []
+        }
+        result.links = graph.links.filter { !oldIDs.contains($0.from.node) && !oldIDs.contains($0.to.node) }
+            + replacement.links.filter { newIDs.contains($0.from.node) || newIDs.contains($0.to.node) }
+        result.outputs = graph.outputs.map { $0.kind == .video ? (replacement.output(.video) ?? $0) : $0 }
+        result.videoBitrate = replacement.videoBitrate
+        result.decisions = graph.decisions + replacement.decisions.filter { $0.hasPrefix("video encoder") }
+        return result
+    }
+}
