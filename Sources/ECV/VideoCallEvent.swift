@@ -72,6 +72,10 @@ public enum VideoCallEventType: String, Sendable, CaseIterable {
     /// Beyond the seed: bandwidth adaptation changed what this side sends (objData: the
     /// `BandwidthEstimator.Decision`; data: `targetKbps`, `estimateKbps`, `reason`).
     case BandwidthChanged
+    /// Added: media the negotiation agreed on has not flowed for 5 s while connected: `detail`
+    /// is "video received", "audio sent"…; data `kind`, `direction` (sent/received) and
+    /// `everCarried` ("false": not one packet so far). Once per negotiation and direction.
+    case MediaSilent
 }
 
 /// The links `Reconnecting` and `Reconnected` name in their detail.

@@ -324,6 +324,10 @@ extension WebRtcConnection: CallSessionObserver {
             state.withLock { $0.live.negotiatedCodecs = Dictionary(uniqueKeysWithValues: codecs.map { ($0.key.rawValue, $0.value.description) }) }
         case .unmatchedMedia(_, let reason):
             Logger.warn("[\(call.rtcId)] \(reason)")
+        case .mediaSilent(let direction, let everCarried):
+            Logger.warn("[\(call.rtcId)] no \(direction) for 5 s" + (everCarried ? "" : ", none at all so far"))
+            call.emit(.MediaSilent, detail: direction.description,
+                      data: ["kind": direction.kind.rawValue, "direction": direction.sending ? "sent" : "received", "everCarried": String(everCarried)])
         case .noCommonCodec(let kind, let ours, let theirs):
             call.fail(.NO_COMMON_CODEC, NoCommonCodec.message(kind: kind.rawValue, ours: ours, theirs: theirs), endingCall: true)
         case .adoptedDataChannel(let remoteLabel, let configuredLabel):

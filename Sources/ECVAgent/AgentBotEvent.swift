@@ -34,6 +34,9 @@ public enum AgentCallEvent: Sendable, Equatable {
     /// Caller and bot share no codec of `kind` (`ours`: what the bot accepts, `theirs`: what the
     /// caller listed): the bot hangs up, and `ended(reason: "NO_COMMON_CODEC")` follows.
     case noCommonCodec(kind: String, ours: [String], theirs: [String])
+    /// Media the negotiation agreed on has not flowed for 5 s while connected (`direction`: "sent"
+    /// or "received"; `everCarried` false: not one packet so far). Once per negotiation.
+    case mediaSilent(kind: String, direction: String, everCarried: Bool)
     /// Bandwidth adaptation changed what the agent sends to the caller.
     case bandwidthChanged(targetKbps: Int, estimateKbps: Int, reason: String)
     case ended(reason: String)

@@ -217,6 +217,8 @@ public final class AgentCall: Sendable {
 
     /// The end reason of a call whose ends shared no codec.
     static let noCommonCodec = "NO_COMMON_CODEC"
+    /// How long a caller gets to end a call without a common codec itself.
+    static let noCommonCodecGrace: Duration = .seconds(2)
 
     private func hangup(reason: String) async {
         guard !state.value.ended else { return }
@@ -338,10 +340,18 @@ extension AgentCall: CallSessionObserver {
             emit(.bandwidthChanged(targetKbps: decision.targetKbps, estimateKbps: decision.estimateKbps, reason: decision.reason))
         case .peer(.unmatchedMedia(_, let reason)):
             bot?.eventError("call \(rtcId): \(reason)")
+        case .peer(.mediaSilent(let direction, let everCarried)):
+            bot?.eventError("call \(rtcId): no \(direction) for 5 s" + (everCarried ? "" : ", none at all so far"))
+            emit(.mediaSilent(kind: direction.kind.rawValue, direction: direction.sending ? "sent" : "received", everCarried: everCarried))
         case .peer(.noCommonCodec(let kind, let ours, let theirs)):
             bot?.eventError("call \(rtcId): \(NoCommonCodec.message(kind: kind.rawValue, ours: ours, theirs: theirs))")
             emit(.noCommonCodec(kind: kind.rawValue, ours: ours, theirs: theirs))
-            Task { await hangup(reason: Self.noCommonCodec) }
+            Task {
+                // The caller learns it from our answer (or its own) and ends the call itself,
+                // reporting why; a caller that does not is hung up on.
+                try? await Task.sleep(for: Self.noCommonCodecGrace)
+                await hangup(reason: Self.noCommonCodec)
+            }
         case .peer(.adoptedDataChannel(let remoteLabel, let configuredLabel)):
             bot?.eventError("call \(rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")
         case .rebuildFailed(let error):

@@ -21,6 +21,8 @@ struct NegotiationState {
     var offeredFormats: [MediaKind: SDPFormat] = [:]
     /// Kinds the remote offer had no codec for that we accept: our answer makes them inactive.
     var refusedKinds: Set<MediaKind> = []
+    /// What to report of them once the answer has gone out.
+    var unanswerable: [PeerEvent] = []
     /// What the completed offer/answer agreed on, by kind.
     var negotiated: [MediaKind: NegotiatedCodec] = [:]
 }
@@ -132,6 +134,8 @@ extension PeerConnection {
             negotiation.sdpKinds.merge(SDPInspection.ssrcKinds(answer.sdp)) { _, new in new }
             send(.answer(sdp: answer.sdp))
             emit(.sentAnswer(answer.sdp))
+            for event in negotiation.unanswerable { emit(event) }
+            negotiation.unanswerable = []
             if let problem = SDPInspection.rejectedMedia(offer: sdp, answer: answer.sdp) { emit(.error(problem)) }
             noteNegotiated(answer: answer.sdp)
         } catch {
@@ -216,7 +220,24 @@ extension PeerConnection {
 
     private func noteNegotiated(answer: String) {
         negotiation.negotiated = NegotiatedCodec.from(answer: answer)
+        if let session { directionWatch.expect(expectedDirections(answer: answer, linked: session.packetsByDirection), now: .now) }
         emit(.negotiated(negotiation.negotiated))
+    }
+
+    /// The directions an answer makes travel, seen from this end: an answer's direction is the
+    /// answerer's own; we send only what we linked to webrtcbin.
+    private func expectedDirections(answer: String, linked: [MediaDirection: UInt64]) -> Set<MediaDirection> {
+        var directions: Set<MediaDirection> = []
+        for section in SDPMediaSections.parse(answer) where !section.isRejected {
+            guard let kind = section.kind else { continue }
+            let answererSends = ["sendrecv", "sendonly"].contains(section.direction)
+            let answererReceives = ["sendrecv", "recvonly"].contains(section.direction)
+            let weSend = role == .answerer ? answererSends : answererReceives
+            let weReceive = role == .answerer ? answererReceives : answererSends
+            if weSend, linked[MediaDirection(kind: kind, sending: true)] != nil { directions.insert(MediaDirection(kind: kind, sending: true)) }
+            if weReceive { directions.insert(MediaDirection(kind: kind, sending: false)) }
+        }
+        return directions
     }
 
     private func receiveAnswer(_ sdp: String) async {

@@ -45,6 +45,8 @@ public actor PeerConnection {
     var appliedBandwidth: BandwidthEstimator.Decision?
     /// The receiving side's answer to loss (see `LossResponse`); nil without retransmission.
     var lossResponse: LossResponse?
+    /// Reports a negotiated direction that carries nothing (see `MediaDirectionWatch`).
+    var directionWatch = MediaDirectionWatch()
     /// Asks again for a key frame while the far end's picture stays frozen (see `FrozenPictureWatch`).
     var pictureWatch = FrozenPictureWatch()
     /// The liveness watch's last stats sample, of session `session`, for `stats(reusingWithin:)`.
@@ -330,7 +332,13 @@ public actor PeerConnection {
     /// (`PeerSession.packetsArrived`), so a far end that sends no media (a recording bot) stays
     /// alive by its receiver reports; a stats sample is taken only for what needs one.
     private func checkLiveness(disconnectedAfter: Duration, failedAfter: Duration) async {
-        guard states.connection == .connected, let session else { return }
+        guard states.connection == .connected, let session else {
+            directionWatch.pause(now: .now)
+            return
+        }
+        for (direction, everCarried) in directionWatch.check(counts: session.packetsByDirection, now: .now) {
+            broadcaster.yield(.mediaSilent(direction, everCarried: everCarried))
+        }
         let arrived = session.packetsArrived
         if arrived != states.lastPacketsArrived {
             states.lastPacketsArrived = arrived
@@ -421,6 +429,7 @@ public actor PeerConnection {
         // A new webrtcbin starts with the configured feedback settings.
         lossResponse = nil
         pictureWatch = FrozenPictureWatch()
+        directionWatch = MediaDirectionWatch()
         try makeSession()
         broadcaster.yield(.rebuilt(sessionCount - 1))
         publishUnifiedState()

@@ -33,6 +33,9 @@ public enum PeerEvent: Sendable {
     /// Offer and answer have no codec of `kind` in common: `ours` is what this end offers or
     /// accepts, `theirs` what the far end listed (most preferred first). That media is not sent.
     case noCommonCodec(kind: MediaKind, ours: [String], theirs: [String])
+    /// A direction the negotiation agreed on has carried no RTP for `MediaDirectionWatch.silence`
+    /// while connected (reported once per negotiation); `everCarried` says whether it had before.
+    case mediaSilent(MediaDirection, everCarried: Bool)
     /// Offer and answer are complete: the codec (and payload type) of each kind of media.
     case negotiated([MediaKind: NegotiatedCodec])
     /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.

@@ -61,6 +61,10 @@ final class PeerSession: Sendable {
         var segmentFilters: [RepeatedSegmentFilter] = []
         /// The probes that put the far end's resend requests to `retransmissions`.
         var retransmissionProbes: [PadProbe] = []
+        /// RTP packets per direction (what we link to webrtcbin, what its src pads bring), for
+        /// `MediaDirectionWatch`, and the probes that count them.
+        var directionCounts: [MediaDirection: ArrivalCount] = [:]
+        var countingProbes: [PadProbe] = []
     }
     private let state = Locked(State())
     /// webrtcbin's RTP sessions and jitter buffers as they were made, for tests that watch the
@@ -234,7 +238,9 @@ final class PeerSession: Sendable {
                     }
                     // Every key-frame request for this stream, whoever made it, leaves through this pad.
                     let requests = stream.kind == .video ? pad.addKeyFrameRequestProbe { deliver(number, .keyFrameWanted) } : nil
+                    let counted = Self.countPackets(crossing: pad, as: MediaDirection(kind: stream.kind, sending: false), in: state)
                     state.withLock { state in
+                        state.countingProbes.append(counted)
                         state.incomingTees.append(tee)
                         if let ssrc = stream.ssrc { state.incomingKinds[ssrc] = stream.kind }
                         if let requests { state.keyFrameRequestProbes.append(requests) }
@@ -436,8 +442,24 @@ final class PeerSession: Sendable {
         }
         for output in outputs {
             do throws(GStreamerError) { try output.tee.link(to: output.webrtc) } catch { throw .setup(error.description) }
+            let probe = Self.countPackets(crossing: output.tee, as: MediaDirection(kind: output.kind, sending: true), in: state)
+            state.withLock { $0.countingProbes.append(probe) }
         }
     }
+
+    /// Counts the buffers crossing `pad` under `direction` (one atomic add each).
+    private static func countPackets(crossing pad: Pad, as direction: MediaDirection, in state: Locked<State>) -> PadProbe {
+        let count = state.withLock { state in
+            if let existing = state.directionCounts[direction] { return existing }
+            let created = ArrivalCount()
+            state.directionCounts[direction] = created
+            return created
+        }
+        return pad.addBufferProbe { _, _ in count.add(); return .pass }
+    }
+
+    /// RTP packets so far in each direction that has been linked or has arrived.
+    var packetsByDirection: [MediaDirection: UInt64] { state.value.directionCounts.mapValues(\.value) }
 
     /// Sets the share of FEC parity packets for the video we send (no effect without FEC).
     func setVideoFECPercentage(_ percent: Int) throws(GStreamerError) {
@@ -545,7 +567,7 @@ final class PeerSession: Sendable {
         for handler in taken.connections { handler.cancel() }
         handshakeReplay.stop()
         connectivityNudge.stop()
-        for probe in taken.handshakeProbes { probe.cancel() }
+        for probe in taken.handshakeProbes + taken.countingProbes { probe.cancel() }
         for link in taken.teePads {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }
             link.tee.releaseRequestPad(link.pad)

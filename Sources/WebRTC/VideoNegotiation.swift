@@ -62,8 +62,10 @@ extension PeerConnection {
         guard let (codec, format) = OfferedFormats.chooseVideo(in: section, from: preference) else {
             // webrtcbin would answer the offer's codec as receive-only on a transceiver of its
             // own: the answer makes the section inactive, so the far end sends nothing we refuse.
+            // Reported once the answer is out (see `receiveOffer`), so the far end learns it from
+            // the answer before this end acts on it.
             negotiation.refusedKinds.insert(.video)
-            emit(.noCommonCodec(kind: .video, ours: preference.codecs.map(\.rawValue), theirs: OfferedFormats.codecNames(in: section)))
+            negotiation.unanswerable.append(.noCommonCodec(kind: .video, ours: preference.codecs.map(\.rawValue), theirs: OfferedFormats.codecNames(in: section)))
             return nil
         }
         guard await prepareVideoSend(codec, payloadType: format.payloadType), session === self.session else { return nil }

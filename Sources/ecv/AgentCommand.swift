@@ -96,13 +96,14 @@ enum AgentCommand {
         }
         var handled = 0
         var lost: String?
+        var calls: [Task<String?, Never>] = []
         for await event in events {
             switch event {
             case .offered(let offer):
                 report(json, ["event": "offered", "rtcId": offer.rtcId, "caller": offer.callerName, "queue": offer.queue,
                               "attributes": offer.attributes])
             case .callStarted(let call):
-                Task { await handle(call, record: record, layout: layout, script: script, json: json) }
+                calls.append(Task { await handle(call, record: record, layout: layout, script: script, json: json) })
             case .callEnded(let rtcId, let reason):
                 report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason])
                 handled += 1
@@ -125,13 +126,27 @@ enum AgentCommand {
             // the service has logged this agent out, so a supervisor must see a failure.
             throw .failed("the agent socket closed unexpectedly (\(lost ?? "no close frame")); the service logged this agent out")
         }
+        var problems: [String] = []
+        for call in calls { if let problem = await call.value { problems.append(problem) } }
+        if !problems.isEmpty {
+            throw .failed("\(problems.count) call(s) ended without media they had negotiated: " + problems.joined(separator: "; "))
+        }
     }
 
-    static func handle(_ call: AgentCall, record: String?, layout: RecordingLayout, script: AgentScript?, json: Bool) async {
+    /// Follows one call to its end; returns why it counts as failed (media it negotiated never
+    /// flowed, or no codec in common), else nil.
+    @discardableResult
+    static func handle(_ call: AgentCall, record: String?, layout: RecordingLayout, script: AgentScript?, json: Bool) async -> String? {
         let events = call.events()
         var opened = false
+        var problems: [String] = []
         for await event in events {
             report(json, ["event": "call", "rtcId": call.rtcId, "what": "\(event)"])
+            switch event {
+            case .mediaSilent(let kind, let direction, everCarried: false): problems.append("no \(kind) \(direction)")
+            case .noCommonCodec(let kind, _, _): problems.append("no \(kind) codec in common")
+            default: break
+            }
             if case .connected = event, let record, !call.isRecording {
                 let url = URL(fileURLWithPath: record).appendingPathComponent("\(call.rtcId).mkv")
                 do { try await call.startRecording(to: url, layout: layout) } catch { report(json, ["event": "error", "message": "recording: \(error)"]) }
@@ -141,6 +156,7 @@ enum AgentCommand {
                 Task { await script.run(on: call) { step in report(json, ["event": "script", "rtcId": call.rtcId, "step": step]) } }
             }
         }
+        return problems.isEmpty ? nil : "call \(call.rtcId): " + problems.joined(separator: ", ")
     }
 
     static func report(_ json: Bool, _ fields: [String: any Sendable]) {

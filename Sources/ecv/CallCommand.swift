@@ -114,6 +114,9 @@ enum CallCommand {
             let reason = call.lastError.name != .NO_ERROR ? call.lastError.description : outcome.endDetail ?? "no CallEnded event"
             throw .failed("the call ended with \(reason)")
         }
+        if !outcome.neverCarried.isEmpty {
+            throw .failed("the call ended without media it had negotiated: no \(outcome.neverCarried.joined(separator: ", no ")) at all")
+        }
     }
 
     /// Where a transferred leg records when the call records to `path`: beside it, named after the
@@ -198,12 +201,14 @@ final class CallOutcome: Sendable {
         var endDetail: String?
         var transferredTo: String?
         var events: [VideoCallEventType] = []
+        var neverCarried: [String] = []
     }
     private let state = Locked(State())
     func note(_ event: VideoCallEvent) {
         state.withLock { state in
             state.events.append(event.type)
             if event.type == .CallEnded { state.endDetail = event.detail }
+            if event.type == .MediaSilent, event.data["everCarried"] == "false" { state.neverCarried.append(event.detail ?? "media") }
             if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty { state.transferredTo = rtcId }
         }
     }
@@ -211,4 +216,6 @@ final class CallOutcome: Sendable {
     /// The next leg's rtcId, when a transfer completed.
     var transferredTo: String? { state.value.transferredTo }
     var events: [VideoCallEventType] { state.value.events }
+    /// Negotiated directions that carried not one packet ("video received"), from `MediaSilent`.
+    var neverCarried: [String] { state.value.neverCarried }
 }

@@ -59,10 +59,12 @@ func startLoopbackService(configure: (inout ReferenceServiceConfiguration) -> Vo
 }
 
 /// A logged-in, ready agent bot on the loopback service at `base` (320×240, no audio processing).
-func startLoopbackAgent(named name: String, queue: String = "default", base: String) async throws -> AgentBot {
+func startLoopbackAgent(named name: String, queue: String = "default", base: String,
+                        configure: (inout AgentBotConfiguration) -> Void = { _ in }) async throws -> AgentBot {
     var configuration = AgentBotConfiguration(serviceUrl: base, name: name, queues: [queue],
                                               parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
     configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+    configure(&configuration)
     let bot = try AgentBot(configuration: configuration)
     try await bot.connect()
     try await bot.ready()

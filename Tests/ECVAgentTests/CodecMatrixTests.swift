@@ -36,7 +36,7 @@ import Testing
         let agentCall = try #require(bot.call(rtcId: call.rtcId))
         let view = CallerView(agentCall)
         do { try await eventually(.seconds(10), "video both ways") { renderer.count > 20 && view.count > 20 } } catch {
-            throw TestFailure("video both ways: the caller saw \(renderer.count) frames, the agent \(view.count); events \(log.types(call.rtcId).map(\.rawValue))")
+            throw TestFailure("video both ways: the caller saw \(renderer.count) frames, the agent \(view.count); caller events \(log.types(call.rtcId).map(\.rawValue)); agent events \(agentCall.eventHistory)")
         }
         let expected = agentOffers ? agent : caller
         #expect(connected.data["videoCodec"]?.hasPrefix(expected + "/") == true, "\(connected.data)")

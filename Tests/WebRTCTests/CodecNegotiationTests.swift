@@ -44,3 +44,38 @@ import Testing
         await pair.close()
     }
 }
+
+/// A far end that negotiates video and never sends a frame is reported on both ends, once.
+@Suite(.serialized) struct MediaSilenceTests {
+    @Test func videoNegotiatedButNeverSentIsReportedOnBothEnds() async throws {
+        let silent = testMedia(video: .single(.app(name: "never_fed")))
+        let pair = PeerPair(offerer: testMedia(), answerer: silent)
+        let atOfferer = pair.offerer.events(), atAnswerer = pair.answerer.events()
+        let offererReports = Task { var seen: [String] = []; for await case .mediaSilent(let direction, let ever) in atOfferer { seen.append("\(direction) \(ever)") }; return seen }
+        let answererReports = Task { var seen: [String] = []; for await case .mediaSilent(let direction, let ever) in atAnswerer { seen.append("\(direction) \(ever)") }; return seen }
+        let offererMedia = RemoteMedia(pair.offerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        // The silence bar is 5 s; a report more would show within the next liveness ticks.
+        try await Task.sleep(for: MediaDirectionWatch.silence + .seconds(2))
+        await pair.close()
+        #expect(offererMedia.video.count == 0 && offererMedia.audio.count > 0)
+        #expect(await offererReports.value == ["video received false"])
+        #expect(await answererReports.value == ["video sent false"])
+    }
+
+    @Test func aDirectionThatStopsIsReportedOnceAfterTheSilenceBar() {
+        var watch = MediaDirectionWatch()
+        let start = ContinuousClock.now
+        let video = MediaDirection(kind: .video, sending: false), audio = MediaDirection(kind: .audio, sending: true)
+        watch.expect([video, audio], now: start)
+        #expect(watch.check(counts: [video: 10, audio: 10], now: start + .seconds(1)).isEmpty)
+        #expect(watch.check(counts: [video: 10, audio: 20], now: start + .seconds(5)).isEmpty)
+        let reported = watch.check(counts: [video: 10, audio: 30], now: start + .seconds(6))
+        #expect(reported.map { "\($0.0) \($0.everCarried)" } == ["video received true"])
+        #expect(watch.check(counts: [video: 10, audio: 40], now: start + .seconds(30)).isEmpty, "once")
+        watch.pause(now: start + .seconds(40))
+        watch.expect([video, audio], now: start + .seconds(41))
+        #expect(watch.check(counts: [video: 10, audio: 50], now: start + .seconds(45)).isEmpty, "a new negotiation starts the clock again")
+    }
+}
