@@ -67,13 +67,15 @@ extension BrowserPage {
         for (const candidate of earlyCandidates.splice(0)) await pc.addIceCandidate(candidate);
       }
 
-      // `?codec=` first among the video codecs (with its retransmission format); the rest after it.
+      // `?codec=` first among the video codecs (with its retransmission format); the rest after it,
+      // or with `?only=1` nothing else but retransmission (a browser that must not fall back).
       function preferCodec() {
         if (!codec || typeof RTCRtpReceiver === 'undefined' || !RTCRtpReceiver.getCapabilities || !pc.getTransceivers) return;
         const codecs = RTCRtpReceiver.getCapabilities('video').codecs;
         const wanted = codecs.filter((c) => c.mimeType.toUpperCase() === 'VIDEO/' + codec);
         if (wanted.length === 0) { log('this browser cannot receive ' + codec); return; }
-        const others = codecs.filter((c) => !wanted.includes(c));
+        const only = query.get('only') === '1';
+        const others = codecs.filter((c) => !wanted.includes(c) && (!only || c.mimeType.toUpperCase() === 'VIDEO/RTX'));
         for (const transceiver of pc.getTransceivers()) {
           const kind = (transceiver.receiver && transceiver.receiver.track && transceiver.receiver.track.kind) || '';
           if (kind === 'video' && transceiver.setCodecPreferences) transceiver.setCodecPreferences([...wanted, ...others]);

@@ -85,7 +85,7 @@ extension VideoCodec {
 }
 
 /// An H.264 `profile-level-id` read by its meaning (RFC 6184 §8.1, profile_idc and the
-/// constraint flags of profile-iop), not its spelling: `42e01f`, `42c01f` and `4d401f` are all
+/// constraint flags of profile-iop), not its spelling: `42e01f`, `42c01f` and `4d801f` are all
 /// constrained baseline.
 public enum H264Profile: String, Sendable, Equatable {
     case constrainedBaseline = "constrained baseline"

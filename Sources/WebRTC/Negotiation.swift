@@ -62,7 +62,9 @@ extension PeerConnection {
                 negotiation.inProgress = false
                 return
             }
-            offer = SessionDescription(kind: .offer, sdp: withOurFingerprint(offer.sdp, session))
+            var sdp = withOurFingerprint(offer.sdp, session)
+            if configuration.media.parameters.lossRecovery.retransmission { sdp = SDPRewrite.addingRTXForEveryVideoCodec(sdp) }
+            offer = SessionDescription(kind: .offer, sdp: sdp)
             try await session.webrtc.setLocalDescription(offer)
             negotiation.localMids = SDPInspection.mids(offer.sdp)
             negotiation.sdpKinds.merge(SDPInspection.ssrcKinds(offer.sdp)) { _, new in new }

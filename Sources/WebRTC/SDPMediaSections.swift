@@ -189,6 +189,47 @@ enum SDPRewrite {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
+    /// `sdp` with an RTX format for every video codec of its video sections that has none:
+    /// webrtcbin 1.22 gives a transceiver's offer RTX for its first codec only, so a far end that
+    /// picked another one would get no resends. Each new RTX takes the codec's number plus one
+    /// when that is free, else the lowest free dynamic number.
+    static func addingRTXForEveryVideoCodec(_ sdp: String) -> String {
+        let sections = SDPMediaSections.parse(sdp)
+        var additions: [Int: [(rtx: Int, codec: Int)]] = [:]
+        for section in sections where section.kind == .video && !section.isRejected {
+            var used = Set(section.formats.map(\.payloadType))
+            let protected = Set(section.formats.compactMap { $0.encodingName == "RTX" ? $0.parameters["apt"].flatMap(Int.init) : nil })
+            for format in section.formats where !NegotiatedCodec.auxiliaryEncodings.contains(format.encodingName) && !format.encodingName.isEmpty
+                && !protected.contains(format.payloadType) {
+                guard let number = ([format.payloadType + 1] + Array(96...127)).first(where: { (96...127).contains($0) && !used.contains($0) }) else { break }
+                used.insert(number)
+                additions[section.index, default: []].append((number, format.payloadType))
+            }
+        }
+        guard !additions.isEmpty else { return sdp }
+        var index = -1
+        var lines: [String] = []
+        func flush() {
+            for addition in additions[index] ?? [] {
+                lines.append("a=rtpmap:\(addition.rtx) rtx/90000")
+                lines.append("a=fmtp:\(addition.rtx) apt=\(addition.codec)")
+            }
+        }
+        for line in sdp.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") {
+                flush()
+                index += 1
+                if let added = additions[index] {
+                    lines.append(String(line) + added.map { " \($0.rtx)" }.joined())
+                    continue
+                }
+            }
+            lines.append(String(line))
+        }
+        flush()
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
     /// SDP lines end in CRLF, which Swift reads as one Character: split on any line end and
     /// write CRLF back.
     private static func rewritingLines(_ sdp: String, _ change: (Substring) -> String) -> String {

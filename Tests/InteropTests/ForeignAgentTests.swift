@@ -16,11 +16,11 @@ extension InteropTests {
     @Suite("Interop: an ECVKit caller meets a foreign agent-side peer", .serialized)
     struct ForeignAgentTests {
         @Test(.enabled(if: InteropEnvironment.hasChromium, Comment(rawValue: InteropEnvironment.missingChromium)),
-              arguments: InteropCell.all(.chromium, role: .agent))
+              arguments: InteropCell.all(.chromium, role: .agent) + InteropCell.mixedPreferences(.chromium, role: .agent))
         func chromium(_ cell: InteropCell) async throws { try await Self.play(cell) }
 
         @Test(.enabled(if: InteropEnvironment.hasVenv, Comment(rawValue: InteropEnvironment.missingVenv)),
-              arguments: InteropCell.all(.aiortc, role: .agent)
+              arguments: InteropCell.all(.aiortc, role: .agent) + InteropCell.mixedPreferences(.aiortc, role: .agent)
                   + [InteropCell(peer: .aiortc, role: .agent, foreignOffers: true, codec: "VP8", label: "text")])
         func aiortc(_ cell: InteropCell) async throws { try await Self.play(cell) }
 
@@ -37,7 +37,7 @@ extension InteropTests {
             do {
                 _ = try await log.wait(for: .AgentConnected, room)
                 let connection = try #require(call.connect(parameters: ConnectParameters(
-                    videoWidth: 640, videoHeight: 480, videoCodec: cell.codec, noAudioProcessing: true)))
+                    videoWidth: 640, videoHeight: 480, videoCodec: cell.ecvkitPreference, noAudioProcessing: true)))
                 let renderer = CountingRenderer()
                 connection.remoteVideoRenderer = renderer
                 let sends = [(1.0, "HOLD|\(room)"), (1.6, "PICKUP|\(room)"), (2.2, "FLASH_ON"), (2.8, "TAKE_PHOTO_ON")]

@@ -16,19 +16,19 @@ extension InteropTests {
     @Suite("Interop: a foreign caller meets ECVKit's agent bot", .serialized)
     struct ForeignCallerTests {
         @Test(.enabled(if: InteropEnvironment.hasChromium, Comment(rawValue: InteropEnvironment.missingChromium)),
-              arguments: InteropCell.all(.chromium, role: .caller)
+              arguments: InteropCell.all(.chromium, role: .caller) + InteropCell.mixedPreferences(.chromium, role: .caller)
                   + [InteropCell(peer: .chromium, role: .caller, foreignOffers: true, codec: "VP8", label: "text")])
         func chromium(_ cell: InteropCell) async throws { try await Self.play(cell) }
 
         @Test(.enabled(if: InteropEnvironment.hasVenv, Comment(rawValue: InteropEnvironment.missingVenv)),
-              arguments: InteropCell.all(.aiortc, role: .caller))
+              arguments: InteropCell.all(.aiortc, role: .caller) + InteropCell.mixedPreferences(.aiortc, role: .caller))
         func aiortc(_ cell: InteropCell) async throws { try await Self.play(cell) }
 
         static func play(_ cell: InteropCell) async throws {
             let backend = try await Backend.start()
             let agent = try await backend.agent(configure: { configuration in
                 configuration.autoAccept = !cell.foreignOffers
-                configuration.parameters = ConnectParameters(videoWidth: 640, videoHeight: 480, videoCodec: cell.codec, noAudioProcessing: true)
+                configuration.parameters = ConnectParameters(videoWidth: 640, videoHeight: 480, videoCodec: cell.ecvkitPreference, noAudioProcessing: true)
                 configuration.flashReplyTimeout = .seconds(3)
             })
             let botEvents = agent.events()

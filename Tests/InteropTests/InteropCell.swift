@@ -22,10 +22,36 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
     var foreignOffers: Bool
     var codec: String
     var label = "textchannel"
+    /// ECVKit's preferred codec when it differs from the foreign peer's (nil: the same).
+    var ecvkitCodec: String?
+    /// The foreign peer may use `codec` only (Chromium: `setCodecPreferences` with that codec and
+    /// RTX alone), so ECVKit must fall back to it whoever offers.
+    var foreignOnly = false
 
     var name: String {
         "\(peer.rawValue)/\(role == .caller ? "caller" : "agent-side")/\(foreignOffers ? "offerer" : "answerer")/\(codec)"
+            + (foreignOnly ? "-only" : "") + (ecvkitCodec.map { "/ecvkit=\($0)" } ?? "")
             + (label == "textchannel" ? "" : "/label=\(label)")
+    }
+
+    /// The codec ECVKit's side prefers.
+    var ecvkitPreference: String { ecvkitCodec ?? codec }
+
+    /// The codec the call must carry both ways: the offerer's preference when the answerer can
+    /// handle it (every end here handles every codec, unless `foreignOnly`).
+    var expectedCodec: String { foreignOnly || foreignOffers ? codec : ecvkitPreference }
+
+    /// Chromium limited to one codec against ECVKit preferring another, in each role (who offers
+    /// alternates), and aiortc preferring H.264 against ECVKit preferring VP8, each side offering.
+    static func mixedPreferences(_ peer: Peer, role: Role) -> [InteropCell] {
+        switch peer {
+        case .chromium:
+            [("VP8", "H264", true), ("VP9", "VP8", false), ("H264", "VP9", role == .caller)].map {
+                InteropCell(peer: peer, role: role, foreignOffers: $0.2, codec: $0.0, ecvkitCodec: $0.1, foreignOnly: true)
+            }
+        case .aiortc:
+            [true, false].map { InteropCell(peer: peer, role: role, foreignOffers: $0, codec: "H264", ecvkitCodec: "VP8") }
+        }
     }
     var testDescription: String { name }
 
@@ -56,7 +82,8 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
         switch peer {
         case .chromium:
             var page = URLComponents(string: base + "/r/" + room)
-            page?.queryItems = [URLQueryItem(name: "role", value: role.rawValue), URLQueryItem(name: "codec", value: codec),
+            page?.queryItems = [URLQueryItem(name: "role", value: role.rawValue), URLQueryItem(name: "codec", value: codec)]
+                + (foreignOnly ? [URLQueryItem(name: "only", value: "1")] : []) + [
                                 URLQueryItem(name: "label", value: label), URLQueryItem(name: "watch", value: "keyframes")]
                 + (token.map { [URLQueryItem(name: "token", value: $0)] } ?? [])
             guard let url = page?.string else { throw TestFailure("no page URL from \(base) and room \(room)") }
@@ -121,8 +148,8 @@ extension CellReport {
             problems.append("the foreign \(foreignSide) received \(summary.audioReceived) audio packets/frames in \(summary.mediaSeconds) s")
         }
         for (direction, codec) in [("received", summary.videoCodecIn), ("sent", summary.videoCodecOut)]
-        where codec?.lowercased() != "video/" + cell.codec.lowercased() {
-            problems.append("the foreign \(foreignSide) \(direction) video as \(codec ?? "nothing"), not \(cell.codec)")
+        where codec?.lowercased() != "video/" + cell.expectedCodec.lowercased() {
+            problems.append("the foreign \(foreignSide) \(direction) video as \(codec ?? "nothing"), not \(cell.expectedCodec)")
         }
         // What the foreign peer really sent: a browser short of CPU sends fewer than 30 a second.
         let expectedAtECVKit = min(expectedFrames, Double(summary.framesSent))

@@ -80,31 +80,80 @@ import Testing
         try #require(SDPMediaSections.parse(sdp).first { $0.kind == kind })
     }
 
+    /// The format an end that accepts only `codec` sends the offer's video as.
+    func pick(_ codec: String, _ section: SDPMediaSection) -> SDPFormat? {
+        OfferedFormats.chooseVideo(in: section, from: VideoCodecPreference(codecs: [VideoCodec(rawValue: codec)!], restricted: true))?.1
+    }
+
+    /// The offer's order decides (the offerer's preference), not ours: Chromium lists VP8 first.
+    @Test func theOffersFirstCommonCodecIsTaken() throws {
+        let video = try section(Self.chromiumOffer, .video)
+        let ours = VideoCodecPreference(codecs: [.h264, .vp9, .vp8], restricted: false)
+        #expect(OfferedFormats.chooseVideo(in: video, from: ours)?.0 == .vp8)
+        let noVP8 = VideoCodecPreference(codecs: [.h264, .vp9], restricted: true)
+        #expect(OfferedFormats.chooseVideo(in: video, from: noVP8)?.0 == .vp9)
+        let aiortc = try section(Self.aiortcOffer, .video)
+        #expect(OfferedFormats.chooseVideo(in: aiortc, from: VideoCodecPreference(codecs: [.vp9], restricted: true)) == nil)
+        #expect(OfferedFormats.codecNames(in: aiortc) == ["VP8", "H264"])
+    }
+
+    /// profile-level-id by meaning: constrained baseline in three spellings, and what is not ours.
+    @Test func h264ProfilesAreReadByMeaning() {
+        for id in ["42e01f", "42c01f", "4d801f", "42E034", "58c01f"] { #expect(H264Profile(profileLevelID: id) == .constrainedBaseline, "\(id)") }
+        #expect(H264Profile(profileLevelID: "42001f") == .baseline)
+        #expect(H264Profile(profileLevelID: "4d001f") == .main && H264Profile(profileLevelID: "4d401f") == .main)
+        #expect(H264Profile(profileLevelID: "640c1f") == .constrainedHigh)
+        #expect(H264Profile(profileLevelID: "64001f") == .high)
+        #expect(H264Profile(profileLevelID: "580029")?.carriesOurStream == false)
+        for bad in ["", "42e0", "zz001f", "6e001f", "42e01f00"] { #expect(H264Profile(profileLevelID: bad) == nil, "\(bad)") }
+    }
+
+    /// webrtcbin offers RTX for a transceiver's first codec only; each other codec gets its own.
+    @Test func everyOfferedVideoCodecGetsItsRTX() throws {
+        let offer = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96 98 100 97\r\na=rtpmap:96 VP8/90000\r\na=rtpmap:98 VP9/90000\r\n"
+            + "a=rtpmap:100 H264/90000\r\na=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\nm=audio 0 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 OPUS/48000/2\r\n"
+        let rewritten = SDPRewrite.addingRTXForEveryVideoCodec(offer)
+        let video = try section(rewritten, .video)
+        let rtx = video.formats.filter { $0.encodingName == "RTX" }.map { "\($0.payloadType)->\($0.parameters["apt"] ?? "")" }
+        #expect(rtx == ["97->96", "99->98", "101->100"])
+        #expect(try section(rewritten, .audio).formats.map(\.payloadType) == [111])
+        #expect(SDPRewrite.addingRTXForEveryVideoCodec(rewritten) == rewritten, "nothing to add twice")
+    }
+
+    /// A refused section stays (and keeps its bundle) but carries nothing either way.
+    @Test func aRefusedSectionIsAnsweredInactive() throws {
+        let answer = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 H264/90000\r\na=recvonly\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=sendrecv\r\n"
+        let rewritten = SDPRewrite.inactivating(answer, sectionIndex: 0)
+        #expect(try section(rewritten, .video).direction == "inactive")
+        #expect(try section(rewritten, .audio).direction == "sendrecv")
+        #expect(!rewritten.contains("recvonly"))
+    }
+
     @Test func chromiumsNumbersAreUsedForEachOfOurCodecs() throws {
         let video = try section(Self.chromiumOffer, .video), audio = try section(Self.chromiumOffer, .audio)
-        #expect(OfferedFormats.choose(encodingName: "VP8", in: video)?.payloadType == 96)
-        #expect(OfferedFormats.choose(encodingName: "VP9", in: video)?.payloadType == 98)
+        #expect(pick("VP8", video)?.payloadType == 96)
+        #expect(pick("VP9", video)?.payloadType == 98)
         // Constrained baseline with packetization-mode 1, not the first H264 entry.
-        #expect(OfferedFormats.choose(encodingName: "H264", in: video)?.payloadType == 106)
+        #expect(pick("H264", video)?.payloadType == 106)
         #expect(OfferedFormats.choose(encodingName: "OPUS", in: audio)?.payloadType == 111)
         #expect(video.formats.first { $0.payloadType == 96 }?.feedback == ["goog-remb", "transport-cc", "ccm fir", "nack", "nack pli"])
     }
 
     @Test func aiortcsNumbersAreUsedForEachOfOurCodecs() throws {
         let video = try section(Self.aiortcOffer, .video), audio = try section(Self.aiortcOffer, .audio)
-        #expect(OfferedFormats.choose(encodingName: "VP8", in: video)?.payloadType == 97)
-        #expect(OfferedFormats.choose(encodingName: "H264", in: video)?.payloadType == 101)
+        #expect(pick("VP8", video)?.payloadType == 97)
+        #expect(pick("H264", video)?.payloadType == 101)
         #expect(OfferedFormats.choose(encodingName: "OPUS", in: audio)?.payloadType == 96)
-        #expect(OfferedFormats.choose(encodingName: "VP9", in: video) == nil)
+        #expect(pick("VP9", video) == nil)
     }
 
     @Test func codecPreferencesCarryThePayloadTypeModeAndTransportWideCC() throws {
         let video = try section(Self.chromiumOffer, .video)
-        let h264 = try #require(OfferedFormats.choose(encodingName: "H264", in: video))
+        let h264 = try #require(pick("H264", video))
         let caps = OfferedFormats.codecPreferences(for: h264, kind: .video, in: video)
         #expect(caps == "application/x-rtp,media=video,encoding-name=H264,clock-rate=90000,payload=106,packetization-mode=(string)1,extmap-3=(string)\(OfferedFormats.transportWideCCURI)")
         let aiortc = try section(Self.aiortcOffer, .video)
-        let vp8 = try #require(OfferedFormats.choose(encodingName: "VP8", in: aiortc))
+        let vp8 = try #require(pick("VP8", aiortc))
         #expect(OfferedFormats.codecPreferences(for: vp8, kind: .video, in: aiortc) == "application/x-rtp,media=video,encoding-name=VP8,clock-rate=90000,payload=97")
     }
 
