@@ -18,14 +18,19 @@ public struct HTTPServerLimits: Sendable, Equatable {
     public var headerTimeout: Duration
     /// From the headers until the whole body arrived; the connection is shut down when it runs out.
     public var bodyTimeout: Duration
+    /// Plain HTTP: connections one client address may have waiting for their request headers at
+    /// once; one more is closed when accepted, unanswered (so no one client holds the descriptors).
+    public var maxWaitingConnectionsPerAddress: Int
 
     public init(maxBodyBytes: Int = 1 << 20, maxURLBytes: Int = 8 << 10, maxHeaderBytes: Int = 32 << 10,
-                headerTimeout: Duration = .seconds(15), bodyTimeout: Duration = .seconds(30)) {
+                headerTimeout: Duration = .seconds(15), bodyTimeout: Duration = .seconds(30),
+                maxWaitingConnectionsPerAddress: Int = .max) {
         self.maxBodyBytes = maxBodyBytes
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
+        self.maxWaitingConnectionsPerAddress = maxWaitingConnectionsPerAddress
     }
 }
 
@@ -111,16 +116,9 @@ final class RequestGuard {
         let headers = readHeaders(soup_server_message_get_request_headers(opaque))
         let headerBytes = headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
         if headerBytes > limits.maxHeaderBytes { return (431, "the request headers exceed \(limits.maxHeaderBytes) bytes") }
-        let lengths = headers.values(for: "Content-Length")
-        if !lengths.isEmpty {
-            // RFC 9110 §8.6: one non-negative decimal; repeated equal values are tolerated.
-            let trimmed = Set(lengths.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
-            guard trimmed.count == 1, let text = trimmed.first, !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }),
-                  text.utf8.count <= 18, let length = Int(text) else {
-                return (400, "invalid Content-Length")
-            }
-            if length > limits.maxBodyBytes { return (413, "the body is larger than \(limits.maxBodyBytes) bytes") }
-            if headers.contains("Transfer-Encoding") { return (400, "both Content-Length and Transfer-Encoding") }
+        if let problem = RequestHead.bodyProblem(contentLengths: headers.values(for: "Content-Length"),
+                                                 hasTransferEncoding: headers.contains("Transfer-Encoding"), maxBodyBytes: limits.maxBodyBytes) {
+            return problem
         }
         return nil
     }

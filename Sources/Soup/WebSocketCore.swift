@@ -17,9 +17,14 @@ final class WebSocketCore {
     private let continuation: AsyncStream<WebSocketEvent>.Continuation
     private nonisolated let state = Mutex(WebSocketState.open)
     /// Texts `send` accepted that never went out: the connection began closing first (at most
-    /// `maxUnsent`, the oldest kept). A sender that reconnects can send them again.
-    private nonisolated let unsent = Mutex<[String]>([])
+    /// `maxUnsent` and `maxUnsentBytes`, the oldest kept). A sender that reconnects can send them again.
+    private nonisolated let unsent = Mutex<(texts: [String], bytes: Int)>(([], 0))
     nonisolated static let maxUnsent = 256
+    nonisolated static let maxUnsentBytes = 1 << 20
+    /// libsoup's outgoing queue, bounded in bytes (nil: not bounded, or no TCP socket to measure).
+    private var backlog: OutgoingBacklog?
+    /// Client frames are masked: 4 bytes more on the wire.
+    private let masked: Bool
     private var closedReported = false
     /// Called on the main loop once the connection closed (a server stops tracking it).
     var onClosed: (() -> Void)?
@@ -27,12 +32,18 @@ final class WebSocketCore {
     private var socket: OpaquePointer { connection.opaque }
 
     /// Wraps `connection` (retained) and returns the public object.
+    /// - Parameter maxOutgoingBytes: the most bytes the connection may hold that the peer has not
+    ///   taken; a send past it closes the connection with 1008 (nil: no bound).
     static func wrap(_ connection: UnsafeMutableRawPointer, url: String, side: WebSocketConnection.Side,
-                     maxIncomingPayloadSize: Int, keepaliveInterval: Duration?,
+                     maxIncomingPayloadSize: Int, maxOutgoingBytes: Int?, keepaliveInterval: Duration?,
                      onClosed: (() -> Void)? = nil) -> WebSocketConnection {
         let (events, continuation) = AsyncStream<WebSocketEvent>.makeStream(bufferingPolicy: .unbounded)
-        let core = WebSocketCore(connection: OwnedGObject(retaining: connection), url: url, continuation: continuation)
+        let core = WebSocketCore(connection: OwnedGObject(retaining: connection), url: url, masked: side == .client,
+                                 continuation: continuation)
         core.onClosed = onClosed
+        if let maxOutgoingBytes, let socket = core.underlyingSocket {
+            core.backlog = OutgoingBacklog(descriptor: g_socket_get_fd(socket), limit: maxOutgoingBytes)
+        }
         soup_websocket_connection_set_max_incoming_payload_size(core.socket, guint64(max(0, maxIncomingPayloadSize)))
         if let keepaliveInterval { core.applyKeepalive(keepaliveInterval) }
         let subprotocol = soup_websocket_connection_get_protocol(core.socket).map { String(cString: $0) }
@@ -40,9 +51,10 @@ final class WebSocketCore {
         return WebSocketConnection(core: core, events: events, url: url, side: side, subprotocol: subprotocol)
     }
 
-    private init(connection: OwnedGObject, url: String, continuation: AsyncStream<WebSocketEvent>.Continuation) {
+    private init(connection: OwnedGObject, url: String, masked: Bool, continuation: AsyncStream<WebSocketEvent>.Continuation) {
         self.connection = connection
         self.url = url
+        self.masked = masked
         self.continuation = continuation
         handlers = SignalHandlerSet(on: connection)
 
@@ -74,7 +86,7 @@ final class WebSocketCore {
 
     nonisolated var currentState: WebSocketState { state.withLock { $0 } }
     /// On the loop, after the sends queued before it ran (`MainLoopActor.perform` keeps order).
-    func unsentTexts() -> [String] { unsent.withLock { $0 } }
+    func unsentTexts() -> [String] { unsent.withLock { $0.texts } }
 
     // MARK: Any thread
 
@@ -91,11 +103,12 @@ final class WebSocketCore {
                 // Only the peer can have closed since the check above (a local close queues behind
                 // this): the stream reports that, and a text is kept for a sender that reconnects.
                 guard soup_websocket_connection_get_state(socket) == SOUP_WEBSOCKET_STATE_OPEN else {
-                    if !binary {
-                        let text = String(decoding: payload, as: UTF8.self)
-                        unsent.withLock { if $0.count < Self.maxUnsent { $0.append(text) } }
-                    }
+                    if !binary { keepUnsent(payload) }
                     return
+                }
+                if backlog?.admit(OutgoingBacklog.frameBytes(payload: payload.count, masked: masked)) == false {
+                    if !binary { keepUnsent(payload) }
+                    return backlogExceeded()
                 }
                 let bytes = makeGBytes(payload)
                 soup_websocket_connection_send_message(socket, binary ? SOUP_WEBSOCKET_DATA_BINARY : SOUP_WEBSOCKET_DATA_TEXT, bytes)
@@ -128,6 +141,32 @@ final class WebSocketCore {
 
     // MARK: Main loop
 
+    private func keepUnsent(_ payload: [UInt8]) {
+        unsent.withLock { unsent in
+            guard unsent.texts.count < Self.maxUnsent, unsent.bytes + payload.count <= Self.maxUnsentBytes else { return }
+            unsent.texts.append(String(decoding: payload, as: UTF8.self))
+            unsent.bytes += payload.count
+        }
+    }
+
+    /// The peer does not read what it is sent: the close frame (1008, policy violation) is
+    /// queued and the connection dropped at once, as a peer that reads nothing would never take the
+    /// frame (libsoup would keep the queue for its 5 s close timeout). Announced on `events` as an
+    /// `.error` before its `.closed`. Runs only while libsoup's connection is open (the send
+    /// checked), so it happens once.
+    private func backlogExceeded() {
+        guard let backlog else { return }
+        state.withLock { if $0 == .open { $0 = .closing } }
+        continuation.yield(.error("outgoing backlog: the peer left more than \(backlog.limit) bytes unread; closing with 1008"))
+        soup_websocket_connection_close(socket, 1008, "the peer does not read")
+        abort()
+    }
+
+    /// The connection's `GSocket`, under TLS or not (nil once libsoup let go of it).
+    private var underlyingSocket: UnsafeMutablePointer<GSocket>? {
+        Soup.underlyingSocket(of: soup_websocket_connection_get_io_stream(socket).map { UnsafeMutableRawPointer($0) })
+    }
+
     var keepaliveInterval: Duration {
         .seconds(Int(soup_websocket_connection_get_keepalive_interval(socket)))
     }
@@ -149,7 +188,7 @@ final class WebSocketCore {
     func abort() {
         guard !closedReported else { return }
         closingStarted()
-        if let underlying = underlyingSocket(of: soup_websocket_connection_get_io_stream(socket).map { UnsafeMutableRawPointer($0) }) {
+        if let underlying = underlyingSocket {
             g_socket_shutdown(underlying, 1, 1, nil)
         } else {
             connectionClosed() // no socket to shut down: report it closed ourselves
