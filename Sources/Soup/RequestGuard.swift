@@ -157,37 +157,11 @@ final class RequestGuard {
         }
         if let socket {
             g_socket_shutdown(socket.typed(GSocket.self), 0, 1, nil)
-            let drain = Self.discardInput(of: socket, keeping: stream)
-            _ = deadlines.schedule(after: limits.bodyTimeout) { drain.source.cancel() }
+            // The stream (and so the descriptor) is released only after the last read.
+            let drain = InputDrain(descriptor: g_socket_get_fd(socket.typed(GSocket.self)), keeping: stream)
+            _ = deadlines.schedule(after: limits.bodyTimeout) { drain.cancel() }
         }
         finish()
-    }
-
-    /// Reads and drops what the client still sends (a client that writes its whole body before
-    /// reading would otherwise meet a reset, not the answer) until it ends its side or the
-    /// returned drain is cancelled, then lets the connection go. Raw bytes, TLS or not: nothing of them is kept.
-    /// Off the main loop: its handlers run on `drainQueue`.
-    private nonisolated static func discardInput(of socket: OwnedGObject, keeping stream: OwnedGObject) -> Drain {
-        let fd = g_socket_get_fd(socket.typed(GSocket.self))
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: drainQueue)
-        let drain = Drain(source: source)
-        source.setEventHandler {
-            var buffer = [UInt8](repeating: 0, count: 16 << 10)
-            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { drain.source.cancel() }
-        }
-        // The stream (and so the descriptor) is released only after the last read.
-        source.setCancelHandler { withExtendedLifetime(stream) {} }
-        source.resume()
-        return drain
-    }
-
-    private nonisolated static let drainQueue = DispatchQueue(label: "refused-request-drain")
-
-    /// The read source of one refused connection, shared by its handler and its deadline.
-    private final class Drain: @unchecked Sendable { // `source` is immutable, and cancel is thread-safe
-        let source: any DispatchSourceRead
-        init(source: any DispatchSourceRead) { self.source = source }
     }
 
     /// A deadline passed: shut the socket down; libsoup notices and releases the connection.

@@ -1,5 +1,6 @@
 internal import CSoup
 internal import GLibCore
+import Glibc
 import Synchronization
 
 /// The main-loop side of a WebSocket: owns the `SoupWebsocketConnection` and its signal handlers,
@@ -68,7 +69,11 @@ final class WebSocketCore {
         let error: @convention(c) (OpaquePointer?, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> Void = { _, error, data in
             guard let core = context(data, as: WebSocketCore.self), let error else { return }
             let message = GLibError(borrowing: error).message
-            MainLoopActor.assumeIsolated { core.received(.error(message)) }
+            let tooBig = error.pointee.domain == soup_websocket_error_quark() && error.pointee.code == gint(SOUP_WEBSOCKET_CLOSE_TOO_BIG.rawValue)
+            MainLoopActor.assumeIsolated {
+                if tooBig { core.closeTooBig() }
+                core.received(.error(message))
+            }
         }
         let closing: @convention(c) (OpaquePointer?, UnsafeMutableRawPointer?) -> Void = { _, data in
             let core = context(data, as: WebSocketCore.self)
@@ -162,6 +167,22 @@ final class WebSocketCore {
         abort()
     }
 
+    /// An incoming message passed `maxIncomingPayloadSize`. libsoup (3.2) then closes the stream
+    /// at once, sending no close frame, and the peer, whose frame is still arriving, meets a reset
+    /// (1006). Called from libsoup's "error" signal, before it closes the stream: on a plain
+    /// server connection with nothing of ours unwritten (a close frame must not land inside a
+    /// frame), the close frame `1009` is written here on a duplicate of the descriptor, the
+    /// sending side ended, and what the peer still sends drained for up to 2 s, so it reads 1009.
+    /// Over TLS the bytes cannot be written past libsoup: the peer still sees 1006 there.
+    func closeTooBig() {
+        guard !masked, backlog?.queued == 0, let socket = underlyingSocket, !Soup.isTLS(soup_websocket_connection_get_io_stream(self.socket)),
+              let duplicate = DuplicatedDescriptor(of: g_socket_get_fd(socket)) else { return }
+        let frame: [UInt8] = [0x88, 0x02, 0x03, 0xF1] // FIN + close, 2 bytes: 1009 (message too big)
+        _ = frame.withUnsafeBytes { Glibc.send(duplicate.descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+        shutdown(duplicate.descriptor, Int32(SHUT_WR))
+        InputDrain(descriptor: duplicate.descriptor, keeping: duplicate).cancel(after: .seconds(2))
+    }
+
     /// The connection's `GSocket`, under TLS or not (nil once libsoup let go of it).
     private var underlyingSocket: UnsafeMutablePointer<GSocket>? {
         Soup.underlyingSocket(of: soup_websocket_connection_get_io_stream(socket).map { UnsafeMutableRawPointer($0) })
@@ -213,24 +234,39 @@ final class WebSocketCore {
 /// The `GSocket` under a WebSocket's stream: a `GSocketConnection` directly, or through a TLS
 /// connection's "base-io-stream" (GIO) or libsoup's own wrapper's "base-iostream".
 private func underlyingSocket(of stream: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<GSocket>? {
+    streamLayers(of: stream).lazy.compactMap { object -> UnsafeMutablePointer<GSocket>? in
+        let instance = object.assumingMemoryBound(to: GTypeInstance.self)
+        guard g_type_check_instance_is_a(instance, g_socket_connection_get_type()) != 0 else { return nil }
+        return g_socket_connection_get_socket(object.assumingMemoryBound(to: GSocketConnection.self))
+    }.first
+}
+
+/// Whether a WebSocket's stream runs over TLS (a `GTlsConnection` among its layers).
+private func isTLS(_ stream: UnsafeMutablePointer<GIOStream>?) -> Bool {
+    streamLayers(of: stream.map { UnsafeMutableRawPointer($0) }).contains {
+        g_type_check_instance_is_a($0.assumingMemoryBound(to: GTypeInstance.self), g_tls_connection_get_type()) != 0
+    }
+}
+
+/// A stream and the streams under it, outermost first, down to the `GSocketConnection` (four at most).
+private func streamLayers(of stream: UnsafeMutableRawPointer?) -> [UnsafeMutableRawPointer] {
+    var layers: [UnsafeMutableRawPointer] = []
     var current = stream
     for _ in 0..<4 {
-        guard let object = current else { return nil }
+        guard let object = current else { break }
+        layers.append(object)
         let instance = object.assumingMemoryBound(to: GTypeInstance.self)
-        if g_type_check_instance_is_a(instance, g_socket_connection_get_type()) != 0 {
-            return g_socket_connection_get_socket(object.assumingMemoryBound(to: GSocketConnection.self))
-        }
+        if g_type_check_instance_is_a(instance, g_socket_connection_get_type()) != 0 { break }
         let gobject = object.assumingMemoryBound(to: GObject.self)
         let cls = instance.pointee.g_class.map { UnsafeMutableRawPointer($0).assumingMemoryBound(to: GObjectClass.self) }
-        guard let cls else { return nil }
+        guard let cls else { break }
         let candidates: [String] = ["base-io-stream", "base-iostream"]
-        let property = candidates.first { g_object_class_find_property(cls, $0) != nil }
-        guard let property else { return nil }
+        guard let property = candidates.first(where: { g_object_class_find_property(cls, $0) != nil }) else { break }
         var value = GValue()
         g_value_init(&value, g_io_stream_get_type())
         g_object_get_property(gobject, property, &value)
         current = g_value_get_object(&value) // still referenced by its owner after unset
         g_value_unset(&value)
     }
-    return nil
+    return layers
 }
