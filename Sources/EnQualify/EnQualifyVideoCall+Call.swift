@@ -6,8 +6,9 @@ import GLibCore
 extension EnQualifyVideoCall {
     /// Starts the verification call (headless: renderers instead of a view controller): dials the
     /// back office's queue, links the call to the session with the call's caller token
-    /// (`integrationAddCompleted`), connects the media once an agent answers (`callStarted`). Later failures are `integrationAddFailed`,
-    /// `sessionRoomFailed` (room or signalling) or `videoCallFailed(error:)`.
+    /// (`integrationAddCompleted`), connects the media once an agent answers (`callStarted`).
+    /// Later failures are `integrationAddFailed`, `sessionRoomFailed` (room or signalling) or
+    /// `videoCallFailed(error:)`.
     ///
     /// - Throws: `.notInitialized` before `initializeCompleted`; `.callAlreadyStarted` when this
     ///   session's call is under way or over.
