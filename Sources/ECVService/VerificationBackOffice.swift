@@ -23,10 +23,13 @@ public struct VerificationBackOfficeConfiguration: Sendable, Equatable {
     public var maxTokensPerAddressPerMinute: Int
     public var maxTokensPerAddress: Int
     public var maxSessionsPerAddress: Int
+    /// `Session/Add` requests one client address may make a minute (`429` beyond).
+    public var maxSessionsPerAddressPerMinute: Int
 
     public init(apiKeys: [String] = [], settings: [String: VerificationSettings] = ["*": VerificationSettings()],
                 tokenLifetime: Double = 900, maxTokens: Int = 1000, maxSessions: Int = 1000, maxSessionsPerToken: Int = 8,
-                maxTokensPerAddressPerMinute: Int = 30, maxTokensPerAddress: Int = 50, maxSessionsPerAddress: Int = 100) {
+                maxTokensPerAddressPerMinute: Int = 30, maxTokensPerAddress: Int = 50, maxSessionsPerAddress: Int = 100,
+                maxSessionsPerAddressPerMinute: Int = 60) {
         self.apiKeys = apiKeys
         self.settings = settings
         self.tokenLifetime = tokenLifetime
@@ -36,6 +39,7 @@ public struct VerificationBackOfficeConfiguration: Sendable, Equatable {
         self.maxTokensPerAddressPerMinute = maxTokensPerAddressPerMinute
         self.maxTokensPerAddress = maxTokensPerAddress
         self.maxSessionsPerAddress = maxSessionsPerAddress
+        self.maxSessionsPerAddressPerMinute = maxSessionsPerAddressPerMinute
     }
 }
 
@@ -87,11 +91,13 @@ final class VerificationBackOffice: Sendable {
     private let clock: any ACDClock
     private let state = Mutex(State())
     private let tokenQuota: AddressQuota
+    private let sessionQuota: AddressQuota
 
     init(configuration: VerificationBackOfficeConfiguration, clock: any ACDClock) {
         self.configuration = configuration
         self.clock = clock
         tokenQuota = AddressQuota(limit: configuration.maxTokensPerAddressPerMinute, clock: clock)
+        sessionQuota = AddressQuota(limit: configuration.maxSessionsPerAddressPerMinute, clock: clock)
     }
 
     private static func randomToken() -> String {
@@ -131,7 +137,12 @@ final class VerificationBackOffice: Sendable {
         return token
     }
 
-    func addSession(_ request: SessionModelVideoCall, token: String) throws(VerificationRefusal) -> SessionAddResponse {
+    /// - Parameter address: the client's address, for its rate (its share counts by the token's).
+    func addSession(_ request: SessionModelVideoCall, token: String, address: String) throws(VerificationRefusal) -> SessionAddResponse {
+        guard sessionQuota.admit(address) else {
+            throw VerificationRefusal(429, "TOO_MANY_REQUESTS", "too many sessions added from this address; try again in a minute",
+                                      retryAfter: 60)
+        }
         for (name, value) in request.textFields {
             guard let value, let problem = ServiceLimits.lineTextProblem(value, maxBytes: VerificationAPI.maxFieldLength) else { continue }
             throw VerificationRefusal(400, .badRequest, "\(name) \(problem)", field: name)

@@ -19,7 +19,8 @@ extension ServiceRouter {
                                                            address: clientAddress(of: request)))
             case ("Session/Add", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
-                response = .ecvJSON(try office.addSession(try decode(SessionModelVideoCall.self, request), token: token))
+                response = .ecvJSON(try office.addSession(try decode(SessionModelVideoCall.self, request), token: token,
+                                                          address: clientAddress(of: request)))
             case ("Session/Update", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
                 let update = try decode(SessionUpdateRequest.self, request)

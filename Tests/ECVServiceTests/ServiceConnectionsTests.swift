@@ -101,6 +101,21 @@ extension ServiceTests {
             await test.stop()
         }
 
+        /// Issue #34: a service at a 1,024 soft limit ran out of descriptors while its hard limit
+        /// allowed far more. It raises its soft limit to the hard one when it starts, and logs it.
+        @Test func theServiceRaisesItsDescriptorLimitAtStart() async throws {
+            var limit = rlimit()
+            #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+            let hard = limit.rlim_max
+            limit.rlim_cur = hard - 1 // a step below, so no test running meanwhile runs short
+            #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+            let test = try await TestService.start()
+            #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+            #expect(limit.rlim_cur == hard)
+            #expect(test.service.log.entries.contains { $0.category == .lifecycle && $0.message.hasPrefix("descriptor limit \(hard) (raised from \(hard - 1))") })
+            await test.stop()
+        }
+
         /// The issue's "keep-alive connections in CLOSE-WAIT": a client that asks to keep its
         /// connection gets `Connection: close` and the service closes its side after answering, so
         /// no descriptor waits for a client that went quiet.

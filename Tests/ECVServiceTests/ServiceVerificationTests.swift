@@ -229,13 +229,18 @@ import Testing
         await service.stop()
     }
 
-    /// The per-minute rate, apart from the share.
-    @Test func tokenCreationIsRateLimitedPerAddress() async throws {
+    /// The per-minute rates, apart from the shares.
+    @Test func tokenAndSessionCreationAreRateLimitedPerAddress() async throws {
         let service = try await TestService.start {
-            $0.verification = VerificationBackOfficeConfiguration(apiKeys: ["k1"], maxTokensPerAddressPerMinute: 2)
+            $0.verification = VerificationBackOfficeConfiguration(apiKeys: ["k1"], maxTokensPerAddressPerMinute: 2,
+                                                                  maxSessionsPerAddressPerMinute: 3)
         }
-        for _ in 0..<2 { _ = try await token(service) }
+        let headers = bearer(try await token(service))
+        _ = try await token(service)
         _ = try service.error(try await service.post(VerificationAPI.tokenCreate, headers: [VerificationAPI.apiKeyHeader: "k1"]), status: 429)
+        for _ in 0..<3 { #expect(try await service.post(VerificationAPI.sessionAdd, json: session, headers: headers).status == 200) }
+        let refused = try await service.post(VerificationAPI.sessionAdd, json: session, headers: headers)
+        #expect(try service.error(refused, status: 429).code == "TOO_MANY_REQUESTS" && refused.headers["Retry-After"] == "60")
         await service.stop()
     }
 }
