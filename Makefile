@@ -64,7 +64,8 @@ test: test-deps
 # libFuzzer targets (swiftc -sanitize=fuzzer,address; Tests/Fuzz/run.sh), one per parser of outside
 # input: REST bodies, signaling and collider JSON, queue and agent socket frames, pc_config and its
 # ICE URLs, data-channel commands, received SDP, preset files, log escaping, the DER walker of
-# pins. Each runs FUZZ_SECONDS (60) from its seeds in Tests/Fuzz/corpus/<target>, checking its
+# pins, the HTTP request head (Content-Length, Transfer-Encoding, folding), the query string and
+# bearer header, the Origin check. Each runs FUZZ_SECONDS (60) from its seeds in Tests/Fuzz/corpus/<target>, checking its
 # properties (round trips, the parser's own rules), and prints executions, corpus and coverage
 # per target and in total; a crash fails with the reproducer's path. Builds are cached in .build/fuzz.
 fuzz:

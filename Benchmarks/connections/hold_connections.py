@@ -56,7 +56,11 @@ class Holder:
         self.cut_times = []
 
     def open(self, kind):
-        s = socket.create_connection(("127.0.0.1", self.port), timeout=10)
+        # From many loopback addresses (127.0.1.x), as from many clients: one address may keep
+        # only 256 connections waiting (limits.maxWaitingConnectionsPerAddress).
+        self.opened = getattr(self, "opened", 0) + 1
+        source = (f"127.0.1.{1 + self.opened % 250}", 0)
+        s = socket.create_connection(("127.0.0.1", self.port), timeout=10, source_address=source)
         s.setblocking(False)
         if kind == "slow":
             s.sendall(b"GET /api/Queues HTTP/1.1\r\nHost: h\r\n")

@@ -20,7 +20,8 @@ public enum VerificationAPI {
     /// The acdAttributes key a verification call is dialed with: the back office then sets the
     /// call's accessibility flags from its session, whatever the DialEx says.
     public static let sessionAttribute = "verificationSession"
-    /// The longest text field any of these bodies may carry (names, references, reasons…).
+    /// The longest text field any of these bodies may carry (names, references, reasons…), in
+    /// UTF-8 bytes; the reference back office also refuses controls, separators and bidi formatting.
     public static let maxFieldLength = 256
     /// The longest document a signing may carry, in UTF-8 bytes.
     public static let maxDocumentBytes = 16 * 1024

@@ -43,7 +43,7 @@ final class AgentSocketHub: Sendable {
         }
         // Reading starts only now, so every command reaches the engine after the greeting was
         // queued: its ack and events then follow the greeting on this socket.
-        watch(connection, onText: { [self] text in
+        watch(connection, log: log, .agent, onText: { [self] text in
             receive(text, from: agentId, on: connection, session: session, engine: engine, timer: timer)
         }, onClosed: { [self] code, reason in
             session.set(.closed)
@@ -176,13 +176,4 @@ final class AgentSocketSession: Sendable {
     private let state = Mutex(Phase.accepted)
     var phase: Phase { state.withLock { $0 } }
     func set(_ phase: Phase) { state.withLock { $0 = phase } }
-}
-
-/// The token of an `Authorization: Bearer <token>` header.
-func bearerToken(_ header: String?) -> String? {
-    guard let header else { return nil }
-    let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-    let token = parts[1].trimmingCharacters(in: .whitespaces)
-    return token.isEmpty ? nil : token
 }

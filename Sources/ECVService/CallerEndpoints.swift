@@ -178,8 +178,9 @@ extension ServiceRouter {
 extension ServiceRouter {
     /// `429` when the request's address made too many call requests this minute.
     func admitCallRequest(_ request: HTTPServerRequest, _ name: String) -> HTTPServerResponse? {
-        guard !core.callQuota.admit(request.remoteAddress) else { return nil }
-        core.log.record(.rest, "\(name) from \(request.remoteAddress ?? "?") refused: over "
+        let address = clientAddress(of: request)
+        guard !core.callQuota.admit(address) else { return nil }
+        core.log.record(.rest, "\(name) from \(address) refused: over "
             + "\(core.configuration.limits.maxCallRequestsPerAddressPerMinute) call requests a minute")
         return .ecvError(429, ServiceErrorResponse(code: "TOO_MANY_REQUESTS", message: "too many call requests from this address; "
             + "try again in a minute"), headers: ["Retry-After": "60"])

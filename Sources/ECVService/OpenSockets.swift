@@ -60,16 +60,18 @@ final class OpenSockets: Sendable {
 /// Reads a server-side WebSocket until it closes: every text (or binary, read as UTF-8) frame to
 /// `onText`, each awaited before the next, then `onClosed` once. The task holds the connection,
 /// so it stays open as long as the peer keeps it open; it ends once `onClosed` returned (what
-/// the collider awaits before a client's next socket registers).
+/// the collider awaits before a client's next socket registers). Errors are logged: a client
+/// that does not read what it is sent is closed with 1008 and logged so ("outgoing backlog").
 @discardableResult
-func watch(_ connection: WebSocketConnection, onText: @escaping @Sendable (String) async -> Void,
+func watch(_ connection: WebSocketConnection, log: ServiceEventLog, _ category: ServiceLogEntry.Category,
+           onText: @escaping @Sendable (String) async -> Void,
            onClosed: @escaping @Sendable (_ code: UInt16, _ reason: String) async -> Void) -> Task<Void, Never> {
     Task {
         for await event in connection.events {
             switch event {
             case .text(let text): await onText(text)
             case .binary(let bytes): await onText(String(decoding: bytes, as: UTF8.self))
-            case .error: break
+            case .error(let message): log.record(category, "socket \(connection.url): \(message)")
             case .closed(let code, let reason): await onClosed(code, reason)
             }
         }

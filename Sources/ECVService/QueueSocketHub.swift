@@ -19,7 +19,7 @@ final class QueueSocketHub: Sendable {
     func accept(_ connection: WebSocketConnection, request: HTTPServerRequest, engine: ACDEngine) {
         open.insert(connection)
         let rtcId = request.queryValue(ECVAPI.rtcIdQueryName) ?? ""
-        watch(connection, onText: { _ in }, onClosed: { [self] code, reason in
+        watch(connection, log: log, .queueSocket, onText: { _ in }, onClosed: { [self] code, reason in
             let wasAttached = attached.withLock { map -> Bool in
                 guard let current = map[rtcId], current === connection else { return false }
                 map[rtcId] = nil

@@ -70,10 +70,12 @@ public final class ReferenceService: Sendable {
         }
         guard claimed else { throw .alreadyStarted }
         _ = MainLoop.shared // the server's I/O and timers run on it
+        let descriptors = DescriptorLimit.raiseToHardLimit() // before the first connection is accepted
         let limits = configuration.limits
         let server = HTTPServer(tls: configuration.tls, limits: HTTPServerLimits(
             maxBodyBytes: limits.maxRequestBodyBytes, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes,
-            headerTimeout: limits.headerTimeout, bodyTimeout: limits.bodyTimeout))
+            headerTimeout: limits.headerTimeout, bodyTimeout: limits.bodyTimeout,
+            maxWaitingConnectionsPerAddress: limits.maxWaitingConnectionsPerAddress), maxOutgoingWebSocketBytes: limits.maxOutgoingWebSocketBytes)
         let router = router
         let core = core
         server.route("*", "/") { request in await router.handle(request) }
@@ -118,6 +120,7 @@ public final class ReferenceService: Sendable {
         phase.withLock { $0 = .running(server: server, baseURL: baseURL) }
         core.timer.refresh()
         core.log.record(.lifecycle, "listening on \(host):\(boundPort) as an ECV \(configuration.backendVersion) backend")
+        core.log.record(.lifecycle, DescriptorLimit.logLine(now: descriptors.now, before: descriptors.before))
         return baseURL
     }
 

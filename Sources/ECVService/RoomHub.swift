@@ -22,6 +22,8 @@ final class RoomHub: Sendable {
         self.presence = presence
         registry.withLock { registry in
             registry.maxMessagesPerRoom = limits.maxMessagesPerRoom
+            registry.maxMessageBytesPerRoom = limits.maxMessageBytesPerRoom
+            registry.maxMessageBytes = limits.maxRoomMessageBytes
             registry.maxRooms = limits.maxLiveCalls
         }
     }
@@ -103,7 +105,7 @@ final class RoomHub: Sendable {
         let id = ObjectIdentifier(connection)
         // Under the lock, so the reader cannot finish (and remove itself) before it is recorded.
         readers.withLock { recorded in
-            recorded[id] = watch(connection, onText: { [self] text in
+            recorded[id] = watch(connection, log: log, .collider, onText: { [self] text in
                 await receive(text, on: connection, token: token)
             }, onClosed: { [self] code, _ in
                 // Payloads the socket accepted after its peer began closing were never written:
@@ -241,7 +243,7 @@ final class RoomHub: Sendable {
         case .unknownRoom: "refused: UNKNOWN_ROOM"
         case .unknownClient: "refused: UNKNOWN_CLIENT"
         case .forbidden: "refused: the client is another party's"
-        case .roomFull: "refused: the room keeps as many payloads as it may"
+        case .roomFull: "refused: the room keeps as many payloads or bytes as it may"
         }
         let category: ServiceLogEntry.Category = transport == "HTTP" ? .room : .collider
         log.record(category, "\(message.kind.rawValue) from \(clientId) in room \(roomId) (\(transport)) \(what)", rtcId: roomId)

@@ -25,6 +25,15 @@ struct Room {
     /// Payloads kept for clients that have not joined or registered yet.
     var keptMessages: Int { stored.count + clients.reduce(0) { $0 + $1.pending.count } }
 
+    /// What the room's kept payloads cost: stored, queued, and handed over in a join answer
+    /// (kept until the joiner registers), each as `SignalingMessage.keptBytes`.
+    var keptBytes: Int {
+        stored.reduce(0) { $0 + $1.keptBytes }
+            + clients.reduce(0) { total, client in
+                total + client.pending.reduce(0) { $0 + $1.keptBytes } + client.handedOver.reduce(0) { $0 + $1.keptBytes }
+            }
+    }
+
     /// Whether a request acting as `party` may speak for `clientId` (false for unknown clients).
     func allows(_ party: CallParty?, toActAs clientId: String) -> Bool {
         guard let index = index(of: clientId) else { return false }
@@ -46,14 +55,20 @@ struct RoomRegistry {
         case unknownRoom, unknownClient
         /// The client exists but belongs to another party's slot.
         case forbidden
-        /// The room keeps `maxMessagesPerRoom` payloads already.
+        /// The room keeps `maxMessagesPerRoom` payloads or `maxMessageBytesPerRoom` bytes already
+        /// (or all rooms together `maxMessageBytes`).
         case roomFull
     }
 
-    var rooms: [String: Room] = [:]
+    private(set) var rooms: [String: Room] = [:]
     /// `ServiceLimits.maxMessagesPerRoom` and `maxLiveCalls` (the most rooms there may be).
     var maxMessagesPerRoom = Int.max
     var maxRooms = Int.max
+    /// `ServiceLimits.maxMessageBytesPerRoom` and `maxRoomMessageBytes` (all rooms together).
+    var maxMessageBytesPerRoom = Int.max
+    var maxMessageBytes = Int.max
+    /// `Room.keptBytes` of every room, kept in step by `withRoom`.
+    private(set) var keptBytes = 0
     /// Collider socket → the (room, client) it registered as.
     var registrations: [ObjectIdentifier: (room: String, client: String, party: CallParty?)] = [:]
 
@@ -61,7 +76,14 @@ struct RoomRegistry {
     mutating func join(_ roomId: String, as party: CallParty?) -> JoinOutcome {
         guard ECVAPI.isValidRtcId(roomId) else { return .invalidRoom }
         if rooms[roomId] == nil, rooms.count >= maxRooms { return .full }
-        var room = rooms[roomId] ?? Room()
+        return withRoom(roomId) { slot in
+            var room = slot ?? Room()
+            defer { if !room.clients.isEmpty { slot = room } }
+            return Self.join(&room, as: party)
+        }
+    }
+
+    private static func join(_ room: inout Room, as party: CallParty?) -> JoinOutcome {
         if let party, let index = room.clients.firstIndex(where: { $0.party == party }) {
             // The party's own slot, not yet registered: a retried join (its answer was lost)
             // gets that slot again rather than FULL (docs/protocol.md §9).
@@ -78,64 +100,81 @@ struct RoomRegistry {
         let messages = isInitiator ? [] : room.stored
         if !isInitiator { room.stored = [] }
         room.clients.append(RoomClient(id: clientId, party: party, handedOver: messages))
-        rooms[roomId] = room
         return .joined(clientId: clientId, isInitiator: isInitiator, messages: messages)
     }
 
     /// Removes the client; returns its socket, which the caller closes. The remaining client
     /// becomes the initiator (it is first in the list now); an empty room is forgotten.
     mutating func leave(_ roomId: String, client clientId: String, as party: CallParty?) -> WebSocketConnection? {
-        guard var room = rooms[roomId], let index = room.index(of: clientId),
+        guard let room = rooms[roomId], let index = room.index(of: clientId),
               room.allows(party, toActAs: clientId) else { return nil }
-        let removed = room.clients.remove(at: index)
-        if let socket = removed.socket { registrations[ObjectIdentifier(socket)] = nil }
-        rooms[roomId] = room.clients.isEmpty ? nil : room
-        return removed.socket
+        let removed = withRoom(roomId) { room in
+            let removed = room?.clients.remove(at: index)
+            if room?.clients.isEmpty == true { room = nil }
+            return removed
+        }
+        if let socket = removed?.socket { registrations[ObjectIdentifier(socket)] = nil }
+        return removed?.socket
     }
 
     /// A payload from `clientId` for the other client of the room: stored until it joins, queued
     /// until it registers, or delivered at once (docs/protocol.md §2.7).
     mutating func relay(_ message: SignalingMessage, in roomId: String, from clientId: String,
                         as party: CallParty?) -> RelayOutcome {
-        guard var room = rooms[roomId] else { return .unknownRoom }
+        guard let room = rooms[roomId] else { return .unknownRoom }
         guard room.index(of: clientId) != nil else { return .unknownClient }
         guard room.allows(party, toActAs: clientId) else { return .forbidden }
-        defer { rooms[roomId] = room }
-        let otherRegistered = room.clients.first(where: { $0.id != clientId })?.socket != nil
-        if !otherRegistered, room.keptMessages >= maxMessagesPerRoom { return .roomFull }
-        guard let otherIndex = room.clients.firstIndex(where: { $0.id != clientId }) else {
-            room.stored.append(message)
-            return .stored
+        let (countLimit, byteLimit, allRoomsLimit) = (maxMessagesPerRoom, maxMessageBytesPerRoom, maxMessageBytes)
+        let keptElsewhere = keptBytes - room.keptBytes
+        /// Whether one more payload may be kept: by count and bytes in this room, and by bytes in all rooms.
+        func fits(_ room: Room) -> Bool {
+            let bytes = room.keptBytes + message.keptBytes
+            return room.keptMessages < countLimit && bytes <= byteLimit && keptElsewhere + bytes <= allRoomsLimit
         }
-        // A socket already closing (dropped, its close not yet handled) would lose the payload:
-        // it waits for the client's next registration instead. The socket can begin closing
-        // after any check (the script or a shutdown closes sockets from other threads), so what
-        // decides is whether the socket accepted the payload, not whether it looked open before.
-        guard let socket = room.clients[otherIndex].socket, Self.deliver(.message(message), on: socket) else {
-            // Bounded like the stored payloads: a sender cannot grow the queue of a client whose
-            // socket stays closing (a close's unwritten payloads, at most 256, come on top once).
-            guard room.keptMessages < maxMessagesPerRoom else { return .roomFull }
-            room.clients[otherIndex].pending.append(message)
-            return .queued
+        return withRoom(roomId) { slot in
+            guard var room = slot else { return .unknownRoom }
+            defer { slot = room }
+            let otherRegistered = room.clients.first(where: { $0.id != clientId })?.socket != nil
+            if !otherRegistered, !fits(room) { return .roomFull }
+            guard let otherIndex = room.clients.firstIndex(where: { $0.id != clientId }) else {
+                room.stored.append(message)
+                return .stored
+            }
+            // A socket already closing (dropped, its close not yet handled) would lose the payload:
+            // it waits for the client's next registration instead. The socket can begin closing
+            // after any check (the script or a shutdown closes sockets from other threads), so what
+            // decides is whether the socket accepted the payload, not whether it looked open before.
+            guard let socket = room.clients[otherIndex].socket, Self.deliver(.message(message), on: socket) else {
+                // Bounded like the stored payloads: a sender cannot grow the queue of a client whose
+                // socket stays closing (a close's unwritten payloads, bounded in count and bytes by
+                // the socket, come on top once).
+                guard fits(room) else { return .roomFull }
+                room.clients[otherIndex].pending.append(message)
+                return .queued
+            }
+            return .delivered
         }
-        return .delivered
     }
 
     /// Binds a collider socket to a joined client and flushes what was queued for it. Returns the
     /// socket it replaced, if any.
     mutating func register(_ socket: WebSocketConnection, room roomId: String, client clientId: String,
                            as party: CallParty?) -> (replaced: WebSocketConnection?, flushed: Int)? {
-        guard var room = rooms[roomId], let index = room.index(of: clientId),
+        guard let room = rooms[roomId], let index = room.index(of: clientId),
               room.allows(party, toActAs: clientId) else { return nil }
         let previous = room.clients[index].socket
         if let previous { registrations[ObjectIdentifier(previous)] = nil }
-        room.clients[index].socket = socket
-        room.clients[index].handedOver = []
-        // In order; a socket that closes meanwhile keeps the rest queued for the next registration.
-        let pending = room.clients[index].pending
-        let flushed = pending.prefix { Self.deliver(.message($0), on: socket) }.count
-        room.clients[index].pending = Array(pending.dropFirst(flushed))
-        rooms[roomId] = room
+        let flushed = withRoom(roomId) { slot -> Int in
+            guard var room = slot else { return 0 }
+            defer { slot = room }
+            room.clients[index].socket = socket
+            room.clients[index].handedOver = []
+            // In order; a socket that closes meanwhile keeps the rest queued for the next registration.
+            let pending = room.clients[index].pending
+            let flushed = pending.prefix { Self.deliver(.message($0), on: socket) }.count
+            room.clients[index].pending = Array(pending.dropFirst(flushed))
+            return flushed
+        }
         registrations[ObjectIdentifier(socket)] = (roomId, clientId, party)
         return (previous === socket ? nil : previous, flushed)
     }
@@ -147,10 +186,10 @@ struct RoomRegistry {
     mutating func unregister(_ socket: WebSocketConnection, requeueing unsent: [SignalingMessage] = [])
         -> (room: String, client: String, party: CallParty?)? {
         guard let registration = registrations.removeValue(forKey: ObjectIdentifier(socket)) else { return nil }
-        if let index = rooms[registration.room]?.index(of: registration.client),
-           rooms[registration.room]?.clients[index].socket === socket {
-            rooms[registration.room]?.clients[index].socket = nil
-            rooms[registration.room]?.clients[index].pending.insert(contentsOf: unsent, at: 0)
+        withRoom(registration.room) { room in
+            guard let index = room?.index(of: registration.client), room?.clients[index].socket === socket else { return }
+            room?.clients[index].socket = nil
+            room?.clients[index].pending.insert(contentsOf: unsent, at: 0)
         }
         return registration
     }
@@ -163,10 +202,21 @@ struct RoomRegistry {
 
     /// Forgets the room; returns its registered sockets, which the caller sends `bye` and closes.
     mutating func close(_ roomId: String) -> [WebSocketConnection]? {
-        guard let room = rooms.removeValue(forKey: roomId) else { return nil }
+        guard let room = withRoom(roomId, { slot in defer { slot = nil }; return slot }) else { return nil }
         let sockets = room.clients.compactMap(\.socket)
         for socket in sockets { registrations[ObjectIdentifier(socket)] = nil }
         return sockets
+    }
+
+    /// Runs `change` on the room (nil: there is none, or set to nil to forget it) and keeps
+    /// `keptBytes` in step with what the room keeps after it. Every change of a room goes through here.
+    private mutating func withRoom<T>(_ roomId: String, _ change: (inout Room?) -> T) -> T {
+        var room = rooms[roomId]
+        let before = room?.keptBytes ?? 0
+        let result = change(&room)
+        rooms[roomId] = room
+        keptBytes += (room?.keptBytes ?? 0) - before
+        return result
     }
 
     /// Whether `socket` accepted the delivery: false once it stopped being open, when a payload
@@ -178,5 +228,17 @@ struct RoomRegistry {
         guard let text = try? ECVJSON.encodeString(delivery) else { return true } // cannot fail (see above)
         do { try socket.send(text: text) } catch { return false }
         return true
+    }
+}
+
+extension SignalingMessage {
+    /// What keeping the payload costs, near enough: its text in bytes plus a fixed 64 for the
+    /// rest (the count limits cover the per-payload overhead).
+    var keptBytes: Int {
+        switch self {
+        case .offer(let sdp), .answer(let sdp): sdp.utf8.count + 64
+        case .candidate(let candidate): candidate.candidate.utf8.count + candidate.sdpMid.utf8.count + 64
+        case .bye: 64
+        }
     }
 }

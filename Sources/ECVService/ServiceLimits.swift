@@ -19,6 +19,10 @@ public struct ServiceLimits: Sendable, Equatable {
     public var headerTimeout: Duration = .seconds(10)
     /// How long a request's body may take once its headers arrived.
     public var bodyTimeout: Duration = .seconds(15)
+    /// Connections one client address may have waiting for their request headers at once (plain
+    /// HTTP); one more is closed when accepted, unanswered. Each holds a descriptor: see
+    /// docs/protocol.md §0.1 on the descriptor limit.
+    public var maxWaitingConnectionsPerAddress: Int = 256
 
     // Fields
 
@@ -38,6 +42,11 @@ public struct ServiceLimits: Sendable, Equatable {
     /// Payloads a room keeps for clients that have not joined or registered yet (all clients
     /// together); one more is refused with `ERROR`.
     public var maxMessagesPerRoom: Int = 256
+    /// The same payloads in bytes (their SDP or candidate text): one more past it is refused with
+    /// `ERROR`. An offer with its candidates takes some 10 KiB.
+    public var maxMessageBytesPerRoom: Int = 512 << 10
+    /// The same for all rooms together, so many calls cannot add up what one may not.
+    public var maxRoomMessageBytes: Int = 64 << 20
     /// Calls alive at once (dialed, not ended): `503 SERVICE_UNAVAILABLE` beyond.
     public var maxLiveCalls: Int = 10_000
     /// rtcIds issued but not dialed yet: `503` beyond (they expire after `issuedRtcIdLifetime`).
@@ -59,6 +68,13 @@ public struct ServiceLimits: Sendable, Equatable {
     /// the agent bot): DialEx field limits must keep every offer frame below it.
     public var agentClientFrameBytes: Int = 4 << 20
 
+    // WebSocket sending
+
+    /// What each WebSocket may hold that its client has not read (beyond the kernel's send
+    /// buffer): a send past it closes the socket with 1008, logged. At least the largest frame the
+    /// service sends: a worst-case agent offer, a collider frame relayed with every byte escaped.
+    public var maxOutgoingWebSocketBytes: Int = 4 << 20
+
     public init() {}
 
     /// The largest `offer` frame the field limits allow: every field at its limit, every
@@ -72,13 +88,15 @@ public struct ServiceLimits: Sendable, Equatable {
     func problem() -> String? {
         let positive: [(String, Int)] = [
             ("maxRequestBodyBytes", maxRequestBodyBytes), ("maxURLBytes", maxURLBytes), ("maxHeaderBytes", maxHeaderBytes),
+            ("maxWaitingConnectionsPerAddress", maxWaitingConnectionsPerAddress),
             ("maxNameBytes", maxNameBytes), ("maxAttributeEntries", maxAttributeEntries),
             ("maxAttributeKeyBytes", maxAttributeKeyBytes), ("maxAttributeValueBytes", maxAttributeValueBytes),
-            ("maxSecretBytes", maxSecretBytes), ("maxMessagesPerRoom", maxMessagesPerRoom), ("maxLiveCalls", maxLiveCalls),
+            ("maxSecretBytes", maxSecretBytes), ("maxMessagesPerRoom", maxMessagesPerRoom),
+            ("maxMessageBytesPerRoom", maxMessageBytesPerRoom), ("maxRoomMessageBytes", maxRoomMessageBytes), ("maxLiveCalls", maxLiveCalls),
             ("maxIssuedRtcIds", maxIssuedRtcIds), ("maxCallRequestsPerAddressPerMinute", maxCallRequestsPerAddressPerMinute),
             ("maxAgents", maxAgents), ("queueSocketFrameBytes", queueSocketFrameBytes),
             ("agentSocketFrameBytes", agentSocketFrameBytes), ("colliderFrameBytes", colliderFrameBytes),
-            ("agentClientFrameBytes", agentClientFrameBytes),
+            ("agentClientFrameBytes", agentClientFrameBytes), ("maxOutgoingWebSocketBytes", maxOutgoingWebSocketBytes),
         ]
         if let (name, _) = positive.first(where: { $0.1 < 1 }) { return "limits.\(name) must be at least 1" }
         if headerTimeout <= .zero || bodyTimeout <= .zero { return "limits.headerTimeout and bodyTimeout must be positive" }
@@ -86,6 +104,11 @@ public struct ServiceLimits: Sendable, Equatable {
         // libsoup 3.2 drops a header block past 64 KiB without an answer.
         if maxURLBytes + maxHeaderBytes > 62 << 10 {
             return "limits.maxURLBytes + maxHeaderBytes must stay under 62 KiB (libsoup drops header blocks past 64 KiB)"
+        }
+        let largestSentFrame = max(worstCaseOfferFrameBytes, 6 * colliderFrameBytes + 1024)
+        if largestSentFrame > maxOutgoingWebSocketBytes {
+            return "limits.maxOutgoingWebSocketBytes (\(maxOutgoingWebSocketBytes)) must hold the largest frame the service sends "
+                + "(\(largestSentFrame) bytes with these field and frame limits)"
         }
         if worstCaseOfferFrameBytes > agentClientFrameBytes {
             return "the DialEx field limits allow offer frames of \(worstCaseOfferFrameBytes) bytes, more than "
@@ -125,20 +148,24 @@ public struct ServiceLimits: Sendable, Equatable {
 
     /// Why a caller or agent name is out of bounds, or nil.
     func nameProblem(_ name: String, field: String) -> ProtocolError? {
-        if name.utf8.count > maxNameBytes {
-            return .invalidValue(field: field, reason: "is \(name.utf8.count) bytes; the limit is \(maxNameBytes)")
-        }
-        if name.unicodeScalars.contains(where: Self.isControl) {
-            return .invalidValue(field: field, reason: "holds control characters")
-        }
+        Self.lineTextProblem(name, maxBytes: maxNameBytes).map { .invalidValue(field: field, reason: $0) }
+    }
+
+    /// The `callerName` rules, shared by every one-line text a client sends (names, the back
+    /// office's session fields): at most `maxBytes` UTF-8 bytes (so one "character" of 40 kB of
+    /// combining marks is as long as it looks to memory), and no control, line-separator or bidi
+    /// formatting character. Why `text` breaks them, or nil.
+    static func lineTextProblem(_ text: String, maxBytes: Int) -> String? {
+        if text.utf8.count > maxBytes { return "is \(text.utf8.count) bytes; the limit is \(maxBytes)" }
+        if text.unicodeScalars.contains(where: isControl) { return "holds control, line-separator or bidi formatting characters" }
         return nil
     }
 
-    /// C0/C1 controls, line and paragraph separators, and the bidi overrides that make a log
-    /// line read differently from what it holds.
+    /// C0/C1 controls, line and paragraph separators, and the bidi embeddings, overrides and
+    /// isolates (and their marks) that make a text read differently from what it holds.
     static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .control
-            || ["\u{2028}", "\u{2029}", "\u{202A}", "\u{202B}", "\u{202C}", "\u{202D}", "\u{202E}"].contains(scalar)
+        scalar.properties.generalCategory == .control || (0x2028...0x202E).contains(scalar.value)
+            || (0x2066...0x2069).contains(scalar.value) || [0x200E, 0x200F, 0x061C].contains(scalar.value)
     }
 }
 

@@ -103,6 +103,17 @@ final class ServiceRouter: Sendable {
         return fallbackBase.withLock { $0 }
     }
 
+    /// The client a request comes from, for per-address limits: the connection's address, or,
+    /// from a trusted proxy (`trustedProxies`), the last address of its `X-Forwarded-For` (the one
+    /// the proxy itself added; earlier ones are the client's say).
+    func clientAddress(of request: HTTPServerRequest) -> String {
+        let remote = request.remoteAddress ?? "?"
+        guard core.configuration.trustedProxies.contains(remote),
+              let forwarded = request.headers["X-Forwarded-For"]?.split(separator: ",").last?.trimmingCharacters(in: .whitespaces),
+              !forwarded.isEmpty, forwarded.utf8.count <= 64 else { return remote }
+        return forwarded
+    }
+
     /// Letters, digits and `.-:[]` only: nothing that could break out of a URL, JSON or HTML.
     static func isPlausibleHost(_ host: String) -> Bool {
         !host.isEmpty && host.utf8.count <= 255 && host.unicodeScalars.allSatisfy {

@@ -17,15 +17,29 @@ public struct VerificationBackOfficeConfiguration: Sendable, Equatable {
     public var maxSessions: Int
     /// Sessions one token may add (one customer's retries), so no token can fill the table.
     public var maxSessionsPerToken: Int
+    /// The API key is in every app, so anyone can ask for tokens: one client address may create
+    /// this many a minute (`429` beyond, `Retry-After: 60`), and hold at most `maxTokensPerAddress`
+    /// live tokens and `maxSessionsPerAddress` open sessions (`429`), a bounded share of the tables.
+    public var maxTokensPerAddressPerMinute: Int
+    public var maxTokensPerAddress: Int
+    public var maxSessionsPerAddress: Int
+    /// `Session/Add` requests one client address may make a minute (`429` beyond).
+    public var maxSessionsPerAddressPerMinute: Int
 
     public init(apiKeys: [String] = [], settings: [String: VerificationSettings] = ["*": VerificationSettings()],
-                tokenLifetime: Double = 900, maxTokens: Int = 1000, maxSessions: Int = 1000, maxSessionsPerToken: Int = 8) {
+                tokenLifetime: Double = 900, maxTokens: Int = 1000, maxSessions: Int = 1000, maxSessionsPerToken: Int = 8,
+                maxTokensPerAddressPerMinute: Int = 30, maxTokensPerAddress: Int = 50, maxSessionsPerAddress: Int = 100,
+                maxSessionsPerAddressPerMinute: Int = 60) {
         self.apiKeys = apiKeys
         self.settings = settings
         self.tokenLifetime = tokenLifetime
         self.maxTokens = maxTokens
         self.maxSessions = maxSessions
         self.maxSessionsPerToken = maxSessionsPerToken
+        self.maxTokensPerAddressPerMinute = maxTokensPerAddressPerMinute
+        self.maxTokensPerAddress = maxTokensPerAddress
+        self.maxSessionsPerAddress = maxSessionsPerAddress
+        self.maxSessionsPerAddressPerMinute = maxSessionsPerAddressPerMinute
     }
 }
 
@@ -33,10 +47,13 @@ public struct VerificationBackOfficeConfiguration: Sendable, Equatable {
 struct VerificationRefusal: Error, Sendable {
     let status: Int
     let body: ServiceErrorResponse
+    /// Seconds for a `Retry-After` header (a rate limit).
+    var retryAfter: Int?
 
-    init(_ status: Int, _ code: ServiceErrorCode, _ message: String, field: String? = nil) {
+    init(_ status: Int, _ code: ServiceErrorCode, _ message: String, field: String? = nil, retryAfter: Int? = nil) {
         self.status = status
         body = ServiceErrorResponse(code: code, message: message, field: field)
+        self.retryAfter = retryAfter
     }
 
     static let notYourSession = VerificationRefusal(404, "UNKNOWN_SESSION", "no such session for this token")
@@ -57,8 +74,14 @@ final class VerificationBackOffice: Sendable {
         var result: CallResultResponse?
     }
 
+    private struct Token {
+        let expires: Double
+        /// The client address that created it, whose share of the tables it counts in.
+        let address: String
+    }
+
     private struct State {
-        var tokens: [String: Double] = [:]
+        var tokens: [String: Token] = [:]
         var sessions: [String: Session] = [:]
         var sessionOfCall: [String: String] = [:]
         var counter = 0
@@ -67,28 +90,41 @@ final class VerificationBackOffice: Sendable {
     let configuration: VerificationBackOfficeConfiguration
     private let clock: any ACDClock
     private let state = Mutex(State())
+    private let tokenQuota: AddressQuota
+    private let sessionQuota: AddressQuota
 
     init(configuration: VerificationBackOfficeConfiguration, clock: any ACDClock) {
         self.configuration = configuration
         self.clock = clock
+        tokenQuota = AddressQuota(limit: configuration.maxTokensPerAddressPerMinute, clock: clock)
+        sessionQuota = AddressQuota(limit: configuration.maxSessionsPerAddressPerMinute, clock: clock)
     }
 
     private static func randomToken() -> String {
         (0..<24).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
     }
 
-    func createToken(apiKey: String?) throws(VerificationRefusal) -> TokenCreateResponse {
+    /// - Parameter address: the client's address (`ServiceRouter.clientAddress`), for its share.
+    func createToken(apiKey: String?, address: String) throws(VerificationRefusal) -> TokenCreateResponse {
         guard let apiKey, !apiKey.isEmpty else { throw VerificationRefusal(401, .unauthorized, "\(VerificationAPI.apiKeyHeader) is missing") }
         guard constantTimeContains(configuration.apiKeys, apiKey) else { throw VerificationRefusal(403, .forbidden, "the API key is not accepted") }
+        guard tokenQuota.admit(address) else {
+            throw VerificationRefusal(429, "TOO_MANY_REQUESTS", "too many tokens created from this address; try again in a minute",
+                                      retryAfter: 60)
+        }
         let now = clock.now()
         let token = Self.randomToken()
-        let admitted = state.withLock { state -> Bool in
-            state.tokens = state.tokens.filter { $0.value > now }
-            guard state.tokens.count < configuration.maxTokens else { return false }
-            state.tokens[token] = now + configuration.tokenLifetime
-            return true
+        try state.withLock { state throws(VerificationRefusal) in
+            state.tokens = state.tokens.filter { $0.value.expires > now }
+            guard state.tokens.values.filter({ $0.address == address }).count < configuration.maxTokensPerAddress else {
+                throw VerificationRefusal(429, "TOO_MANY_REQUESTS", "this address holds \(configuration.maxTokensPerAddress) live tokens; "
+                    + "try again when one expires", retryAfter: 60)
+            }
+            guard state.tokens.count < configuration.maxTokens else {
+                throw VerificationRefusal(503, .serviceUnavailable, "too many live tokens; try again later")
+            }
+            state.tokens[token] = Token(expires: now + configuration.tokenLifetime, address: address)
         }
-        guard admitted else { throw VerificationRefusal(503, .serviceUnavailable, "too many live tokens; try again later") }
         return TokenCreateResponse(token: token, expiresInSeconds: Int(configuration.tokenLifetime))
     }
 
@@ -96,17 +132,20 @@ final class VerificationBackOffice: Sendable {
     func authenticate(_ token: String?) throws(VerificationRefusal) -> String {
         guard let token else { throw VerificationRefusal(401, .unauthorized, "Authorization: Bearer <token> from Token/Create is missing") }
         let now = clock.now()
-        let live = state.withLock { ($0.tokens[token] ?? 0) > now }
+        let live = state.withLock { ($0.tokens[token]?.expires ?? 0) > now }
         guard live else { throw VerificationRefusal(401, .unauthorized, "the token is unknown or expired") }
         return token
     }
 
-    func addSession(_ request: SessionModelVideoCall, token: String) throws(VerificationRefusal) -> SessionAddResponse {
+    /// - Parameter address: the client's address, for its rate (its share counts by the token's).
+    func addSession(_ request: SessionModelVideoCall, token: String, address: String) throws(VerificationRefusal) -> SessionAddResponse {
+        guard sessionQuota.admit(address) else {
+            throw VerificationRefusal(429, "TOO_MANY_REQUESTS", "too many sessions added from this address; try again in a minute",
+                                      retryAfter: 60)
+        }
         for (name, value) in request.textFields {
-            guard let value else { continue }
-            if value.count > VerificationAPI.maxFieldLength || value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
-                throw VerificationRefusal(400, .badRequest, "\(name) must be at most \(VerificationAPI.maxFieldLength) characters without control characters", field: name)
-            }
+            guard let value, let problem = ServiceLimits.lineTextProblem(value, maxBytes: VerificationAPI.maxFieldLength) else { continue }
+            throw VerificationRefusal(400, .badRequest, "\(name) \(problem)", field: name)
         }
         if let number = request.identityNo, !number.isEmpty, !(number.count <= 32 && number.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) }) {
             throw VerificationRefusal(400, .badRequest, "identityNo must be 1-32 ASCII letters or digits", field: "identityNo")
@@ -115,7 +154,7 @@ final class VerificationBackOffice: Sendable {
         return try state.withLock { state throws(VerificationRefusal) in
             // A session lives as long as its token (nothing can reach it without the token).
             let tokens = state.tokens
-            state.sessions = state.sessions.filter { (tokens[$0.value.token] ?? 0) > now }
+            state.sessions = state.sessions.filter { (tokens[$0.value.token]?.expires ?? 0) > now }
             let sessions = state.sessions
             state.sessionOfCall = state.sessionOfCall.filter { sessions[$0.value] != nil }
             guard state.sessions.count < configuration.maxSessions else {
@@ -123,6 +162,10 @@ final class VerificationBackOffice: Sendable {
             }
             guard state.sessions.values.filter({ $0.token == token }).count < configuration.maxSessionsPerToken else {
                 throw VerificationRefusal(429, "TOO_MANY_SESSIONS", "this token added \(configuration.maxSessionsPerToken) sessions already")
+            }
+            let address = tokens[token]?.address
+            guard state.sessions.values.filter({ tokens[$0.token]?.address == address }).count < configuration.maxSessionsPerAddress else {
+                throw VerificationRefusal(429, "TOO_MANY_SESSIONS", "this address holds \(configuration.maxSessionsPerAddress) open sessions")
             }
             state.counter += 1
             let id = "kyc-\(state.counter)-\(Self.randomToken().prefix(8))"
@@ -141,8 +184,29 @@ final class VerificationBackOffice: Sendable {
             if session.closed && !allowClosed { throw VerificationRefusal(409, .invalidState, "the session is closed") }
             let value = try change(&session)
             state.sessions[id] = session
-            if let rtcId = session.rtcId { state.sessionOfCall[rtcId] = id }
             return value
+        }
+    }
+
+    /// Makes `rtcId` the call of the token's session (the endpoint checked the caller's
+    /// credential). A session has one call and a call one session: a session linked to another
+    /// call, or a call linked to another session, is `409`; linking the same pair again is OK.
+    /// `follow` gives the call the session's accessibility flags, under this lock (as a
+    /// `Session/Update` does in `withSession`), so the last flags set are the call's.
+    func link(sessionId id: String, rtcId: String, token: String, follow: (SessionUpdateRequest) -> Void) throws(VerificationRefusal) {
+        try state.withLock { state throws(VerificationRefusal) in
+            guard var session = state.sessions[id], session.token == token else { throw .notYourSession }
+            if session.closed { throw VerificationRefusal(409, .invalidState, "the session is closed") }
+            if let linked = session.rtcId, linked != rtcId {
+                throw VerificationRefusal(409, .invalidState, "the session is already linked to another call")
+            }
+            if let owner = state.sessionOfCall[rtcId], owner != id, state.sessions[owner] != nil {
+                throw VerificationRefusal(409, .invalidState, "call \(rtcId) is already linked to another session")
+            }
+            session.rtcId = rtcId
+            state.sessions[id] = session
+            state.sessionOfCall[rtcId] = id
+            follow(SessionUpdateRequest(sessionId: id, hearingImpaired: session.hearingImpaired, visuallyImpaired: session.visuallyImpaired))
         }
     }
 
@@ -159,8 +223,8 @@ final class VerificationBackOffice: Sendable {
         guard (1...32).contains(post.result.count), post.result.allSatisfy({ ("A"..."Z").contains($0) || $0 == "_" }) else {
             throw VerificationRefusal(400, .badRequest, "result must be 1-32 of [A-Z_]", field: "result")
         }
-        guard post.description.count <= VerificationAPI.maxFieldLength else {
-            throw VerificationRefusal(400, .badRequest, "description must be at most \(VerificationAPI.maxFieldLength) characters", field: "description")
+        if let problem = ServiceLimits.lineTextProblem(post.description, maxBytes: VerificationAPI.maxFieldLength) {
+            throw VerificationRefusal(400, .badRequest, "description \(problem)", field: "description")
         }
         try state.withLock { state throws(VerificationRefusal) in
             guard let id = state.sessionOfCall[post.rtcId], var session = state.sessions[id] else {

@@ -15,29 +15,22 @@ extension ServiceRouter {
             switch (name, request.method.uppercased()) {
             case ("Token/Create", "POST"):
                 _ = try decodeIfPresent(TokenCreateRequest.self, request)
-                response = .ecvJSON(try office.createToken(apiKey: request.headers[VerificationAPI.apiKeyHeader]))
+                response = .ecvJSON(try office.createToken(apiKey: request.headers[VerificationAPI.apiKeyHeader],
+                                                           address: clientAddress(of: request)))
             case ("Session/Add", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
-                response = .ecvJSON(try office.addSession(try decode(SessionModelVideoCall.self, request), token: token))
+                response = .ecvJSON(try office.addSession(try decode(SessionModelVideoCall.self, request), token: token,
+                                                          address: clientAddress(of: request)))
             case ("Session/Update", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
                 let update = try decode(SessionUpdateRequest.self, request)
-                let rtcId = try office.withSession(update.sessionId, token: token) { session in
+                // The session's own call (links are exclusive and need the caller's token), when live,
+                // follows the new flags: a waiting one moves in its queue. Under the back office's
+                // lock, so an Integration/Add at the same time cannot leave the call the older flags.
+                try office.withSession(update.sessionId, token: token) { session in
                     session.hearingImpaired = update.hearingImpaired
                     session.visuallyImpaired = update.visuallyImpaired
-                    return session.rtcId
-                }
-                // A call of the session that is live follows the new flags (a waiting one moves in its queue).
-                if let rtcId {
-                    do {
-                        let priority = try core.withEngine { engine throws(ACDError) in
-                            try engine.setAccessibility(rtcId: rtcId, hearingImpaired: update.hearingImpaired,
-                                                        visuallyImpaired: update.visuallyImpaired)
-                        }
-                        core.log.record(.rest, "Session/Update: call \(rtcId) now has priority \(priority)", rtcId: rtcId)
-                    } catch {
-                        core.log.record(.rest, "Session/Update: call \(rtcId) is not live (\(error.code)); the session alone changed", rtcId: rtcId)
-                    }
+                    if let rtcId = session.rtcId { applyAccessibility(of: update, to: rtcId, after: "Session/Update") }
                 }
                 response = .ecvJSON(VerificationStatusResponse(status: "OK"))
             case ("Session/Close", "POST"):
@@ -57,20 +50,24 @@ extension ServiceRouter {
                 guard ECVAPI.isValidRtcId(link.rtcId) else {
                     throw VerificationRefusal(400, .badRequest, "rtcId must be 1-128 characters of [A-Za-z0-9._~-]", field: "rtcId")
                 }
-                try office.withSession(link.sessionId, token: token) { session throws(VerificationRefusal) in
-                    if let linked = session.rtcId, linked != link.rtcId {
-                        throw VerificationRefusal(409, .invalidState, "the session is already linked to another call")
-                    }
-                    session.rtcId = link.rtcId
+                // An rtcId is no secret (§1.9): only the call's caller may tie it to a session, or
+                // anyone holding the app's API key could take another customer's verdict.
+                try requireCaller(request, rtcId: link.rtcId)
+                // The call follows the session's flags from now on, also those a Session/Update set
+                // between the DialEx and this link.
+                try office.link(sessionId: link.sessionId, rtcId: link.rtcId, token: token) { flags in
+                    applyAccessibility(of: flags, to: link.rtcId, after: "Integration/Add")
                 }
                 response = .ecvJSON(VerificationStatusResponse(status: "OK"))
             case ("Signing/Set", "POST"):
                 let token = try office.authenticate(bearerToken(request.headers["Authorization"]))
                 let signing = try decode(SigningSetRequest.self, request)
-                guard (1...VerificationAPI.maxFieldLength).contains(signing.documentName.count),
-                      (1...VerificationAPI.maxDocumentBytes).contains(signing.document.utf8.count) else {
-                    throw VerificationRefusal(400, .badRequest, "documentName must be 1-\(VerificationAPI.maxFieldLength) characters and "
-                        + "document 1-\(VerificationAPI.maxDocumentBytes) bytes", field: "document")
+                if signing.documentName.isEmpty { throw VerificationRefusal(400, .badRequest, "documentName is empty", field: "documentName") }
+                if let problem = ServiceLimits.lineTextProblem(signing.documentName, maxBytes: VerificationAPI.maxFieldLength) {
+                    throw VerificationRefusal(400, .badRequest, "documentName \(problem)", field: "documentName")
+                }
+                guard (1...VerificationAPI.maxDocumentBytes).contains(signing.document.utf8.count) else {
+                    throw VerificationRefusal(400, .badRequest, "document must be 1-\(VerificationAPI.maxDocumentBytes) bytes", field: "document")
                 }
                 let digest = Self.digest(signing.document)
                 try office.withSession(signing.sessionId, token: token) { $0.signing = (signing.documentName, digest, false) }
@@ -110,7 +107,7 @@ extension ServiceRouter {
             }
         } catch {
             core.log.record(.rest, "\(request.method) \(request.path) → \(error.status) \(error.body.code): \(error.body.message)")
-            return .ecvError(error.status, error.body)
+            return .ecvError(error.status, error.body, headers: error.retryAfter.map { ["Retry-After": String($0)] } ?? [:])
         }
         core.log.record(.rest, "\(request.method) \(request.path) → 200")
         return response
@@ -132,6 +129,35 @@ extension ServiceRouter {
             throw VerificationRefusal(400, .badRequest, "?\(VerificationAPI.sessionIdQueryName)= is missing", field: VerificationAPI.sessionIdQueryName)
         }
         return id
+    }
+
+    /// Gives a live call the accessibility flags of its session (docs/protocol.md §7.5).
+    private func applyAccessibility(of flags: SessionUpdateRequest, to rtcId: String, after step: String) {
+        do {
+            let priority = try core.withEngine { engine throws(ACDError) in
+                try engine.setAccessibility(rtcId: rtcId, hearingImpaired: flags.hearingImpaired, visuallyImpaired: flags.visuallyImpaired)
+            }
+            core.log.record(.rest, "\(step): call \(rtcId) now has priority \(priority)", rtcId: rtcId)
+        } catch {
+            core.log.record(.rest, "\(step): call \(rtcId) is not live (\(error.code)); the session alone changed", rtcId: rtcId)
+        }
+    }
+
+    /// The request holds the call's caller credential (§1.9): the caller token DialEx issued, as
+    /// `X-ECV-Token`. A call the ECV service does not know, or not dialed yet, has no caller to prove.
+    private func requireCaller(_ request: HTTPServerRequest, rtcId: String) throws(VerificationRefusal) {
+        switch core.engine.callerAccess(rtcId: rtcId, token: callCredential(of: request)) {
+        case .open, .granted(.caller):
+            return
+        case .unknownCall:
+            throw VerificationRefusal(404, .unknownRtcId, "the ECV service has no call \(rtcId)", field: "rtcId")
+        case .notDialed:
+            throw VerificationRefusal(409, .invalidState, "call \(rtcId) was not dialed yet: link it after DialEx, with its caller token")
+        case .missingCredential:
+            throw VerificationRefusal(401, .unauthorized, "linking a call needs its caller token (header \(ECVAPI.callTokenHeader))")
+        case .denied, .granted(.agent):
+            throw VerificationRefusal(403, .forbidden, "the credential is not call \(rtcId)'s caller token")
+        }
     }
 
     /// The verdict comes from the agent connected to the call: its session token, and the call in its hands.

@@ -4,10 +4,11 @@ import Foundation
 import GLibCore
 
 extension EnQualifyVideoCall {
-    /// Starts the verification call (headless: renderers instead of a view controller): links it
-    /// to the session (`integrationAddCompleted`), dials the back office's queue, connects the
-    /// media once an agent answers (`callStarted`). Later failures are `integrationAddFailed`,
-    /// `sessionRoomFailed` (room or signalling) or `videoCallFailed(error:)`.
+    /// Starts the verification call (headless: renderers instead of a view controller): dials the
+    /// back office's queue, links the call to the session with the call's caller token
+    /// (`integrationAddCompleted`), connects the media once an agent answers (`callStarted`).
+    /// Later failures are `integrationAddFailed`, `sessionRoomFailed` (room or signalling) or
+    /// `videoCallFailed(error:)`.
     ///
     /// - Throws: `.notInitialized` before `initializeCompleted`; `.callAlreadyStarted` when this
     ///   session's call is under way or over.
@@ -52,15 +53,6 @@ extension EnQualifyVideoCall {
             return true
         }
         guard kept else { call.hangup(); return }
-        do {
-            _ = try await office.send("POST", VerificationAPI.integrationAdd, token: token,
-                                      body: IntegrationAddRequest(sessionId: sessionId, rtcId: call.rtcId), as: VerificationStatusResponse.self)
-        } catch {
-            call.hangup()
-            return abandon("integration add failed: \(error)") { $0.integrationAddFailed(errorMessage: error.description) }
-        }
-        tell { $0.integrationAddCompleted() }
-        let watcher = Task { await self.watch(events, call: call, generation: generation) }
         let (hearing, visually) = state.withLock { ($0.hearingImpaired, $0.visuallyImpaired) }
         var attributes = ["reference": model.reference, "callType": model.callType]
         if let identityType = model.identityType { attributes["identityType"] = identityType }
@@ -69,6 +61,23 @@ extension EnQualifyVideoCall {
                                                       ACDAttributeKey.hearingImpaired: hearing ? "true" : "false",
                                                       ACDAttributeKey.visuallyImpaired: visually ? "true" : "false"])
         await call.start(dialCallParameters: dial)
+        // The link proves the call is this customer's with the caller token DialEx issued
+        // (docs/protocol.md §7.6), so it follows the dial; the call's events wait in their stream
+        // meanwhile and are delivered after integrationAddCompleted, in order. A dial that failed
+        // is reported by the watcher (videoCallFailed), as a call that ends before it connects.
+        if call.isDialed {
+            var proof: [String: String] = [:]
+            if let callerToken = call.callerToken { proof[ECVAPI.callTokenHeader] = callerToken }
+            do {
+                _ = try await office.send("POST", VerificationAPI.integrationAdd, token: token, headers: proof,
+                                          body: IntegrationAddRequest(sessionId: sessionId, rtcId: call.rtcId), as: VerificationStatusResponse.self)
+            } catch {
+                call.hangup()
+                return abandon("integration add failed: \(error)") { $0.integrationAddFailed(errorMessage: error.description) }
+            }
+            tell { $0.integrationAddCompleted() }
+        }
+        let watcher = Task { await self.watch(events, call: call, generation: generation) }
         guard await call.agentConnected?.value == true else { return await watcher.value }
         // Deinitialized (or ended) while waiting for the agent: no media is set up for a call that is going.
         guard state.withLock({ $0.generation == generation }), !call.isEnded else { return await watcher.value }

@@ -28,6 +28,9 @@ final class FrontDoor: @unchecked Sendable {
         var headerTimeout: Duration
         var maxURLBytes: Int
         var maxHeaderBytes: Int
+        /// Connections one client address may have waiting here at once; one more is closed at
+        /// once, unanswered (so no one client can hold the service's descriptors).
+        var maxWaitingPerAddress: Int
         /// How much of a connection's first bytes is looked at for the end of the header block:
         /// request line and headers at their limits, with room to spare, and under libsoup's own
         /// 64 KiB (so libsoup never meets a header block it would drop).
@@ -36,6 +39,8 @@ final class FrontDoor: @unchecked Sendable {
 
     private struct Waiting {
         let generation: Int
+        /// The client's address bytes (IPv4 or IPv6), whose share it counts in.
+        let address: [UInt8]
         /// Set once a refusal was written: the connection is drained until the client closes it
         /// or the linger deadline passes, so the answer is not lost to a reset.
         var lingering = false
@@ -57,6 +62,7 @@ final class FrontDoor: @unchecked Sendable {
     private let finished = DispatchSemaphore(value: 0)
 
     private var waiting: [Int32: Waiting] = [:]
+    private var waitingPerAddress: [[UInt8]: Int] = [:]
     private var deadlines = MinHeap<Deadline>()
     private var generation = 0
     private var acceptRetryAt: ContinuousClock.Instant?
@@ -115,6 +121,7 @@ final class FrontDoor: @unchecked Sendable {
         }
         for fd in waiting.keys { close(fd) }
         waiting = [:]
+        waitingPerAddress = [:]
         close(epollFD)
         close(wake.read)
         close(wake.write)
@@ -135,7 +142,11 @@ final class FrontDoor: @unchecked Sendable {
 
     private func acceptAll() {
         while true {
-            let fd = accept(listenFD, nil, nil)
+            var peer = sockaddr_storage()
+            var peerLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &peer) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { accept(listenFD, $0, &peerLength) }
+            }
             if fd < 0 {
                 // Out of descriptors: the connections stay queued in the kernel; try again shortly
                 // (the listening socket is edge-triggered and would not say so again).
@@ -145,11 +156,17 @@ final class FrontDoor: @unchecked Sendable {
                 if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
+            let address = Self.addressBytes(of: peer)
+            guard waitingPerAddress[address, default: 0] < limits.maxWaitingPerAddress else {
+                close(fd)
+                continue
+            }
+            waitingPerAddress[address, default: 0] += 1
             Self.setNonBlockingAndCloseOnExec(fd)
             var one: Int32 = 1
             _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             generation += 1
-            waiting[fd] = Waiting(generation: generation)
+            waiting[fd] = Waiting(generation: generation, address: address)
             deadlines.insert(Deadline(due: .now + limits.headerTimeout, fd: fd, generation: generation))
             watch(fd, events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue)
             examine(fd, hungUp: false)
@@ -178,35 +195,19 @@ final class FrontDoor: @unchecked Sendable {
             finish(fd) // closed before sending a request
             return
         }
-        let bytes = buffer[0..<count]
-        if Self.headerBlockEnds(in: bytes) {
+        switch RequestHead.peek(buffer[0..<count], maxURLBytes: limits.maxURLBytes, peekLimit: limits.peekLimit) {
+        case .complete:
             _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
-            waiting[fd] = nil
+            forget(fd)
             handOff(fd)
-            return
-        }
-        let lineEnd = bytes.firstIndex(of: 10)
-        let requestLine = lineEnd.map { $0 - bytes.startIndex } ?? count
-        // Method, target, version: the target alone may take maxURLBytes.
-        if requestLine > limits.maxURLBytes + 64 {
+        case .refused(status: 414):
             refuse(fd, status: 414, reason: "URI Too Long", message: "the request target is longer than \(limits.maxURLBytes) bytes")
-        } else if count >= limits.peekLimit {
+        case .refused:
             refuse(fd, status: 431, reason: "Request Header Fields Too Large",
                    message: "the request headers exceed \(limits.maxHeaderBytes) bytes")
-        } else if hungUp {
-            finish(fd) // half a request, then the end
+        case .waiting:
+            if hungUp { finish(fd) } // half a request, then the end
         }
-    }
-
-    /// A blank line (CRLF CRLF, or bare LF LF as libsoup also accepts) ends the header block.
-    static func headerBlockEnds(in bytes: ArraySlice<UInt8>) -> Bool {
-        var previous: UInt8 = 0, beforePrevious: UInt8 = 0
-        for byte in bytes {
-            if byte == 10, previous == 10 || (previous == 13 && beforePrevious == 10) { return true }
-            beforePrevious = previous
-            previous = byte
-        }
-        return false
     }
 
     /// Writes the refusal, stops sending, and keeps reading (and discarding) for a moment so the
@@ -235,8 +236,36 @@ final class FrontDoor: @unchecked Sendable {
     }
 
     private func finish(_ fd: Int32) {
-        guard waiting.removeValue(forKey: fd) != nil else { return }
+        guard forget(fd) else { return }
         close(fd) // also leaves the epoll set
+    }
+
+    /// Stops tracking a waiting connection (it was handed off or is being closed).
+    @discardableResult
+    private func forget(_ fd: Int32) -> Bool {
+        guard let state = waiting.removeValue(forKey: fd) else { return false }
+        let left = waitingPerAddress[state.address, default: 1] - 1
+        waitingPerAddress[state.address] = left > 0 ? left : nil
+        return true
+    }
+
+    /// The address bytes of an accepted peer: 4 for IPv4, 16 for IPv6 (an IPv4-mapped IPv6
+    /// address counts as its IPv4 address), empty for anything else.
+    private static func addressBytes(of storage: sockaddr_storage) -> [UInt8] {
+        let family = Int32(storage.ss_family)
+        return withUnsafeBytes(of: storage) { raw -> [UInt8] in
+            switch family {
+            case AF_INET:
+                let offset = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr) ?? 4
+                return Array(raw[offset..<offset + 4])
+            case AF_INET6:
+                let offset = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr) ?? 8
+                let bytes = Array(raw[offset..<offset + 16])
+                return bytes[0..<12] == [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF] ? Array(bytes[12...]) : bytes
+            default:
+                return []
+            }
+        }
     }
 
     private func expireDue() {

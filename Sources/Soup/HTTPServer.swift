@@ -17,9 +17,13 @@ public final class HTTPServer: Sendable {
     /// - Parameters:
     ///   - tls: serve HTTPS / WSS with this identity instead of plain HTTP.
     ///   - limits: sizes and deadlines every request must keep, checked before any handler runs.
+    ///   - maxOutgoingWebSocketBytes: what each WebSocket may hold that its peer has not read (past
+    ///     the kernel's send buffer); a send past it closes the socket with 1008, announced by an
+    ///     `.error` event ("outgoing backlog: …") before its `.closed`. nil: no bound.
     public init(tls: TLSIdentity? = nil, limits: HTTPServerLimits = HTTPServerLimits(),
-                maxIncomingWebSocketPayloadSize: Int = 4 << 20) {
-        core = ServerCore(tls: tls, limits: limits, maxIncomingWebSocketPayloadSize: maxIncomingWebSocketPayloadSize)
+                maxIncomingWebSocketPayloadSize: Int = 4 << 20, maxOutgoingWebSocketBytes: Int? = 4 << 20) {
+        core = ServerCore(tls: tls, limits: limits, maxIncomingWebSocketPayloadSize: maxIncomingWebSocketPayloadSize,
+                          maxOutgoingWebSocketBytes: maxOutgoingWebSocketBytes)
     }
 
     deinit {

@@ -18,14 +18,19 @@ public struct HTTPServerLimits: Sendable, Equatable {
     public var headerTimeout: Duration
     /// From the headers until the whole body arrived; the connection is shut down when it runs out.
     public var bodyTimeout: Duration
+    /// Plain HTTP: connections one client address may have waiting for their request headers at
+    /// once; one more is closed when accepted, unanswered (so no one client holds the descriptors).
+    public var maxWaitingConnectionsPerAddress: Int
 
     public init(maxBodyBytes: Int = 1 << 20, maxURLBytes: Int = 8 << 10, maxHeaderBytes: Int = 32 << 10,
-                headerTimeout: Duration = .seconds(15), bodyTimeout: Duration = .seconds(30)) {
+                headerTimeout: Duration = .seconds(15), bodyTimeout: Duration = .seconds(30),
+                maxWaitingConnectionsPerAddress: Int = .max) {
         self.maxBodyBytes = maxBodyBytes
         self.maxURLBytes = maxURLBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
+        self.maxWaitingConnectionsPerAddress = maxWaitingConnectionsPerAddress
     }
 }
 
@@ -111,16 +116,9 @@ final class RequestGuard {
         let headers = readHeaders(soup_server_message_get_request_headers(opaque))
         let headerBytes = headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 }
         if headerBytes > limits.maxHeaderBytes { return (431, "the request headers exceed \(limits.maxHeaderBytes) bytes") }
-        let lengths = headers.values(for: "Content-Length")
-        if !lengths.isEmpty {
-            // RFC 9110 §8.6: one non-negative decimal; repeated equal values are tolerated.
-            let trimmed = Set(lengths.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) })
-            guard trimmed.count == 1, let text = trimmed.first, !text.isEmpty, text.utf8.allSatisfy({ (48...57).contains($0) }),
-                  text.utf8.count <= 18, let length = Int(text) else {
-                return (400, "invalid Content-Length")
-            }
-            if length > limits.maxBodyBytes { return (413, "the body is larger than \(limits.maxBodyBytes) bytes") }
-            if headers.contains("Transfer-Encoding") { return (400, "both Content-Length and Transfer-Encoding") }
+        if let problem = RequestHead.bodyProblem(contentLengths: headers.values(for: "Content-Length"),
+                                                 hasTransferEncoding: headers.contains("Transfer-Encoding"), maxBodyBytes: limits.maxBodyBytes) {
+            return problem
         }
         return nil
     }
@@ -159,37 +157,11 @@ final class RequestGuard {
         }
         if let socket {
             g_socket_shutdown(socket.typed(GSocket.self), 0, 1, nil)
-            let drain = Self.discardInput(of: socket, keeping: stream)
-            _ = deadlines.schedule(after: limits.bodyTimeout) { drain.source.cancel() }
+            // The stream (and so the descriptor) is released only after the last read.
+            let drain = InputDrain(descriptor: g_socket_get_fd(socket.typed(GSocket.self)), keeping: stream)
+            _ = deadlines.schedule(after: limits.bodyTimeout) { drain.cancel() }
         }
         finish()
-    }
-
-    /// Reads and drops what the client still sends (a client that writes its whole body before
-    /// reading would otherwise meet a reset, not the answer) until it ends its side or the
-    /// returned drain is cancelled, then lets the connection go. Raw bytes, TLS or not: nothing of them is kept.
-    /// Off the main loop: its handlers run on `drainQueue`.
-    private nonisolated static func discardInput(of socket: OwnedGObject, keeping stream: OwnedGObject) -> Drain {
-        let fd = g_socket_get_fd(socket.typed(GSocket.self))
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: drainQueue)
-        let drain = Drain(source: source)
-        source.setEventHandler {
-            var buffer = [UInt8](repeating: 0, count: 16 << 10)
-            let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
-            if count == 0 || (count < 0 && errno != EAGAIN && errno != EINTR) { drain.source.cancel() }
-        }
-        // The stream (and so the descriptor) is released only after the last read.
-        source.setCancelHandler { withExtendedLifetime(stream) {} }
-        source.resume()
-        return drain
-    }
-
-    private nonisolated static let drainQueue = DispatchQueue(label: "refused-request-drain")
-
-    /// The read source of one refused connection, shared by its handler and its deadline.
-    private final class Drain: @unchecked Sendable { // `source` is immutable, and cancel is thread-safe
-        let source: any DispatchSourceRead
-        init(source: any DispatchSourceRead) { self.source = source }
     }
 
     /// A deadline passed: shut the socket down; libsoup notices and releases the connection.

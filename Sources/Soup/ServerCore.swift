@@ -15,6 +15,7 @@ final class ServerCore {
     nonisolated let tls: TLSIdentity?
     let limits: HTTPServerLimits
     private let maxIncomingWebSocketPayloadSize: Int
+    private let maxOutgoingWebSocketBytes: Int?
     private nonisolated let routes = Mutex<[ServerRoute]>([])
     private nonisolated let webSocketRoutes = Mutex<[WebSocketRoute]>([])
     private nonisolated let bound = Mutex<(host: String, port: UInt16?)>(("127.0.0.1", nil))
@@ -43,10 +44,11 @@ final class ServerCore {
         let task: Task<Void, Never>
     }
 
-    nonisolated init(tls: TLSIdentity?, limits: HTTPServerLimits, maxIncomingWebSocketPayloadSize: Int) {
+    nonisolated init(tls: TLSIdentity?, limits: HTTPServerLimits, maxIncomingWebSocketPayloadSize: Int, maxOutgoingWebSocketBytes: Int?) {
         self.tls = tls
         self.limits = limits
         self.maxIncomingWebSocketPayloadSize = maxIncomingWebSocketPayloadSize
+        self.maxOutgoingWebSocketBytes = maxOutgoingWebSocketBytes
     }
 
     nonisolated var boundPort: UInt16? { bound.withLock { $0.port } }
@@ -116,7 +118,8 @@ final class ServerCore {
             listener = listening
             do {
                 frontDoor = try FrontDoor(listenFD: g_socket_get_fd(socket), limits: FrontDoor.Limits(
-                    headerTimeout: limits.headerTimeout, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes)) { [weak self] fd in
+                    headerTimeout: limits.headerTimeout, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes,
+                    maxWaitingPerAddress: limits.maxWaitingConnectionsPerAddress)) { [weak self] fd in
                     let core = self
                     MainLoopActor.perform {
                         if let core { core.adopt(fd) } else { close(fd) }
@@ -285,7 +288,7 @@ final class ServerCore {
     private func readRequest(_ message: OpaquePointer, path: String, includeBody: Bool) -> HTTPServerRequest {
         let method = soup_server_message_get_method(message).map { String(cString: $0) } ?? "GET"
         let rawQuery = soup_server_message_get_uri(message).flatMap { g_uri_get_query($0) }.map { String(cString: $0) }
-        let query = decodeQuery(rawQuery).map { URLQueryItem(name: $0.name, value: $0.value) }
+        let query = RequestHead.decodeQuery(rawQuery).map { URLQueryItem(name: $0.name, value: $0.value) }
         let headers = readHeaders(soup_server_message_get_request_headers(message))
         var body: [UInt8] = []
         if includeBody, let requestBody = soup_server_message_get_request_body(message),
@@ -336,7 +339,7 @@ final class ServerCore {
         let host = request.headers["Host"] ?? "\(boundHost):\(boundPort ?? 0)"
         let socket = WebSocketCore.wrap(UnsafeMutableRawPointer(connection), url: "\(scheme)://\(host)\(path)", side: .server,
                                         maxIncomingPayloadSize: route.maxIncomingPayloadSize ?? maxIncomingWebSocketPayloadSize,
-                                        keepaliveInterval: route.keepaliveInterval)
+                                        maxOutgoingBytes: maxOutgoingWebSocketBytes, keepaliveInterval: route.keepaliveInterval)
         let core = socket.core
         if core.currentState != .closed {
             let id = ObjectIdentifier(core)

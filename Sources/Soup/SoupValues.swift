@@ -59,19 +59,3 @@ func appendHeaders(_ headers: HTTPHeaders, to target: OpaquePointer?) {
     guard let target else { return }
     for field in headers { soup_message_headers_append(target, field.name, field.value) }
 }
-
-/// Splits a raw (still percent-encoded) query string into decoded name/value pairs.
-/// `+` means space, as in HTML forms; a name without `=` gets an empty value.
-func decodeQuery(_ query: String?) -> [(name: String, value: String)] {
-    guard let query, !query.isEmpty else { return [] }
-    return query.split(separator: "&", omittingEmptySubsequences: true).map { pair in
-        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        let decode = { (raw: Substring) -> String in
-            let spaced = raw.replacingOccurrences(of: "+", with: " ")
-            guard let unescaped = g_uri_unescape_string(spaced, nil) else { return spaced }
-            defer { g_free(unescaped) }
-            return String(cString: unescaped)
-        }
-        return (decode(parts[0]), parts.count > 1 ? decode(parts[1]) : "")
-    }
-}

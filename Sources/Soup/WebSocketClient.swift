@@ -17,6 +17,10 @@ public enum WebSocketClient {
         public var keepaliveInterval: Duration?
         /// Larger incoming messages fail the connection (libsoup's default is only 128 KiB).
         public var maxIncomingPayloadSize: Int
+        /// What the connection may hold that the server has not read; a send past it closes the
+        /// connection with 1008 (see `HTTPServer.init`). nil (the default): no bound, as what a
+        /// client queues is its own sending.
+        public var maxOutgoingBytes: Int?
 
         public init(userAgent: String = "ECVKit", pinnedCertificates: [CertificateFingerprint] = [],
                     acceptInvalidCertificates: Bool = false, trustedAuthorities: TrustedAuthorities? = nil,
@@ -149,7 +153,7 @@ private final class WebSocketConnector {
         }
         let wrapped = WebSocketCore.wrap(raw, url: url, side: .client,
                                          maxIncomingPayloadSize: options.maxIncomingPayloadSize,
-                                         keepaliveInterval: options.keepaliveInterval)
+                                         maxOutgoingBytes: options.maxOutgoingBytes, keepaliveInterval: options.keepaliveInterval)
         finish(.success(wrapped))
     }
 

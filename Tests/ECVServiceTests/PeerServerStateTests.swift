@@ -75,4 +75,22 @@ struct PeerServerStateTests {
         #expect(Set(Self.sent(state.tick(now: 5))) == ["a: EXPIRE x", "a: EXPIRE y"], "one EXPIRE per sender and absent peer")
         #expect(Self.sent(state.receive(Self.offer(to: "z"), from: a, now: 6)).isEmpty, "room again after the expiry")
     }
+
+    /// Issue #34: 4,000 held 60 kB offers were within the count limits (+234 MiB). Bytes are bounded too.
+    @Test func heldMessagesAreBoundedInBytesPerPeerAndInAll() {
+        let offer = Self.offer(to: "x"), bytes = offer.utf8.count
+        var state = Self.state { $0.maxHeldBytesPerPeer = 2 * bytes; $0.maxHeldBytes = 3 * bytes }
+        let a = FakeSocket("a")
+        _ = state.connect(a, key: "k", id: "a", token: "t", origin: nil, now: 0)
+        for _ in 0..<2 { #expect(Self.sent(state.receive(offer, from: a, now: 0)).isEmpty) }
+        #expect(Self.sent(state.receive(offer, from: a, now: 0)) == ["a: EXPIRE x"], "x's bytes are full")
+        #expect(state.heldBytes == 2 * bytes)
+        #expect(Self.sent(state.receive(Self.offer(to: "y"), from: a, now: 0)).isEmpty)
+        #expect(Self.sent(state.receive(Self.offer(to: "z"), from: a, now: 0)) == ["a: EXPIRE z"], "all bytes together are full")
+        _ = state.tick(now: 5)
+        #expect(state.heldBytes == 0)
+        // A big frame alone is refused where small ones fit.
+        let big = #"{"type":"OFFER","dst":"w","payload":{"sdp":""# + String(repeating: "v", count: 3 * bytes) + #""}}"#
+        #expect(Self.sent(state.receive(big, from: a, now: 6)) == ["a: EXPIRE w"])
+    }
 }

@@ -65,7 +65,11 @@ extension ServiceTests {
     @Suite("Hostile connections") struct HostileConnectionsTests {
         @Test func heldIdleAndSlowHeaderConnectionsLeaveTheServiceAnsweringAndTheirDescriptorsReturn() async throws {
             raiseDescriptorLimit(to: 4096)
-            let test = try await TestService.start { $0.limits.headerTimeout = .seconds(2) }
+            // One address holds them all here: its share (maxWaitingConnectionsPerAddress, 256) is lifted.
+            let test = try await TestService.start {
+                $0.limits.headerTimeout = .seconds(2)
+                $0.limits.maxWaitingConnectionsPerAddress = 1000
+            }
             let port = UInt16(try #require(URLComponents(string: test.base)?.port))
             #expect(try await test.get(ECVAPI.queues).status == 200) // warm-up
             let baseline = openFileDescriptorCount()
@@ -94,6 +98,21 @@ extension ServiceTests {
             }
             #expect(after <= baseline + 4, "descriptors \(baseline) → \(after)")
             #expect(try await test.get(ECVAPI.queues).status == 200)
+            await test.stop()
+        }
+
+        /// Issue #34: a service at a 1,024 soft limit ran out of descriptors while its hard limit
+        /// allowed far more. It raises its soft limit to the hard one when it starts, and logs it.
+        @Test func theServiceRaisesItsDescriptorLimitAtStart() async throws {
+            var limit = rlimit()
+            #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+            let hard = limit.rlim_max
+            limit.rlim_cur = hard - 1 // a step below, so no test running meanwhile runs short
+            #expect(setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+            let test = try await TestService.start()
+            #expect(getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0)
+            #expect(limit.rlim_cur == hard)
+            #expect(test.service.log.entries.contains { $0.category == .lifecycle && $0.message.hasPrefix("descriptor limit \(hard) (raised from \(hard - 1))") })
             await test.stop()
         }
 

@@ -266,3 +266,25 @@ func waitFor(_ log: AsyncStream<ServiceLogEntry>, _ what: String, _ matches: @es
     }
     if !found { throw TimedOut(what: what + " (the log ended)") }
 }
+
+extension HostileClient {
+    /// Asks for a WebSocket upgrade of `path` and reads nothing, then or later: the 101 answer
+    /// and everything after it stay unread, as with a client that never reads.
+    func upgrade(path: String, headers: [String: String] = [:]) {
+        send("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+             + headers.map { "\($0.key): \($0.value)\r\n" }.joined() + "\r\n")
+    }
+
+    /// One text frame as a client sends it: masked (with a zero mask, so the payload reads as is).
+    func sendFrame(_ text: String) {
+        let count = text.utf8.count
+        var header: [UInt8] = [0x81]
+        switch count {
+        case ..<126: header.append(0x80 | UInt8(count))
+        case ...0xFFFF: header += [0x80 | 126, UInt8(count >> 8), UInt8(count & 0xFF)]
+        default: header += [0x80 | 127] + (0..<8).reversed().map { UInt8((count >> ($0 * 8)) & 0xFF) }
+        }
+        _ = (header + [0, 0, 0, 0] + Array(text.utf8)).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+}

@@ -9,8 +9,18 @@ final class RawConnection: @unchecked Sendable { // `fd` is immutable; reads and
     let fd: Int32
     private let queue = DispatchQueue(label: "raw-connection")
 
-    init(port: UInt16) throws {
+    /// - Parameter source: the local address to connect from (any 127.x.y.z is this host's loopback).
+    init(port: UInt16, from source: String? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else { close(fd); throw UnexpectedEnd(what: "bind to \(source) failed: \(errno)") }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
@@ -182,6 +192,38 @@ extension SoupTests {
                 #expect(after <= baseline + 4, "fds \(baseline) → \(after)")
                 #expect(handled.value.load(ordering: .relaxed) == 12)
             }
+        }
+    
+        /// Issue #34: one client holding 1,224 idle connections against the common 1,024-descriptor
+        /// limit failed half the health checks. Each address may keep a bounded number waiting.
+        @Test func oneAddressHoldsABoundedNumberOfWaitingConnections() async throws {
+            var limits = Self.limits
+            limits.headerTimeout = .seconds(5)
+            limits.maxWaitingConnectionsPerAddress = 5
+            let server = HTTPServer(limits: limits)
+            server.route("*", "/") { _ in .text("ok") }
+            let port = try await server.listen()
+            let held = try (0..<8).map { _ in try RawConnection(port: port) }
+            // The first five wait for their headers; the rest are closed when accepted, unanswered.
+            var closed = 0
+            for connection in held.suffix(3) {
+                let end = await connection.readToEnd(seconds: 2)
+                if end.closed && end.text.isEmpty { closed += 1 }
+            }
+            #expect(closed == 3)
+            let waiting = await held[0].readToEnd(seconds: 0.3)
+            #expect(!waiting.closed, "a connection within the share is still waiting")
+            // Another address is served meanwhile.
+            let other = try RawConnection(port: port, from: "127.0.0.2")
+            other.send("GET /health HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(await other.readToEnd(seconds: 5).text.hasPrefix("HTTP/1.1 200"))
+            // The address's own share frees as its connections go.
+            for connection in held.prefix(5) { connection.send("GET /x HTTP/1.1\r\nHost: h\r\n\r\n") }
+            for connection in held.prefix(5) { #expect(await connection.readToEnd(seconds: 5).text.hasPrefix("HTTP/1.1 200")) }
+            let again = try RawConnection(port: port)
+            again.send("GET /y HTTP/1.1\r\nHost: h\r\n\r\n")
+            #expect(await again.readToEnd(seconds: 5).text.hasPrefix("HTTP/1.1 200"))
+            await server.stop()
         }
     }
 }

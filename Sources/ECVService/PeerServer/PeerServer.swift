@@ -91,7 +91,7 @@ public final class PeerServer: Sendable {
             $0.connect(connection, key: request.queryValue("key"), id: request.queryValue("id"), token: request.queryValue("token"),
                        origin: request.headers["Origin"], now: clock.now())
         }
-        watch(connection, onText: { [self] text in
+        watch(connection, log: log, .peer, onText: { [self] text in
             step { $0.receive(text, from: connection, now: clock.now()) }
         }, onClosed: { [self] code, _ in
             open.remove(connection)

@@ -33,35 +33,8 @@ public struct PeerAPIKey: Sendable, Hashable {
     /// reads `http://evil.com\@allowed.example` as user `evil.com\` at host `allowed.example`.
     func admits(origin: String?) -> Bool {
         guard !domains.isEmpty else { return true }
-        guard let origin, let host = Self.serializedOriginHost(origin) else { return false }
+        guard let origin, let host = serializedOriginHost(origin) else { return false }
         return domains.contains(host)
-    }
-
-    /// The host of a serialized origin (`http` or `https`, a host name or bracketed address, an
-    /// optional port; no userinfo, path, query or fragment), lowercased; nil for anything else.
-    static func serializedOriginHost(_ origin: String) -> String? {
-        let text = origin.lowercased()
-        let authority: Substring
-        if text.hasPrefix("https://") { authority = text.dropFirst(8) } else if text.hasPrefix("http://") { authority = text.dropFirst(7) } else { return nil }
-        let host: Substring, port: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
-            host = authority[...close]
-            let rest = authority[authority.index(after: close)...]
-            if rest.isEmpty { port = nil } else if rest.hasPrefix(":") { port = rest.dropFirst() } else { return nil }
-            let address = host.dropFirst().dropLast().utf8
-            guard !address.isEmpty, address.allSatisfy({ $0 == 58 || $0 == 46 || (48...57).contains($0) || (97...102).contains($0) }) else { return nil }
-        } else {
-            let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            host = parts[0]
-            port = parts.count > 1 ? parts[1] : nil
-            guard !host.isEmpty, host.utf8.allSatisfy({ $0 == 45 || $0 == 46 || (48...57).contains($0) || (97...122).contains($0) }) else { return nil }
-        }
-        if let port {
-            guard (1...5).contains(port.utf8.count), port.utf8.allSatisfy({ (48...57).contains($0) }), let number = Int(port), number <= 65535 else { return nil }
-        }
-        guard host.utf8.count <= 253 + 2 else { return nil }
-        return String(host)
     }
 
     func problem() -> String? {
@@ -93,6 +66,10 @@ public struct PeerServerConfiguration: Sendable {
     public var maxHeldMessagesPerPeer: Int
     /// Messages held for all absent peers together (so offers to many made-up ids cannot pile up).
     public var maxHeldMessages = 16_384
+    /// The same in bytes (each message as the frame that brought it): per absent peer, and for all
+    /// of them together. An offer with its candidates takes some 10 KiB; a frame at most 64 KiB.
+    public var maxHeldBytesPerPeer = 512 << 10
+    public var maxHeldBytes = 32 << 20
     /// Peers any one peer is remembered to have talked to (who hears its `LEAVE`).
     public var maxContactsPerPeer: Int
     /// Handed to every peer in its `OPEN`; nil: the service's `iceServers`.
@@ -139,7 +116,9 @@ public struct PeerServerConfiguration: Sendable {
         for key in keys { if let problem = key.problem() { return "peer key \(key.key): \(problem)" } }
         if Set(keys.map(\.key)).count != keys.count { return "a peer key is listed twice" }
         if expireTimeout <= .zero || aliveTimeout <= .zero || leaveGrace < .zero { return "peer server timeouts must be positive" }
-        if maxHeldMessagesPerPeer < 1 || maxContactsPerPeer < 1 || maxHeldMessages < 1 { return "peer server bounds must be at least 1" }
+        if [maxHeldMessagesPerPeer, maxContactsPerPeer, maxHeldMessages, maxHeldBytesPerPeer, maxHeldBytes].contains(where: { $0 < 1 }) {
+            return "peer server bounds must be at least 1"
+        }
         return nil
     }
 }

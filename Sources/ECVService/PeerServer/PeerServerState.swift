@@ -36,6 +36,8 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
 
     struct Held {
         var messages: [PeerJSMessage] = []
+        /// The frames that brought them, in bytes.
+        var bytes = 0
         var since: Double
     }
 
@@ -45,8 +47,9 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
     private(set) var keys: [String: PeerAPIKey]
     private(set) var clients: [PeerRef: Client] = [:]
     private(set) var held: [PeerRef: Held] = [:]
-    /// Messages in `held`, all peers together.
+    /// Messages in `held` and their bytes, all peers together.
     private var heldCount = 0
+    private(set) var heldBytes = 0
     private var sockets: [ObjectIdentifier: PeerRef] = [:]
     private let expire: Double, alive: Double, grace: Double
     private let openPayload: PeerJSValue
@@ -127,6 +130,7 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         actions.append(.send(socket, PeerJSMessage(type: .open, payload: openPayload)))
         if let waiting = held.removeValue(forKey: ref) {
             heldCount -= waiting.messages.count
+            heldBytes -= waiting.bytes
             for message in waiting.messages {
                 note(contact: message.src, of: ref)
                 actions.append(.send(socket, message))
@@ -151,11 +155,12 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
             return remove(ref, reason: "left") + [.close(socket, code: 1000, reason: "left")]
         default:
             message.src = ref.id
-            return relay(message, in: ref.key, now: now)
+            return relay(message, bytes: text.utf8.count, in: ref.key, now: now)
         }
     }
 
-    private mutating func relay(_ message: PeerJSMessage, in key: String, now: Double) -> [Action] {
+    /// - Parameter bytes: the size of the frame that brought it, what holding it costs.
+    private mutating func relay(_ message: PeerJSMessage, bytes: Int, in key: String, now: Double) -> [Action] {
         guard let dst = message.dst, let src = message.src else { return [] }
         let target = PeerRef(key: key, id: dst), sender = PeerRef(key: key, id: src)
         note(contact: dst, of: sender)
@@ -166,14 +171,17 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         // Not connected (or away): LEAVE and EXPIRE concern nobody; the rest waits a while.
         guard message.type != .leave, message.type != .expire else { return [] }
         var waiting = held[target] ?? Held(since: now)
-        guard waiting.messages.count < configuration.maxHeldMessagesPerPeer, heldCount < configuration.maxHeldMessages else {
+        guard waiting.messages.count < configuration.maxHeldMessagesPerPeer, heldCount < configuration.maxHeldMessages,
+              waiting.bytes + bytes <= configuration.maxHeldBytesPerPeer, heldBytes + bytes <= configuration.maxHeldBytes else {
             guard let senderSocket = clients[sender]?.socket else { return [] }
-            return [.log("peer \(dst) has \(waiting.messages.count) messages waiting: \(src)'s \(message.type.rawValue) expires"),
+            return [.log("peer \(dst) has \(waiting.messages.count) messages (\(waiting.bytes) bytes) waiting: \(src)'s \(message.type.rawValue) expires"),
                     .send(senderSocket, PeerJSMessage(type: .expire, src: dst, dst: src))]
         }
         waiting.messages.append(message)
+        waiting.bytes += bytes
         held[target] = waiting
         heldCount += 1
+        heldBytes += bytes
         return []
     }
 
@@ -212,6 +220,7 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         for (ref, waiting) in held where now - waiting.since >= expire {
             held[ref] = nil
             heldCount -= waiting.messages.count
+            heldBytes -= waiting.bytes
             var told: Set<String> = []
             for message in waiting.messages {
                 guard let src = message.src, told.insert(src).inserted, let socket = clients[PeerRef(key: ref.key, id: src)]?.socket else { continue }

@@ -40,6 +40,13 @@ public func meanColor(_ frame: VideoFrame, x: Int, y: Int, width: Int, height: I
     return count > 0 ? (sums.0 / count, sums.1 / count, sums.2 / count) : (0, 0, 0)
 }
 
+/// Resident memory of this process (VmRSS in /proc/self/status), in bytes; 0 when unreadable.
+public func residentMemoryBytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+    return (Int(line?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0) << 10
+}
+
 /// Polls `condition` until it holds or `timeout` passes (then throws naming `what`).
 public func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
