@@ -54,8 +54,15 @@ public enum VideoCallEventType: String, Sendable, CaseIterable {
     case WebRtcFailed
     case Hangup
 
+    /// The torch is on: the app's `setFlashlightEnabled(state: true)` or an approved agent request
+    /// (data `requestedBy`: `agent`) was applied by the `FlashlightHandler`.
     case FlashOn
+    /// The torch is off (as `FlashOn`).
     case FlashOff
+    /// Beyond the seed: the agent asked for the torch (`FLASH_ON`/`FLASH_OFF`; detail: the text,
+    /// data `torch`: `on`/`off`, `requestedBy`: `agent`), before the app's approval. `FlashOn` or
+    /// `FlashOff` follows only if the torch was switched.
+    case FlashRequested
 
     case TransferPending
     case TransferCancelled
