@@ -127,6 +127,7 @@ public enum CallEndReason {
     public static let remoteHangup = "REMOTE_HANGUP"
     public static let peerDisconnected = "PEER_DISCONNECTED"
     public static let connectionTimeout = "CONNECTION_TIMEOUT"
-    /// The call moved to a new rtcId (after `TransferCompleted`).
+    /// The call moved to a new rtcId. Not a `CallEnded` detail: a transferred leg's last event is
+    /// `TransferCompleted` (see `VideoCall`); kept for code that compares end reasons.
     public static let transferred = "TRANSFERRED"
 }

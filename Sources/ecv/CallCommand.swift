@@ -204,7 +204,11 @@ final class CallOutcome: Sendable {
         state.withLock { state in
             state.events.append(event.type)
             if event.type == .CallEnded { state.endDetail = event.detail }
-            if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty { state.transferredTo = rtcId }
+            // A transferred leg's last event (no CallEnded follows it).
+            if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty {
+                state.transferredTo = rtcId
+                state.endDetail = CallEndReason.transferred
+            }
         }
     }
     var endDetail: String? { state.value.endDetail }
