@@ -110,6 +110,14 @@ public struct VideoCallEvent: Sendable, CustomStringConvertible {
         self.createdAt = createdAt
     }
 
+    /// The failure of an `Error` event, as the guide's events section reads it ("`event.error`
+    /// contains the ECVError … check `error.error`"): `error.error` is the `ErrorObject` (the
+    /// call's `lastError` at the time), `error.name` its name. nil for every other event.
+    public var error: ECVError? {
+        guard type == .Error, let object = objData as? ErrorObject else { return nil }
+        return ECVError(object)
+    }
+
     /// The event before a call's first one.
     public static let none = VideoCallEvent(type: .None, createdAt: Date(timeIntervalSince1970: 0))
 
