@@ -29,6 +29,9 @@ public struct ECVSdkConfiguration: Sendable {
 
     /// ICE servers used in addition to those of the join answer (the answer's come first).
     public var iceServers: [ECVProtocol.ICEServer]
+    /// Every call's ICE transport policy unless its `ConnectParameters` says otherwise: `.all`
+    /// (the default) or `.relay` (TURN-relayed candidates only).
+    public var iceTransportPolicy: ECVProtocol.ICETransportPolicy = .all
     /// Pins the API's TLS certificate (`serviceUrl`: REST and the queue socket) must match, in any
     /// form of docs/protocol.md §0.2: `sha256/<base64>` (public key), 64 hex digits (certificate),
     /// a certificate file, or Base64 DER. A malformed pin makes `ECVSdk(config:)` throw.
