@@ -95,6 +95,8 @@ extension ConnectParameters {
 extension ConnectParameters {
     public var videoCallEnabled: Bool { get { media.videoCallEnabled } set { media.videoCallEnabled = newValue } }
     public var useSpeakerPhone: Bool { get { media.useSpeakerPhone } set { media.useSpeakerPhone = newValue } }
+    /// Beyond the seed: the second output `useSpeakerPhone = false` plays on (see `MediaParameters`).
+    public var earpieceSink: String { get { media.earpieceSink } set { media.earpieceSink = newValue } }
     public var videoWidth: Int { get { media.videoWidth } set { media.videoWidth = newValue } }
     public var videoHeight: Int { get { media.videoHeight } set { media.videoHeight = newValue } }
     public var videoFps: Int { get { media.videoFps } set { media.videoFps = newValue } }

@@ -3,7 +3,9 @@ import WebRTC
 
 /// Where the ECV backend is and how to wait in its queue (the seed's `ECVSdkConfiguration`).
 ///
-/// `webrtcUrl` and `signalingUrl` default to `serviceUrl`; the polling delays to 3000 ms. The queue
+/// `webrtcUrl` defaults to `serviceUrl`. `signalingUrl` (the property reads `serviceUrl` when not
+/// given) is used only when given and different from `serviceUrl`: otherwise the signaling socket
+/// is the join answer's `wss_url`, as AppRTC rooms name it. The polling delays default to 3000 ms. The queue
 /// wait picks, by precedence: queue socket (`useQueueSocket`, v1.75+) > queue-info polling
 /// (`useQueueInfo`) > legacy `WaitForRoomInterval` polling (v1.5).
 public struct ECVSdkConfiguration: Sendable {

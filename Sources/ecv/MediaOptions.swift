@@ -16,11 +16,13 @@ enum MediaOptions {
           --audio-only             no video at all
           --no-audio-processing    no webrtcdsp (AEC, NS, AGC)
           --no-aec / --no-ns       disable echo cancellation / noise suppression only
-          --no-speaker             discard far-end audio instead of playing it
+          --no-speaker             play far-end audio on the second output (useSpeakerPhone=false)
+          --earpiece SINK          that output, an audio sink chain: pulsesink device=NAME… (default autoaudiosink)
           --tracing                latency tracer and DOT dumps ($ECV_TRACE_DIR)
           --source NAME            video source: a preset name (smpte-live, ball, black, webcam…),
                                    camera:/dev/videoN, file:PATH (looped), or pattern:NAME
           --audio-source NAME      audio source: a preset name (tone-440, ticks, silence…), file:PATH
+                                   (default: a 440 Hz tone; ecv agent: 660 Hz)
           --presets DIR            extra presets (*.pipeline) overriding the built-in ones
           --turn URL               a TURN server, turn:HOST:PORT[?transport=udp|tcp] (repeatable), with
           --turn-user U --turn-credential C   its credentials
@@ -47,6 +49,7 @@ enum MediaOptions {
         if arguments.flag("no-aec") { parameters.disableBuiltInAEC = true }
         if arguments.flag("no-ns") { parameters.disableBuiltInNS = true }
         if arguments.flag("no-speaker") { parameters.useSpeakerPhone = false }
+        if let earpiece = arguments.value("earpiece") { parameters.earpieceSink = earpiece }
         let (turnUser, turnCredential) = (arguments.value("turn-user"), arguments.value("turn-credential"))
         for url in arguments.values("turn") {
             guard url.hasPrefix("turn:") || url.hasPrefix("turns:") else { throw .usage("--turn takes a turn: or turns: URL, not '\(url)'") }
