@@ -19,6 +19,10 @@ public struct MediaParameters: Sendable, Equatable {
     // Video
     public var videoWidth: Int
     public var videoHeight: Int
+    /// false (the seed's ConnectParameters): video is sent at exactly `videoWidth`×`videoHeight`.
+    /// true (SkyWay's `maxWidth`/`maxHeight`, "upper limits in pixels"): the source's own size,
+    /// scaled down to fit within them with its aspect kept (never up), even in both dimensions.
+    public var videoSizeIsUpperBound = false
     /// Frames per second; 0 = 30.
     public var videoFps: Int
     /// Maximum video bitrate in kbit/s; 0 = `VideoBitrateDefaults.kbps(width:height:)`.
