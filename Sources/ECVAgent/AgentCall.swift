@@ -93,7 +93,9 @@ public final class AgentCall: Sendable {
 
     // MARK: Media
 
-    func start() async {
+    /// Joins the room and starts the media (the bot does it on accepting, unless
+    /// `joinsRooms` is false; tests then start it after the caller joined, to make it the answerer).
+    package func start() async {
         guard let bot else { return }
         let configuration = bot.configuration
         let signaling = RoomSignaling.Options(parameters: configuration.parameters, webrtcUrl: configuration.webrtcUrl,
