@@ -12,9 +12,10 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 QUIET_PTHREAD := 2>&1 | grep --line-buffered -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}
 SHELL := /bin/bash
 
-# Test-only: the interop tests' foreign peers (Tests/Interop), the network lab's tools, and gdb for the
-# suite watchdog's thread stacks (Tests/Support/run-suite.sh). `make demo` needs none of these.
-TEST_DEB_PACKAGES := chromium chromium-driver python3-venv nftables iproute2 gdb
+# Test-only: the interop tests' foreign peers (Tests/Interop), the network lab's tools, gdb for the
+# suite watchdog's thread stacks (Tests/Support/run-suite.sh) and coturn, the TURN server of the relay-only
+# tests (Tests/ECVAgentTests/RelayOnlyTests.swift). `make demo` needs none of these.
+TEST_DEB_PACKAGES := chromium chromium-driver python3-venv nftables iproute2 gdb coturn
 INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
 INTEROP_NODEPS := Tests/Interop/requirements-nodeps.txt

@@ -101,8 +101,9 @@ let package = Package(
         .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                     "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "ECVAgentTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
-                                                         "MediaRuntime", "GStreamer"], swiftSettings: strict),
-        .testTarget(name: "CLITests", dependencies: ["GLibCore", "ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport"], swiftSettings: strict),
+                                                         "MediaRuntime", "GStreamer", "NetworkTestSupport"], swiftSettings: strict),
+        .testTarget(name: "CLITests", dependencies: ["GLibCore", "ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport",
+                                                   "NetworkTestSupport"], swiftSettings: strict),
         // The seed guides' and the README's own Swift examples, built as an app builds them:
         // importing only the ECV and ECVAgent products.
         .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent"], swiftSettings: strict),

@@ -21,6 +21,8 @@ package struct CallSessionPlan: Sendable {
     package var requiresICEServers: Bool
     /// How long the peer's jitter buffers wait for late and resent packets (`PeerConfiguration`'s).
     package var jitterBufferLatencyMs: Int
+    /// `.relay`: TURN-relayed candidates only, and a TURN server is required.
+    package var iceTransportPolicy: ECVProtocol.ICETransportPolicy = .all
 
     package init(room: String, signaling: RoomSignaling.Options, iceServers: [WebRTC.ICEServer], media: MediaConfiguration,
                  textChannel: DataChannelConfig?, requiresICEServers: Bool,
@@ -38,6 +40,12 @@ package struct CallSessionPlan: Sendable {
 extension WebRTC.ICEServer {
     /// The peer's form of an ICE server from the configuration or a join answer.
     package init(_ server: ECVProtocol.ICEServer) {
+        self.init(urls: server.urls, username: server.username, credential: server.credential)
+    }
+}
+
+extension ECVProtocol.ICEServer {
+    init(_ server: WebRTC.ICEServer) {
         self.init(urls: server.urls, username: server.username, credential: server.credential)
     }
 }
@@ -60,6 +68,8 @@ package enum CallSessionError: Error, Sendable, CustomStringConvertible {
     case invalidOptions(ECVConfigurationError)
     case join(RoomSignalingError)
     case noICEServers
+    /// Relay-only without a TURN server among the ICE servers: no candidate could ever connect.
+    case relayWithoutTURN
     case signaling(RoomSignalingError)
     case peer(PeerError)
 
@@ -68,6 +78,7 @@ package enum CallSessionError: Error, Sendable, CustomStringConvertible {
         case .invalidOptions(let error): error.description
         case .join(let error), .signaling(let error): error.description
         case .noICEServers: "the join answer has no ICE servers and none are configured"
+        case .relayWithoutTURN: "the ICE transport policy is relay, but no TURN server is configured or in the join answer"
         case .peer(let error): error.description
         }
     }
@@ -150,6 +161,8 @@ package final class CallSession: Sendable {
         await report(.joined(joined))
         let iceServers = joined.pcConfig.iceServers.map(WebRTC.ICEServer.init) + plan.iceServers
         guard !iceServers.isEmpty || !plan.requiresICEServers else { throw .noICEServers }
+        let relayOnly = plan.iceTransportPolicy == .relay
+        guard !relayOnly || iceServers.contains(where: { ECVProtocol.ICEServer($0).isTURN }) else { throw .relayWithoutTURN }
         do {
             try await room.openSocket()
             await report(.signalingConnected)
@@ -159,8 +172,9 @@ package final class CallSession: Sendable {
             throw .signaling(error)
         }
         let role: PeerConnection.Role = joined.isInitiator ? .offerer : .answerer
-        let peer = PeerConnection(configuration: PeerConfiguration(iceServers: iceServers, jitterBufferLatencyMs: plan.jitterBufferLatencyMs,
-                                                                     media: plan.media), role: role) { message in
+        let peer = PeerConnection(configuration: PeerConfiguration(iceServers: iceServers, iceTransportPolicy: relayOnly ? .relay : .all,
+                                                                     jitterBufferLatencyMs: plan.jitterBufferLatencyMs, media: plan.media),
+                                  role: role) { message in
             room.send(ECVProtocol.SignalingMessage(message))
         }
         guard adopt(peer) else { await peer.close(); return }

@@ -1,3 +1,4 @@
+import ECVProtocol
 import MediaPipeline
 
 /// The knobs of one WebRTC connection, exactly as the seed SDK's `ConnectParameters` names them,
@@ -34,6 +35,14 @@ public struct ConnectParameters: Sendable, Equatable {
     // Data channel
     /// The text channel for HOLD/FLASH commands; nil = no text channel.
     public var textChannelConfig: DataChannelConfig?
+
+    // ICE (beyond the seed: the customization guide's "ICE filtering modes"; docs/protocol.md §2)
+    /// `.relay`: only TURN-relayed candidates (a TURN server must be among the ICE servers, else
+    /// the call fails with `INVALID_PARAMETERS`); nil: `ECVSdkConfiguration.iceTransportPolicy`.
+    public var iceTransportPolicy: ECVProtocol.ICETransportPolicy? = nil
+    /// ICE servers for this call, after the join answer's and the configuration's: e.g. a TURN
+    /// server with this call's credentials (`ICEServer(urls:username:credential:)`).
+    public var iceServers: [ECVProtocol.ICEServer] = []
 
     // Declared last on purpose (see the type's doc comment).
     /// Extra HTTP headers for `/join` and the signaling WebSocket handshake.
@@ -86,6 +95,8 @@ extension ConnectParameters {
 extension ConnectParameters {
     public var videoCallEnabled: Bool { get { media.videoCallEnabled } set { media.videoCallEnabled = newValue } }
     public var useSpeakerPhone: Bool { get { media.useSpeakerPhone } set { media.useSpeakerPhone = newValue } }
+    /// Beyond the seed: the second output `useSpeakerPhone = false` plays on (see `MediaParameters`).
+    public var earpieceSink: String { get { media.earpieceSink } set { media.earpieceSink = newValue } }
     public var videoWidth: Int { get { media.videoWidth } set { media.videoWidth = newValue } }
     public var videoHeight: Int { get { media.videoHeight } set { media.videoHeight = newValue } }
     public var videoFps: Int { get { media.videoFps } set { media.videoFps = newValue } }

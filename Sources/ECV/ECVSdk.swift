@@ -18,9 +18,20 @@ public final class ECVSdk: Sendable {
 
     let tls: TLSSettings
 
+    /// The instance's name: the customization guide's `ECVSdk("MyAppProdInstance", prodConfig)`
+    /// names it; otherwise the configuration's `name`. For logs; calls do not depend on it.
+    public let instanceName: String
+
     /// - Throws: `ECVConfigurationError` for a pin or CA file that cannot be honoured (nothing
     ///   is ever sent unpinned because a pin was mistyped).
-    public init(config: ECVSdkConfiguration) throws(ECVConfigurationError) {
+    public convenience init(config: ECVSdkConfiguration) throws(ECVConfigurationError) {
+        try self.init(config.name, config)
+    }
+
+    /// The customization guide's form, `ECVSdk("MyAppProdInstance", prodConfig)`: the same SDK
+    /// as `init(config:)`, named `name`.
+    public init(_ name: String, _ config: ECVSdkConfiguration) throws(ECVConfigurationError) {
+        instanceName = name
         self.config = config
         tls = try TLSSettings(apiPins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates,
                               trustedCAFile: config.trustedCAFile)

@@ -3,7 +3,9 @@ import WebRTC
 
 /// Where the ECV backend is and how to wait in its queue (the seed's `ECVSdkConfiguration`).
 ///
-/// `webrtcUrl` and `signalingUrl` default to `serviceUrl`; the polling delays to 3000 ms. The queue
+/// `webrtcUrl` defaults to `serviceUrl`. `signalingUrl` (the property reads `serviceUrl` when not
+/// given) is used only when given and different from `serviceUrl`: otherwise the signaling socket
+/// is the join answer's `wss_url`, as AppRTC rooms name it. The polling delays default to 3000 ms. The queue
 /// wait picks, by precedence: queue socket (`useQueueSocket`, v1.75+) > queue-info polling
 /// (`useQueueInfo`) > legacy `WaitForRoomInterval` polling (v1.5).
 public struct ECVSdkConfiguration: Sendable {
@@ -29,6 +31,9 @@ public struct ECVSdkConfiguration: Sendable {
 
     /// ICE servers used in addition to those of the join answer (the answer's come first).
     public var iceServers: [ECVProtocol.ICEServer]
+    /// Every call's ICE transport policy unless its `ConnectParameters` says otherwise: `.all`
+    /// (the default) or `.relay` (TURN-relayed candidates only).
+    public var iceTransportPolicy: ECVProtocol.ICETransportPolicy = .all
     /// Pins the API's TLS certificate (`serviceUrl`: REST and the queue socket) must match, in any
     /// form of docs/protocol.md §0.2: `sha256/<base64>` (public key), 64 hex digits (certificate),
     /// a certificate file, or Base64 DER. A malformed pin makes `ECVSdk(config:)` throw.

@@ -46,6 +46,29 @@ public enum ErrorName: String, Sendable, CaseIterable {
     case NO_COMMON_CODEC
 }
 
+/// The names the guide's events section uses for failures the list above names otherwise: the
+/// same values, so `error.error.name == .DIAL_FAILED` and `case .DIAL_FAILED:` match
+/// `ERROR_DIALING`. `rawValue` (and `data["name"]` of an `Error` event) is always the listed name.
+extension ErrorName {
+    /// The events section's name for `ERROR_DIALING` (DialEx failed).
+    public static let DIAL_FAILED = ErrorName.ERROR_DIALING
+    /// The events section's name for `QUEUE_SOCKET_CLOSED` (the queue socket failed or closed).
+    public static let QUEUE_SOCKET_ERROR = ErrorName.QUEUE_SOCKET_CLOSED
+    /// The events section's name for `ERROR_WAITING_FOR_ROOM` (v1.5 polling failed).
+    public static let WAIT_FOR_ROOM_FAILED = ErrorName.ERROR_WAITING_FOR_ROOM
+
+    /// The guide's other names, each with the listed name it stands for.
+    public static let guideAliases: [String: ErrorName] = [
+        "DIAL_FAILED": .ERROR_DIALING, "QUEUE_SOCKET_ERROR": .QUEUE_SOCKET_CLOSED, "WAIT_FOR_ROOM_FAILED": .ERROR_WAITING_FOR_ROOM,
+    ]
+
+    /// A listed name or one of the guide's aliases (`"DIAL_FAILED"` is `.ERROR_DIALING`).
+    public init?(named name: String) {
+        guard let value = ErrorName(rawValue: name) ?? Self.guideAliases[name] else { return nil }
+        self = value
+    }
+}
+
 /// The last error of a call (`videoCall.lastError`).
 public final class ErrorObject: Error, Sendable, CustomStringConvertible {
     public let name: ErrorName

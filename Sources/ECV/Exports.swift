@@ -12,3 +12,4 @@
 @_exported import struct MediaPipeline.PeerStats
 @_exported import struct MediaPipeline.LossRecovery
 @_exported import struct MediaPipeline.BandwidthEstimator
+@_exported import enum ECVProtocol.ICETransportPolicy

@@ -21,7 +21,7 @@ extension WebRtcConnection {
     }
 
     /// Every text received is a `TextChannelMessage` (detail: the raw text), as the seed's guide
-    /// says. A command this call acts on raises its own event first (`StartHold`, `FlashOn`,
+    /// says. A command this call acts on raises its own event first (`StartHold`, `FlashRequested`,
     /// `RemoteVideoMuted`, …) and the `TextChannelMessage` right after it; anything else (unknown
     /// text, a command naming another rtcId) is the `TextChannelMessage` alone.
     func received(_ text: String) async {
@@ -44,9 +44,9 @@ extension WebRtcConnection {
             raw()
         case .flashOn, .flashOff:
             let on = command == .flashOn
-            call.emit(on ? .FlashOn : .FlashOff, detail: text, data: ["requestedBy": "agent"])
+            call.emit(.FlashRequested, detail: text, data: ["requestedBy": "agent", "torch": on ? "on" : "off"])
             raw()
-            await flashRequested(on: on)
+            await flashRequested(on: on, command: text)
         case .takePhotoOn:
             call.emit(.TakePhotoOn, detail: text)
             raw()
@@ -72,8 +72,11 @@ extension WebRtcConnection {
     /// Whether hold mutes local media: the call's `ConnectParameters` choice, else the SDK configuration's.
     var holdSideEffects: Bool { parameters.holdSideEffects(configured: call.sdk.config.autoHandleHoldSideEffects) }
 
-    /// The agent asked for the torch (`FlashOn`/`FlashOff` already raised): the app's approval, then the reply.
-    private func flashRequested(on: Bool) async {
+    /// The agent asked for the torch (`FlashRequested` already raised): the app's approval, the
+    /// switch, then the reply. `FlashOn`/`FlashOff` are the torch's states (the Turkish guide's
+    /// list): raised only when the handler switched it, before the agent hears `ACCEPTED`; a
+    /// refusal or a missing/failing torch raises neither.
+    private func flashRequested(on: Bool, command text: String) async {
         let request: DataChannelCommand.FlashRequest = on ? .on : .off
         guard let handler = flashlightHandler else {
             sendCommand(.flashReply(request: request, approval: .unavailable))
@@ -84,6 +87,7 @@ extension WebRtcConnection {
             return
         }
         let switched = await handler.setTorch(on: on)
+        if switched { call.emit(on ? .FlashOn : .FlashOff, detail: text, data: ["requestedBy": "agent"]) }
         sendCommand(.flashReply(request: request, approval: switched ? .accepted : .unavailable))
     }
 

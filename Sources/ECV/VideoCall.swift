@@ -7,8 +7,9 @@ import Synchronization
 
 /// One call: dial, wait in the queue, connect media, hang up. Events describe every step.
 ///
-/// A call ends exactly once (`CallEnded` is its last event); its media, sockets and timers are
-/// released before that event, and the SDK forgets it after.
+/// A call ends exactly once: `CallEnded` is its last event, except for a transferred leg, whose
+/// last event is `TransferCompleted` (data `rtcId`: the new leg). Its media, sockets and timers are
+/// released before `CallEnded` (right after `TransferCompleted`), and the SDK forgets it after.
 public final class VideoCall: Sendable {
     let sdk: ECVSdk
     private let broadcaster = Broadcaster<VideoCallEvent>()
@@ -120,6 +121,12 @@ public final class VideoCall: Sendable {
         guard delivered else { return }
         Logger.debug("[\(rtcId)] \(event)")
         if type == .CallEnded { broadcaster.finish() }
+    }
+
+    /// Ends the event stream without `CallEnded` (a transferred leg: `TransferCompleted` was last).
+    private func finishSilently() {
+        let finishing = state.withLock { state in defer { state.finished = true }; return !state.finished }
+        if finishing { broadcaster.finish() }
     }
 
     /// Records `lastError`, emits `Error` and, when `endingCall`, ends the call with the error's name.
@@ -322,6 +329,9 @@ public final class VideoCall: Sendable {
         agentOutcome.resolve(.success(true))
     }
 
+    /// The Turkish guide §7.1: `TransferCompleted` tears the call down and the app goes back to the
+    /// queue page with the new rtcId. No `CallEnded` follows it: the guide's CallScreen clears
+    /// every handler and goes home on `CallEnded`, which would drop the new leg's handlers too.
     private func transferDidComplete(newRtcId: String) {
         if let token = callerToken, !newRtcId.isEmpty { sdk.inheritCallerToken(token, forTransferredLeg: newRtcId) }
         emit(.TransferCompleted, detail: newRtcId, data: ["rtcId": newRtcId])
@@ -426,7 +436,7 @@ public final class VideoCall: Sendable {
                 }
             }
             state.withLock { $0.connection = nil }
-            emit(.CallEnded, detail: detail)
+            if detail == CallEndReason.transferred { finishSilently() } else { emit(.CallEnded, detail: detail) }
             sdk.forget(self)
         }
     }

@@ -54,8 +54,15 @@ public enum VideoCallEventType: String, Sendable, CaseIterable {
     case WebRtcFailed
     case Hangup
 
+    /// The torch is on: the app's `setFlashlightEnabled(state: true)` or an approved agent request
+    /// (data `requestedBy`: `agent`) was applied by the `FlashlightHandler`.
     case FlashOn
+    /// The torch is off (as `FlashOn`).
     case FlashOff
+    /// Beyond the seed: the agent asked for the torch (`FLASH_ON`/`FLASH_OFF`; detail: the text,
+    /// data `torch`: `on`/`off`, `requestedBy`: `agent`), before the app's approval. `FlashOn` or
+    /// `FlashOff` follows only if the torch was switched.
+    case FlashRequested
 
     case TransferPending
     case TransferCancelled
@@ -107,6 +114,14 @@ public struct VideoCallEvent: Sendable, CustomStringConvertible {
         self.createdAt = createdAt
     }
 
+    /// The failure of an `Error` event, as the guide's events section reads it ("`event.error`
+    /// contains the ECVError … check `error.error`"): `error.error` is the `ErrorObject` (the
+    /// call's `lastError` at the time), `error.name` its name. nil for every other event.
+    public var error: ECVError? {
+        guard type == .Error, let object = objData as? ErrorObject else { return nil }
+        return ECVError(object)
+    }
+
     /// The event before a call's first one.
     public static let none = VideoCallEvent(type: .None, createdAt: Date(timeIntervalSince1970: 0))
 
@@ -124,6 +139,7 @@ public enum CallEndReason {
     public static let remoteHangup = "REMOTE_HANGUP"
     public static let peerDisconnected = "PEER_DISCONNECTED"
     public static let connectionTimeout = "CONNECTION_TIMEOUT"
-    /// The call moved to a new rtcId (after `TransferCompleted`).
+    /// The call moved to a new rtcId. Not a `CallEnded` detail: a transferred leg's last event is
+    /// `TransferCompleted` (see `VideoCall`); kept for code that compares end reasons.
     public static let transferred = "TRANSFERRED"
 }

@@ -167,10 +167,11 @@ public final class WebRtcConnection: Sendable {
             pins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates, credential: call.callerToken,
             trustedCAFile: config.trustedCAFile)
         signaling.reconnectWindow = .milliseconds(max(0, config.reconnectWindowMs))
-        let iceServers = config.iceServers.map(WebRTC.ICEServer.init)
-        let session = CallSession(plan: CallSessionPlan(room: call.rtcId, signaling: signaling, iceServers: iceServers, media: media,
-                                                        textChannel: parameters.textChannelConfig, requiresICEServers: true),
-                                  observer: self)
+        let iceServers = (config.iceServers + parameters.iceServers).map(WebRTC.ICEServer.init)
+        var plan = CallSessionPlan(room: call.rtcId, signaling: signaling, iceServers: iceServers, media: media,
+                                   textChannel: parameters.textChannelConfig, requiresICEServers: true)
+        plan.iceTransportPolicy = parameters.iceTransportPolicy ?? config.iceTransportPolicy
+        let session = CallSession(plan: plan, observer: self)
         let closed = state.withLock { state in
             if !state.live.closed { state.live.session = session }
             return state.live.closed
@@ -188,6 +189,7 @@ public final class WebRtcConnection: Sendable {
         case .invalidOptions: .INVALID_PARAMETERS
         case .join: .JOIN_ROOM_FAILED
         case .noICEServers: .NO_ICE_SERVERS_FOUND
+        case .relayWithoutTURN: .INVALID_PARAMETERS
         case .signaling: .SIGNALING_FAILED
         case .peer(.unsupported): .INVALID_PARAMETERS
         case .peer: .WEBRTC_FAILED

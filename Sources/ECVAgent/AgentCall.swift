@@ -93,7 +93,9 @@ public final class AgentCall: Sendable {
 
     // MARK: Media
 
-    func start() async {
+    /// Joins the room and starts the media (the bot does it on accepting, unless
+    /// `joinsRooms` is false; tests then start it after the caller joined, to make it the answerer).
+    package func start() async {
         guard let bot else { return }
         let configuration = bot.configuration
         let signaling = RoomSignaling.Options(parameters: configuration.parameters, webrtcUrl: configuration.webrtcUrl,
@@ -103,10 +105,13 @@ public final class AgentCall: Sendable {
         let media = MediaConfiguration(parameters: configuration.parameters.media, video: configuration.video, audio: configuration.audio,
                                        receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
                                        sendsMedia: configuration.sendsMedia)
-        let session = CallSession(plan: CallSessionPlan(room: rtcId, signaling: signaling, iceServers: configuration.iceServers.map(WebRTC.ICEServer.init), media: media,
-                                                        textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false,
-                                                        jitterBufferLatencyMs: configuration.jitterBufferLatencyMs),
-                                  observer: self)
+        var plan = CallSessionPlan(room: rtcId, signaling: signaling,
+                                   iceServers: (configuration.iceServers + configuration.parameters.iceServers).map(WebRTC.ICEServer.init),
+                                   media: media, textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false,
+                                   jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
+        // The bot's ConnectParameters decide; an agent has no SDK configuration above them.
+        plan.iceTransportPolicy = configuration.parameters.iceTransportPolicy ?? .all
+        let session = CallSession(plan: plan, observer: self)
         let ended = state.withLock { state in
             let over = state.ended || state.mediaClosed
             if !over { state.session = session }

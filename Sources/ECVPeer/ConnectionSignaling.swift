@@ -72,7 +72,19 @@ struct SignalInbox: Sendable {
     }
 }
 
+/// The ICE servers and policy a connection is set up with (read when it starts).
+struct PeerICE: Sendable {
+    var servers: [ICEServer]
+    var policy: ECVProtocol.ICETransportPolicy = .all
+
+    /// Relay-only with no TURN server: no candidate could ever connect.
+    var refusal: PeerError? {
+        guard policy == .relay, !servers.contains(where: \.isTURN) else { return nil }
+        return PeerError(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
+    }
+}
+
 /// A peer connection's configuration for a PeerJS connection.
-func peerConfiguration(iceServers: [ICEServer], media: MediaConfiguration) -> PeerConfiguration {
-    PeerConfiguration(iceServers: iceServers.map(WebRTC.ICEServer.init), media: media)
+func peerConfiguration(ice: PeerICE, media: MediaConfiguration) -> PeerConfiguration {
+    PeerConfiguration(iceServers: ice.servers.map(WebRTC.ICEServer.init), iceTransportPolicy: ice.policy == .relay ? .relay : .all, media: media)
 }

@@ -49,7 +49,7 @@ public final class DataConnection: Sendable {
     public let metadata: PeerJSValue?
     let outgoing: Bool
     let signaling: ConnectionSignaling
-    private let iceServers: @Sendable () -> [ICEServer]
+    private let ice: @Sendable () -> PeerICE
     private let onEnded: @Sendable (DataConnection) -> Void
     let hub = EventHub<DataConnectionEvent>()
     /// PeerJS splits larger messages into chunks (which we do not read or write).
@@ -66,7 +66,7 @@ public final class DataConnection: Sendable {
     private let state = Mutex(State())
 
     init(peer: String, connectionId: String, label: String, serialization: PeerJSSerialization, reliable: Bool, metadata: PeerJSValue?,
-         outgoing: Bool, send: @escaping @Sendable (PeerJSMessage) -> Bool, iceServers: @escaping @Sendable () -> [ICEServer],
+         outgoing: Bool, send: @escaping @Sendable (PeerJSMessage) -> Bool, ice: @escaping @Sendable () -> PeerICE,
          onEnded: @escaping @Sendable (DataConnection) -> Void) {
         self.peer = peer
         self.connectionId = connectionId
@@ -75,7 +75,7 @@ public final class DataConnection: Sendable {
         self.reliable = reliable
         self.metadata = metadata
         self.outgoing = outgoing
-        self.iceServers = iceServers
+        self.ice = ice
         self.onEnded = onEnded
         signaling = ConnectionSignaling(remotePeer: peer, connectionId: connectionId, type: .data, send: send) { payload in
             payload.label = label
@@ -134,7 +134,9 @@ public final class DataConnection: Sendable {
         var media = MediaConfiguration(sendsMedia: false)
         media.receivesMedia = false
         let signaling = self.signaling
-        var configuration = peerConfiguration(iceServers: iceServers(), media: media)
+        let ice = self.ice()
+        if let refusal = ice.refusal { await end(error: refusal); return }
+        var configuration = peerConfiguration(ice: ice, media: media)
         // An idle data connection carries no bytes: silence says nothing about the far end here
         // (its closing is told in-band, by the channel, or by the server's LEAVE).
         configuration.disconnectedAfter = .seconds(86_400)

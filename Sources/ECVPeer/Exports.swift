@@ -13,3 +13,4 @@
 @_exported import struct ECVProtocol.ICEServer
 @_exported import enum ECVProtocol.PeerJSValue
 @_exported import enum ECVProtocol.PeerJSSerialization
+@_exported import enum ECVProtocol.ICETransportPolicy

@@ -25,7 +25,9 @@ extension MediaConnection {
                                        localPreview: stream != nil && constraints.videoFlag ? "local_preview" : nil)
         if stream == nil { media.parameters.videoCallEnabled = true }
         let signaling = self.signaling
-        let pc = PeerConnection(configuration: peerConfiguration(iceServers: iceServers(), media: media),
+        let ice = self.ice()
+        if let refusal = ice.refusal { await end(error: refusal); return }
+        let pc = PeerConnection(configuration: peerConfiguration(ice: ice, media: media),
                                 role: outgoing ? .offerer : .answerer) { message in signaling.relay(message) }
         let events = pc.events()
         let adopted = state.withLock { state -> Bool in

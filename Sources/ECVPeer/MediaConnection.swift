@@ -46,7 +46,7 @@ public final class MediaConnection: Sendable {
     public let metadata: PeerJSValue?
     let outgoing: Bool
     let signaling: ConnectionSignaling
-    let iceServers: @Sendable () -> [ICEServer]
+    let ice: @Sendable () -> PeerICE
     let onEnded: @Sendable (MediaConnection) -> Void
     let hub = EventHub<MediaConnectionEvent>()
 
@@ -65,12 +65,12 @@ public final class MediaConnection: Sendable {
     let state = Mutex(State())
 
     init(peer: String, connectionId: String, metadata: PeerJSValue?, outgoing: Bool, send: @escaping @Sendable (PeerJSMessage) -> Bool,
-         iceServers: @escaping @Sendable () -> [ICEServer], onEnded: @escaping @Sendable (MediaConnection) -> Void) {
+         ice: @escaping @Sendable () -> PeerICE, onEnded: @escaping @Sendable (MediaConnection) -> Void) {
         self.peer = peer
         self.connectionId = connectionId
         self.metadata = metadata
         self.outgoing = outgoing
-        self.iceServers = iceServers
+        self.ice = ice
         self.onEnded = onEnded
         signaling = ConnectionSignaling(remotePeer: peer, connectionId: connectionId, type: .media, send: send) { payload in
             payload.metadata = metadata

@@ -6,7 +6,9 @@ import MediaPipeline
 public struct MediaConstraints: Sendable {
     public typealias CameraPosition = VideoInputs.CameraPosition
 
-    /// The upper limit of the picture's width and height, in pixels (sent at this size).
+    /// The upper limits of the picture's width and height, in pixels: the camera's own size is
+    /// sent, scaled down to fit within them with its aspect kept (a 1280×960 camera under
+    /// 960×540 sends 720×540).
     public var maxWidth: Int
     public var maxHeight: Int
     public var minFrameRate: Int
@@ -52,6 +54,7 @@ public struct MediaConstraints: Sendable {
         parameters.videoCallEnabled = videoFlag
         parameters.videoWidth = maxWidth
         parameters.videoHeight = maxHeight
+        parameters.videoSizeIsUpperBound = true
         parameters.videoFps = max(minFrameRate, maxFrameRate)
         parameters.videoMaxBitrate = videoMaxBitrate
         parameters.videoCodec = videoCodec

@@ -118,7 +118,7 @@ public final class Peer: Sendable {
     func makeMedia(peer: String, connectionId: String, metadata: PeerJSValue?, outgoing: Bool) -> MediaConnection {
         let link = self.link
         return MediaConnection(peer: peer, connectionId: connectionId, metadata: metadata, outgoing: outgoing,
-                               send: { link.send($0) }, iceServers: { [weak self] in self?.iceServers ?? [] },
+                               send: { link.send($0) }, ice: { [weak self] in self?.ice ?? PeerICE(servers: []) },
                                onEnded: { [weak self] in self?.ended(media: $0) })
     }
 
@@ -127,13 +127,16 @@ public final class Peer: Sendable {
         let link = self.link
         return DataConnection(peer: peer, connectionId: connectionId, label: label, serialization: serialization, reliable: reliable,
                               metadata: metadata, outgoing: outgoing, send: { link.send($0) },
-                              iceServers: { [weak self] in self?.iceServers ?? [] }, onEnded: { [weak self] in self?.ended(data: $0) })
+                              ice: { [weak self] in self?.ice ?? PeerICE(servers: []) }, onEnded: { [weak self] in self?.ended(data: $0) })
     }
 
     /// The configured ICE servers, else the server's.
     var iceServers: [ICEServer] {
         options.iceServers.isEmpty ? state.withLock { $0.serverICEServers } : options.iceServers
     }
+
+    /// The ICE servers and the options' transport policy, for a connection about to start.
+    var ice: PeerICE { PeerICE(servers: iceServers, policy: options.iceTransportPolicy) }
 
     private func ended(media connection: MediaConnection) {
         let last = state.withLock { state -> Bool in

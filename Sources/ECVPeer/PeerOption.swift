@@ -1,3 +1,4 @@
+import ECVProtocol
 import Foundation
 
 /// How a `Peer` reaches its peer server (SkyWay's `SKWPeerOption`, PeerJS's `PeerOptions`).
@@ -18,6 +19,9 @@ public struct PeerOption: Sendable {
     public var path: String
     /// STUN/TURN servers; empty: the ones the server hands out in `OPEN`.
     public var iceServers: [ICEServer]
+    /// `.relay`: TURN-relayed candidates only (beyond SkyWay's options; a connection without a
+    /// TURN server then fails at once with `invalidArgument`). Default `.all`.
+    public var iceTransportPolicy: ECVProtocol.ICETransportPolicy = .all
     /// How often the peer tells the server it is alive (PeerJS: 5 s).
     public var heartbeatInterval: Duration
     /// How long connecting to the server may take.

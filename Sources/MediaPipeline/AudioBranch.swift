@@ -94,10 +94,11 @@ struct AudioBranch {
         if parameters.useSpeakerPhone {
             sink = try builder.add("speaker_sink", "autoaudiosink", role: .speakerSink, purpose: "playing far-end audio")
         } else {
-            sink = try builder.add("speaker_sink", "fakesink", ["sync": .bool(true)], role: .speakerSink, purpose: "discarding far-end audio in real time")
+            sink = try EarpieceOutput.add(parameters, prefix: "speaker_sink", into: &builder).first
         }
         builder.chain([silence, mixer, caps, probe, convert, resample, sink])
-        builder.decide("speaker: far-end audio joins \(mixer), passes \(probe), plays on " + (parameters.useSpeakerPhone ? "autoaudiosink" : "a clock-synced fakesink (useSpeakerPhone=false)"))
+        builder.decide("speaker: far-end audio joins \(mixer), passes \(probe), plays on "
+                       + (parameters.useSpeakerPhone ? "autoaudiosink" : "the earpiece output \(parameters.earpieceSink) (useSpeakerPhone=false)"))
         return PadRef(mixer)
     }
 }

@@ -8,13 +8,21 @@
 public struct MediaParameters: Sendable, Equatable {
     /// False for an audio-only call: the send graph then has no video branch at all.
     public var videoCallEnabled: Bool
-    /// Play far-end audio on the speaker; when false, far-end audio is decoded but discarded
-    /// (in real time, so echo cancellation and timing stay right).
+    /// Play far-end audio on the speaker (the default output); when false, on the second output,
+    /// `earpieceSink` (as iOS plays to the earpiece). Echo cancellation hears either.
     public var useSpeakerPhone: Bool
+    /// The second output (`useSpeakerPhone = false`): an audio sink chain in the preset syntax,
+    /// e.g. `pulsesink device=<sink name>`; default `autoaudiosink`. Validated when the graph is
+    /// compiled (a malformed chain fails the call's media set-up with a clear error).
+    public var earpieceSink: String = MediaParameters.defaultEarpieceSink
 
     // Video
     public var videoWidth: Int
     public var videoHeight: Int
+    /// false (the seed's ConnectParameters): video is sent at exactly `videoWidth`×`videoHeight`.
+    /// true (SkyWay's `maxWidth`/`maxHeight`, "upper limits in pixels"): the source's own size,
+    /// scaled down to fit within them with its aspect kept (never up), even in both dimensions.
+    public var videoSizeIsUpperBound = false
     /// Frames per second; 0 = 30.
     public var videoFps: Int
     /// Maximum video bitrate in kbit/s; 0 = `VideoBitrateDefaults.kbps(width:height:)`.

@@ -137,8 +137,11 @@ struct ReceiveCompiler {
                 chain.append(try builder.add("\(prefix)_sink", "autoaudiosink", role: .speakerSink, purpose: "playing far-end audio"))
                 builder.decide("audio playback: autoaudiosink (no echo cancellation, so no echo probe)")
             } else {
-                chain.append(try builder.add("\(prefix)_sink", "fakesink", ["sync": .bool(true)], role: .speakerSink, purpose: "discarding far-end audio in real time"))
-                builder.decide("audio playback: clock-synced fakesink (useSpeakerPhone=false, no echo cancellation)")
+                builder.chain(chain)
+                let earpiece = try EarpieceOutput.add(parameters, prefix: "\(prefix)_sink", into: &builder)
+                builder.link(chain.last!, earpiece.first)
+                chain = [earpiece.last]
+                builder.decide("audio playback: the earpiece output \(parameters.earpieceSink) (useSpeakerPhone=false, no echo cancellation)")
             }
         case .audioSamples(let name):
             chain += try decode(&builder)

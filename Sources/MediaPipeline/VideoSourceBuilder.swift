@@ -12,8 +12,14 @@ struct VideoSourceBuilder {
     /// The raw caps every video input is normalised to. `pixel-aspect-ratio=1/1` makes
     /// videoscale produce exactly WxH square pixels (what RTP receivers assume) instead of keeping
     /// the source's shape by changing the pixel aspect ratio.
+    /// With `videoSizeIsUpperBound` the size is a range up to the limits (even steps, for 4:2:0):
+    /// videoscale then fixates it to the source's size, or, when that does not fit, to the
+    /// largest size within the limits that keeps the source's display aspect ratio.
     var rawCaps: String {
-        "video/x-raw,width=\(parameters.videoWidth),height=\(parameters.videoHeight),framerate=\(parameters.effectiveVideoFps)/1,pixel-aspect-ratio=1/1"
+        let (width, height) = (parameters.videoWidth, parameters.videoHeight)
+        let size = parameters.videoSizeIsUpperBound
+            ? "width=(int)[16,\(width),2],height=(int)[16,\(height),2]" : "width=\(width),height=\(height)"
+        return "video/x-raw,\(size),framerate=\(parameters.effectiveVideoFps)/1,pixel-aspect-ratio=1/1"
     }
 
     /// Adds source → videoconvert → videoscale → videorate → caps for the input `inputName`,

@@ -39,6 +39,7 @@ enum AgentCommand {
         guard let serviceUrl = arguments.value("service-url") else { throw .usage("--service-url URL is required") }
         let parameters = try MediaOptions.parameters(&arguments)
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "ball"))
+        let audio = MediaOptions.audio(&arguments, default: .testTone(frequency: 660))
         let record = arguments.value("record")
         let layout: RecordingLayout
         switch arguments.value("record-layout") ?? "tracks" {
@@ -54,7 +55,7 @@ enum AgentCommand {
         let json = arguments.flag("json"), receiveOnly = arguments.flag("receive-only")
         var configuration = AgentBotConfiguration(serviceUrl: serviceUrl, name: arguments.value("name") ?? "Agent Bot",
                                                   secret: arguments.value("secret"), queues: arguments.values("queue"),
-                                                  parameters: parameters, video: .single(video),
+                                                  parameters: parameters, video: .single(video), audio: audio,
                                                   receiveVideo: record != nil ? .passthrough(name: "caller_video") : .renderer(name: "caller_video"))
         if configuration.queues.isEmpty { configuration.queues = ["default"] }
         configuration.pinnedCertificates = arguments.values("pin")

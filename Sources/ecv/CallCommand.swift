@@ -209,7 +209,11 @@ final class CallOutcome: Sendable {
             state.events.append(event.type)
             if event.type == .CallEnded { state.endDetail = event.detail }
             if event.type == .MediaSilent, event.data["everCarried"] == "false" { state.neverCarried.append(event.detail ?? "media") }
-            if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty { state.transferredTo = rtcId }
+            // A transferred leg's last event (no CallEnded follows it).
+            if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty {
+                state.transferredTo = rtcId
+                state.endDetail = CallEndReason.transferred
+            }
         }
     }
     var endDetail: String? { state.value.endDetail }

@@ -73,7 +73,8 @@ final class CallPrinter: Sendable {
             NDJSON.emit(["t": (elapsed * 1000).rounded() / 1000, "event": "Stats", "sentVideoBps": rates?.sent[.video] ?? 0,
                          "sentAudioBps": rates?.sent[.audio] ?? 0, "receivedVideoBps": rates?.received[.video] ?? 0,
                          "receivedAudioBps": rates?.received[.audio] ?? 0, "rttSeconds": stats.roundTripTime ?? -1, "packetsLost": lost,
-                         "videoCodec": stats.negotiated[.video]?.description ?? "", "audioCodec": stats.negotiated[.audio]?.description ?? ""])
+                         "videoCodec": stats.negotiated[.video]?.description ?? "", "audioCodec": stats.negotiated[.audio]?.description ?? "",
+                         "localCandidateType": stats.candidatePair?.localType ?? "", "remoteCandidateType": stats.candidatePair?.remoteType ?? ""])
         } else {
             say(String(format: "%6.2fs  ", elapsed) + "↑ video \(kbps(rates?.sent[.video])) audio \(kbps(rates?.sent[.audio]))  "
                 + "↓ video \(kbps(rates?.received[.video])) audio \(kbps(rates?.received[.audio]))  rtt \(rtt)  lost \(lost)"

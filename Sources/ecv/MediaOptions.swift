@@ -4,7 +4,7 @@ import MediaPipeline
 
 /// The ConnectParameters flags shared by `ecv pipeline`, `ecv call` and `ecv agent`.
 enum MediaOptions {
-    static let flags: Set<String> = ["codec-only", "audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker"]
+    static let flags: Set<String> = ["codec-only", "audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker", "relay-only"]
 
     static let help = """
           --codec VP8|VP9|H264     preferred video codec (default VP8); the far end may pick
@@ -18,12 +18,17 @@ enum MediaOptions {
           --audio-only             no video at all
           --no-audio-processing    no webrtcdsp (AEC, NS, AGC)
           --no-aec / --no-ns       disable echo cancellation / noise suppression only
-          --no-speaker             discard far-end audio instead of playing it
+          --no-speaker             play far-end audio on the second output (useSpeakerPhone=false)
+          --earpiece SINK          that output, an audio sink chain: pulsesink device=NAME… (default autoaudiosink)
           --tracing                latency tracer and DOT dumps ($ECV_TRACE_DIR)
           --source NAME            video source: a preset name (smpte-live, ball, black, webcam…),
                                    camera:/dev/videoN, file:PATH (looped), or pattern:NAME
           --audio-source NAME      audio source: a preset name (tone-440, ticks, silence…), file:PATH
+                                   (default: a 440 Hz tone; ecv agent: 660 Hz)
           --presets DIR            extra presets (*.pipeline) overriding the built-in ones
+          --turn URL               a TURN server, turn:HOST:PORT[?transport=udp|tcp] (repeatable), with
+          --turn-user U --turn-credential C   its credentials
+          --relay-only             ICE through TURN relays only (needs a TURN server: --turn or the service's)
         """
 
     static func parameters(_ arguments: inout Arguments) throws(CLIError) -> ConnectParameters {
@@ -53,6 +58,13 @@ enum MediaOptions {
         if arguments.flag("no-aec") { parameters.disableBuiltInAEC = true }
         if arguments.flag("no-ns") { parameters.disableBuiltInNS = true }
         if arguments.flag("no-speaker") { parameters.useSpeakerPhone = false }
+        if let earpiece = arguments.value("earpiece") { parameters.earpieceSink = earpiece }
+        let (turnUser, turnCredential) = (arguments.value("turn-user"), arguments.value("turn-credential"))
+        for url in arguments.values("turn") {
+            guard url.hasPrefix("turn:") || url.hasPrefix("turns:") else { throw .usage("--turn takes a turn: or turns: URL, not '\(url)'") }
+            parameters.iceServers.append(ICEServer(urls: [url], username: turnUser, credential: turnCredential))
+        }
+        if arguments.flag("relay-only") { parameters.iceTransportPolicy = .relay }
         if arguments.flag("tracing") { parameters.tracing = true }
         return parameters
     }

@@ -35,6 +35,9 @@ enum PeerCommand {
         let json = arguments.flag("json")
         _ = arguments.flag("answer")
         let parameters = try MediaOptions.parameters(&arguments)
+        // The ICE options apply to the peer's connections (a peer has no ConnectParameters of its own).
+        options.iceServers += parameters.iceServers
+        options.iceTransportPolicy = parameters.iceTransportPolicy ?? .all
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "smpte"))
         let audio = MediaOptions.audio(&arguments)
         try arguments.finish()

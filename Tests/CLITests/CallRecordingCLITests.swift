@@ -49,7 +49,8 @@ import Testing
         let first = try #require(completed["rtcId"] as? String)
         let second = try #require((completed["data"] as? [String: String])?["rtcId"])
         #expect(first != second)
-        #expect(objects.first { $0["rtcId"] as? String == first && $0["event"] as? String == "CallEnded" }?["detail"] as? String == "TRANSFERRED")
+        // The first leg's last event is TransferCompleted (Turkish guide §7.1); no CallEnded for it.
+        #expect(events(first).last == "TransferCompleted" && !events(first).contains("CallEnded"), "\(events(first))")
 
         let secondLeg = events(second)
         #expect(!secondLeg.contains("DialSuccess"), "the transferred leg is never dialed: \(secondLeg)")

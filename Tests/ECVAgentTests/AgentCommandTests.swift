@@ -57,29 +57,50 @@ import Testing
 
     struct Torch: FlashlightHandler {
         let approves: Bool
+        var works = true
         let switched = Locked<[Bool]>([])
         func approve(turningOn: Bool) async -> Bool { approves }
-        func setTorch(on: Bool) async -> Bool { switched.withLock { $0.append(on) }; return true }
+        func setTorch(on: Bool) async -> Bool {
+            guard works else { return false }
+            switched.withLock { $0.append(on) }
+            return true
+        }
     }
 
-    @Test func flashApprovalBothWaysAndWithoutATorch() async throws {
+    /// The Turkish guide lists `FlashOn`/`FlashOff` as the torch's states: they follow an approved
+    /// request the torch applied (on, then off), and never a refused one, a failing torch or no
+    /// torch at all; each request is its own `FlashRequested` first.
+    @Test func flashOnAndOffOnlyWhenTheTorchChanged() async throws {
         let backend = try await Backend.start()
         let agent = try await backend.agent()
         let sdk = try backend.sdk()
         let log = EventLog(sdk)
-        for (torch, expected) in [(Torch(approves: true), DataChannelCommand.FlashApproval.accepted), (Torch(approves: false), .refused)] {
+        let cases: [(torch: Torch?, reply: DataChannelCommand.FlashApproval, label: String)] = [
+            (Torch(approves: true), .accepted, "approved"), (Torch(approves: false), .refused, "refused"),
+            (Torch(approves: true, works: false), .unavailable, "failing torch"), (nil, .unavailable, "no torch"),
+        ]
+        for (torch, expected, label) in cases {
             let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
-            #expect(try await c.agentCall.requestFlash(true) == expected)
-            #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == "agent")
-            #expect(torch.switched.value == (expected == .accepted ? [true] : []))
+            let rtcId = c.call.rtcId
+            #expect(try await c.agentCall.requestFlash(true) == expected, "\(label)")
+            #expect(try await c.agentCall.requestFlash(false) == expected, "\(label)")
             c.call.hangup()
-            _ = try await log.wait(for: .CallEnded, c.call.rtcId)
+            // Events reach the log in order: everything the requests raised is there by CallEnded.
+            _ = try await log.wait(for: .CallEnded, rtcId)
+            let requests = log.events(rtcId).filter { $0.type == .FlashRequested }
+            #expect(requests.map { $0.data["torch"] } == ["on", "off"] && requests.allSatisfy { $0.data["requestedBy"] == "agent" }, "\(label)")
+            let types = log.types(rtcId).filter { [.FlashRequested, .FlashOn, .FlashOff].contains($0) }
+            if expected == .accepted {
+                // Each state after its request (and before the agent heard ACCEPTED).
+                #expect(types == [.FlashRequested, .FlashOn, .FlashRequested, .FlashOff], "\(label)")
+                #expect(torch?.switched.value == [true, false])
+                #expect(log.first(.FlashOn, rtcId)?.data["requestedBy"] == "agent")
+            } else {
+                #expect(types == [.FlashRequested, .FlashRequested], "\(label): the torch did not change")
+                #expect(torch?.switched.value ?? [] == [])
+            }
             try await eventually(.seconds(10), "agent free") { agent.calls.isEmpty }
         }
-        let headless = try await connectedCall(sdk, log, agent: agent, torch: nil)
-        #expect(try await headless.agentCall.requestFlash(true) == .unavailable)
-        headless.call.hangup()
-        _ = try await log.wait(for: .CallEnded, headless.call.rtcId)
         await agent.logout()
         await backend.close()
     }
@@ -101,11 +122,16 @@ import Testing
         let c = try await connectedCall(sdk, log, agent: agent, torch: torch)
         #expect(try await c.agentCall.requestFlash(true) == .refused)
         #expect(try await c.agentCall.requestFlash(false) == .refused)
-        #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == "agent")
+        #expect(try await log.wait(for: .FlashRequested, c.call.rtcId).data["requestedBy"] == "agent")
         #expect(torch.switched.value.isEmpty, "an agent never switched a torch nobody approved")
+        #expect(log.count(.FlashOn, c.call.rtcId) == 0)
         // The app itself may still switch it (no approval: the app is the user).
         c.connection.setFlashlightEnabled(state: true)
         try await eventually(.seconds(5), "the app's own switch") { torch.switched.value == [true] }
+        #expect(try await log.wait(for: .FlashOn, c.call.rtcId).data["requestedBy"] == nil)
+        c.connection.setFlashlightEnabled(state: false)
+        _ = try await log.wait(for: .FlashOff, c.call.rtcId)
+        #expect(torch.switched.value == [true, false])
         c.call.hangup()
         _ = try await log.wait(for: .CallEnded, c.call.rtcId)
         await agent.logout()
@@ -178,7 +204,8 @@ import Testing
         try c.agentCall.send(.takePhotoOn)
         try c.agentCall.send(.hold(rtcId: "some-other-call"))
         try c.agentCall.send(.raw("OCR_RETRY"))
-        let textEvents: Set<VideoCallEventType> = [.StartHold, .EndHold, .RemoteVideoMuted, .FlashOn, .TakePhotoOn, .TextChannelMessage]
+        let textEvents: Set<VideoCallEventType> = [.StartHold, .EndHold, .RemoteVideoMuted, .FlashRequested, .FlashOn, .TakePhotoOn,
+                                                   .TextChannelMessage]
         @Sendable func seen() -> [String] {
             log.events(rtcId).filter { textEvents.contains($0.type) }.map { "\($0.type.rawValue) \($0.detail ?? "")" }
         }
@@ -187,7 +214,7 @@ import Testing
             "StartHold HOLD|\(rtcId)", "TextChannelMessage HOLD|\(rtcId)",
             "EndHold PICKUP|\(rtcId)", "TextChannelMessage PICKUP|\(rtcId)",
             "RemoteVideoMuted STATUS|VIDEO|MUTED|\(rtcId)", "TextChannelMessage STATUS|VIDEO|MUTED|\(rtcId)",
-            "FlashOn FLASH_ON", "TextChannelMessage FLASH_ON",
+            "FlashRequested FLASH_ON", "TextChannelMessage FLASH_ON",
             "TakePhotoOn TAKE_PHOTO_ON", "TextChannelMessage TAKE_PHOTO_ON",
             "TextChannelMessage HOLD|some-other-call",
             "TextChannelMessage OCR_RETRY",

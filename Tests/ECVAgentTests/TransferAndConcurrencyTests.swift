@@ -23,7 +23,9 @@ import Testing
         let completed = try await log.wait(for: .TransferCompleted, c.call.rtcId)
         let newRtcId = try #require(completed.data["rtcId"])
         #expect(newRtcId != c.call.rtcId)
-        #expect(try await log.wait(for: .CallEnded, c.call.rtcId).detail == "TRANSFERRED")
+        // The old leg's last event is TransferCompleted (Turkish guide §7.1): torn down, no CallEnded.
+        try await eventually(.seconds(10), "the old leg is torn down") { c.call.isEnded && sdk.getVideoCall(rtcId: c.call.rtcId) == nil }
+        #expect(log.types(c.call.rtcId).last == .TransferCompleted && log.count(.CallEnded, c.call.rtcId) == 0)
 
         let leg = try #require(await sdk.createVideoCall(rtcId: newRtcId))
         leg.isDialed = true

@@ -14,6 +14,8 @@ import Testing
         #expect(event.data["name"] == name.rawValue, "got \(event)", sourceLocation: sourceLocation)
         #expect(call.lastError.name == name, sourceLocation: sourceLocation)
         #expect((event.objData as? ErrorObject)?.name == name, sourceLocation: sourceLocation)
+        // The guide's events section: "event.error contains the ECVError … check error.error".
+        #expect(event.error?.error.name == name && event.error?.error === event.objData as? ErrorObject, sourceLocation: sourceLocation)
         if ends {
             _ = try await log.wait(for: .CallEnded, call.rtcId.isEmpty ? nil : call.rtcId)
             #expect(call.isEnded, sourceLocation: sourceLocation)
@@ -67,6 +69,8 @@ import Testing
         let failing = try #require(await sdk.createVideoCall())
         await failing.start()
         try await expectError(.ERROR_DIALING, failing, log, ends: true)
+        // The events section's name for the same failure.
+        #expect(log.first(.Error, failing.rtcId)?.error?.error.name == .DIAL_FAILED)
         #expect(failing.lastError.message.contains("500"))
         await backend.close()
     }
@@ -99,6 +103,7 @@ import Testing
         try await eventually(.seconds(5), "queue socket attached") { backend.service.queueSocketRtcIds.contains(call.rtcId) }
         #expect(backend.service.script.dropQueueSocket(rtcId: call.rtcId))
         try await expectError(.QUEUE_SOCKET_CLOSED, call, log, ends: true)
+        #expect(log.first(.Error, call.rtcId)?.error?.name == .QUEUE_SOCKET_ERROR)
         await backend.close()
     }
 
@@ -109,6 +114,7 @@ import Testing
         let call = try #require(await sdk.createVideoCall())
         await call.start()
         try await expectError(.ERROR_WAITING_FOR_ROOM, call, log, ends: true)
+        #expect(log.first(.Error, call.rtcId)?.error?.name == .WAIT_FOR_ROOM_FAILED)
         #expect(call.lastError.message.contains("404"))
         await backend.close()
     }

@@ -78,7 +78,7 @@ extension InteropTests {
                 var problems = report.mediaProblems(foreignSide: "agent", ecvkitSide: "caller")
 
                 // Commands both ways: the agent's, as events at the caller; the caller's answers and STATUS at the agent.
-                let commandEvents: [VideoCallEventType] = [.StartHold, .EndHold, .FlashOn, .TakePhotoOn, .RemoteVideoMuted, .RemoteVideoUnmuted]
+                let commandEvents: [VideoCallEventType] = [.StartHold, .EndHold, .FlashRequested, .TakePhotoOn, .RemoteVideoMuted, .RemoteVideoUnmuted]
                 let eventsSeen = commandEvents.filter { log.count($0, room) > 0 }
                 let expectedTexts = ["FLASH_ON|UNAVAILABLE", "STATUS|AUDIO|MUTED|\(room)", "STATUS|AUDIO|UNMUTED|\(room)"]
                 let textsSeen = expectedTexts.filter(summary.received.contains)

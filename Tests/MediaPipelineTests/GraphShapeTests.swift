@@ -130,11 +130,19 @@ struct GraphShapeTests {
         #expect(noNS.node("audio_dsp")?[property: "echo-cancel"] == .bool(true))
     }
 
-    @Test("speakerphone off discards far-end audio through a clock-synced fakesink")
+    @Test("speakerphone off plays far-end audio on the earpiece output, the echo probe still hearing it")
     func speakerphoneOff() throws {
         let graph = try Fixtures.compile(MediaParameters(useSpeakerPhone: false))
-        #expect(graph.node("speaker_sink")?.factory == "fakesink")
-        #expect(graph.node("speaker_sink")?[property: "sync"] == .bool(true))
+        #expect(graph.node("speaker_sink")?.factory == "autoaudiosink" && graph.node("speaker_sink")?.role == .speakerSink)
+        var headset = MediaParameters(useSpeakerPhone: false)
+        headset.earpieceSink = "audioconvert ! audio/x-raw,channels=1 ! pulsesink device=headset"
+        let routed = try Fixtures.compile(headset)
+        #expect(routed.node("speaker_sink")?.factory == "audioconvert" && routed.node("speaker_sink2")?.factory == "pulsesink")
+        #expect(routed.node("speaker_sink2")?[property: "device"] == .serialized("headset"))
+        #expect(routed.links.contains(PipelineLink(from: PadRef("speaker_resample"), to: PadRef("speaker_sink"))))
+        var malformed = MediaParameters(useSpeakerPhone: false)
+        malformed.earpieceSink = "pulsesink name=evil"
+        #expect(throws: PipelineCompileError.self) { try Fixtures.compile(malformed) }
     }
 
     @Test("Opus: bitrate in bit/s only when asked, FEC, 20 ms voice frames")

@@ -75,9 +75,14 @@ struct ReceiveTests {
             #expect(fragment.exit == nil && fragment.exitTarget == nil)
             #expect(fragment.nodes.last?.factory == "autoaudiosink")
         }
-        let quiet = try receive(.audio, "OPUS", .playback, MediaParameters(useSpeakerPhone: false, disableBuiltInAEC: true))
-        #expect(quiet.nodes.last?.factory == "fakesink")
-        #expect(quiet.nodes.last?[property: "sync"] == .bool(true))
+        // Speakerphone off: the earpiece output (the default output unless one is named).
+        let earpiece = try receive(.audio, "OPUS", .playback, MediaParameters(useSpeakerPhone: false, disableBuiltInAEC: true))
+        #expect(earpiece.nodes.last?.factory == "autoaudiosink" && earpiece.nodes.last?.role == .speakerSink)
+        var named = MediaParameters(useSpeakerPhone: false, disableBuiltInAEC: true)
+        named.earpieceSink = "alsasink device=hw:1"
+        let device = try receive(.audio, "OPUS", .playback, named)
+        #expect(device.nodes.last?.factory == "alsasink" && device.nodes.last?[property: "device"] == .serialized("hw:1"))
+        #expect(device.links.contains(PipelineLink(from: PadRef("rx_audio_playback_mute"), to: PadRef("rx_audio_sink"))))
     }
 
     @Test("audio samples for the application: S16LE mono 48 kHz appsink")

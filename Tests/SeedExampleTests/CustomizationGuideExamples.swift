@@ -7,8 +7,8 @@ import Testing
 
 /// "2. Configuration", Fixed Configuration. Adapted from Kotlin: `serviceUrl = …` and
 /// `useQueueSocket = …` are labelled arguments `serviceUrl: …`, the missing commas are added,
-/// and `ECVSdk("MyAppProdInstance", prodConfig)` is `try ECVSdk(config: prodConfig)` (the Swift
-/// SDK has no instance name).
+/// and `ECVSdk("MyAppProdInstance", prodConfig)` is tried (its initialiser throws for a pin it
+/// cannot honour).
 func fixedConfiguration() throws -> ECVSdk {
     // Example: Inside Application.onCreate or DI module
     let prodConfig = ECVSdkConfiguration(
@@ -18,7 +18,7 @@ func fixedConfiguration() throws -> ECVSdk {
         // ... other params if needed ...
     )
 
-    let sdkInstance = try ECVSdk(config: prodConfig)
+    let sdkInstance = try ECVSdk("MyAppProdInstance", prodConfig)
     return sdkInstance
 }
 
@@ -67,5 +67,6 @@ func placeACallWithAppData(sdkInstance: ECVSdk, getUserAuthToken: () -> String) 
         let sdk = try fixedConfiguration()
         #expect(sdk.config.name == "My App Prod" && sdk.config.serviceUrl == "https://your-prod.ecv.example.com")
         #expect(sdk.config.useQueueSocket)
+        #expect(sdk.instanceName == "MyAppProdInstance")
     }
 }
