@@ -16,7 +16,7 @@ let usage = """
            bench-call load --service-url URL --calls N [--codecs vp8|h264]
                                          the load generator alone: N callers sending a clip encoded once (stdin: dial,
                                          mark, hangup)
-           bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s] [--python PATH]
+           bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s,whole-loss-5,whole-loss-20] [--python PATH]
                               [--stacks ecvkit,chromium] [--results DIR] [--no-publish]
                                          ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
                                          ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min)
