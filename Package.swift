@@ -84,7 +84,8 @@ let package = Package(
                           path: "Tests/Support/NetworkPeer", swiftSettings: strict),
         // Test support shared by the test targets
         .target(name: "MediaTestSupport", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], path: "Tests/Support/MediaTestSupport", swiftSettings: strict),
-        .target(name: "NetworkTestSupport", dependencies: ["GLibCore", "WebRTC", "MediaPipeline", "GStreamer", "MediaTestSupport"],
+        .target(name: "NetworkTestSupport", dependencies: ["GLibCore", "WebRTC", "MediaPipeline", "GStreamer", "MediaTestSupport", "ECV", "ECVService",
+                                                         "ECVProtocol"],
                 path: "Tests/Support/NetworkTestSupport", swiftSettings: strict),
         .target(name: "ECVTestSupport", dependencies: ["GLibCore", "MediaTestSupport", "ECV", "ECVPeer", "ECVService", "ECVAgent", "ECVProtocol", "GStreamer"],
                 path: "Tests/Support/ECVTestSupport", swiftSettings: strict),

@@ -60,6 +60,7 @@ export ECV_BENCH_SWIFT_VERSION="$(swift --version 2>/dev/null | head -n 1)"
 
 if [[ -n "$network" ]]; then
     build --product ecv-network-peer
+    build --product ecv
     echo "== bench-call network"
     "$bin/bench-call" network --results Benchmarks/results
     echo "== done in $((SECONDS - started)) s"

@@ -37,7 +37,8 @@ enum NetworkChromiumRun {
             let serviceURL = try await started.start(host: lab.hostAddress, port: 0)
             let base = serviceURL.absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
             let servicePort = serviceURL.port.flatMap { UInt16(exactly: $0) }
-            try condition.beforeCall(lab, sparing: servicePort)
+            // Whole-path conditions put the service's port under the loss too: the page and its signaling cross it.
+            try condition.beforeCall(lab, sparing: condition.wholePathLossPercent == nil ? servicePort : nil)
             let room = "netbench-\(getpid())-\(repetition)-\(condition.rawValue)"
             // Each page measures from its channel opening; the schedule below starts at the later one.
             let duration = NetworkCondition.settle + NetworkCondition.window + 4
@@ -54,7 +55,7 @@ enum NetworkChromiumRun {
             try condition.begin(lab, sparing: servicePort)
             let lifted = try await condition.runWindow(lab, from: start, clock: now)
             let end = now()
-            if condition == .loss5 || condition == .loss20 { result.droppedPackets = try lab.droppedPackets() }
+            if condition.isRandomLoss { result.droppedPackets = try lab.droppedPackets() }
             try condition.end(lab)
             let here = try await peers[0].summary(timeout: 60), atLab = try await peers[1].summary(timeout: 60)
             for (name, summary) in [("here", here), ("in the lab", atLab)] where !summary.ok {

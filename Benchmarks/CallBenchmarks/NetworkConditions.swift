@@ -11,6 +11,10 @@ enum NetworkCondition: String, CaseIterable, Codable, Sendable {
     case loss20 = "loss-20"
     case cap500 = "cap-500"
     case blackhole5 = "blackhole-5s"
+    /// Random loss on the whole path of the agent's side, signaling included (`ServiceLab`): what is
+    /// measured is how many calls connect, and how fast.
+    case wholeLoss5 = "whole-loss-5"
+    case wholeLoss20 = "whole-loss-20"
 
     static let window = 20.0
     static let settle = 3.0
@@ -23,8 +27,22 @@ enum NetworkCondition: String, CaseIterable, Codable, Sendable {
         case .loss20: "20 % random loss"
         case .cap500: "500 kbit/s cap"
         case .blackhole5: "5 s blackhole"
+        case .wholeLoss5: "5 % loss, whole path"
+        case .wholeLoss20: "20 % loss, whole path"
         }
     }
+
+    /// The loss on the whole path, signaling included, for the conditions that have one.
+    var wholePathLossPercent: Int? {
+        switch self {
+        case .wholeLoss5: 5
+        case .wholeLoss20: 20
+        default: nil
+        }
+    }
+
+    /// Random loss of any kind: the run counts the packets dropped.
+    var isRandomLoss: Bool { self == .loss5 || self == .loss20 || wholePathLossPercent != nil }
 
     /// Before the call starts: only the 20 % loss, so set-up happens under it.
     ///
@@ -34,12 +52,13 @@ enum NetworkCondition: String, CaseIterable, Codable, Sendable {
     /// lab at all, so its runs pass nil).
     func beforeCall(_ lab: NetworkLab, sparing servicePort: UInt16?) throws {
         if self == .loss20 { try lab.setLoss(percent: 20, sparingTCPPort: servicePort) }
+        if let percent = wholePathLossPercent { try lab.setLoss(percent: percent) }
     }
 
     /// At the window's start; loss as in `beforeCall`.
     func begin(_ lab: NetworkLab, sparing servicePort: UInt16?) throws {
         switch self {
-        case .clean, .loss20: break
+        case .clean, .loss20, .wholeLoss5, .wholeLoss20: break
         case .loss5: try lab.setLoss(percent: 5, sparingTCPPort: servicePort)
         case .cap500: try lab.setRateCap(kbps: 500)
         case .blackhole5: try lab.setBlackhole(true)
@@ -138,6 +157,10 @@ struct NetworkRun: Codable, Sendable {
     var chromiumFreezeSeconds: [String: Double]?
     /// Packets the loss rules dropped during the run, both directions (random loss only).
     var droppedPackets: Int?
+    /// Whole-path conditions, ECVKit: calls dialled one after another in the run, and the seconds
+    /// from dialing to WebRtcConnected of each that connected.
+    var callsTried: Int?
+    var callConnectSeconds: [Double]?
     var load: [Double]
     /// Why the run measured nothing (it is kept, never retried).
     var failure: String?

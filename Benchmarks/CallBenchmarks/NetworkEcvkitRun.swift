@@ -14,7 +14,11 @@ enum NetworkEcvkitRun {
     static let adaptiveStack = "ECVKit .adaptive, 1.5 Mbit/s max"
     static let adaptiveMaxKbps = 1500
 
+    /// Calls per whole-path run.
+    static let wholePathCalls = 5
+
     static func run(condition: NetworkCondition, adaptive: Bool, repetition: Int) async -> NetworkRun {
+        if condition.wholePathLossPercent != nil { return await runWholePath(condition: condition, repetition: repetition) }
         let now = { ProcessInfo.processInfo.systemUptime }
         var result = NetworkRun(stack: adaptive ? adaptiveStack : defaultStack, condition: condition, repetition: repetition,
                                 load: MachineInfo.loadAverage())
@@ -40,7 +44,7 @@ enum NetworkEcvkitRun {
             let lifted = try await condition.runWindow(lab, from: start, clock: now)
             let end = now()
             let stats = try await connected.local.stats()
-            if condition == .loss5 || condition == .loss20 { result.droppedPackets = try lab.droppedPackets() }
+            if condition.isRandomLoss { result.droppedPackets = try lab.droppedPackets() }
             try condition.end(lab)
             // The child reports its frames over a pipe: let the last of the window arrive.
             try await Task.sleep(for: .milliseconds(500))
@@ -54,6 +58,40 @@ enum NetworkEcvkitRun {
             result.failure = "\(error)"
         }
         await call?.close()
+        return result
+    }
+
+    /// Signaling through the loss too: the reference service here, `ecv agent` in the lab, SDK
+    /// callers here dialing it one after another (`ServiceLab`), the loss on from before the first
+    /// call (after the bot logged in). Connect = dialing to the caller's WebRtcConnected.
+    static func runWholePath(condition: NetworkCondition, repetition: Int) async -> NetworkRun {
+        var result = NetworkRun(stack: defaultStack, condition: condition, repetition: repetition, load: MachineInfo.loadAverage())
+        let lab: NetworkLab
+        do { lab = try NetworkLab() } catch {
+            result.failure = "no network lab: \(error)"
+            return result
+        }
+        defer { lab.close() }
+        var started: ServiceLab?
+        do {
+            let serviceLab = try await ServiceLab.start(lab: lab)
+            started = serviceLab
+            try condition.beforeCall(lab, sparing: nil)
+            var seconds: [Double] = [], failures: [String] = []
+            for _ in 0..<wholePathCalls {
+                let call = await serviceLab.call(timeout: .seconds(40))
+                if let connected = call.connectedAfter { seconds.append(connected) } else { failures.append(call.failure ?? "not connected") }
+            }
+            result.droppedPackets = try lab.droppedPackets()
+            try condition.end(lab)
+            result.callsTried = wholePathCalls
+            result.callConnectSeconds = seconds
+            result.connectSeconds = NetworkMarkdown.median(seconds)
+            if !failures.isEmpty { progress("network: ECVKit, \(condition.title) #\(repetition): \(failures.count) calls failed: \(failures)") }
+        } catch {
+            result.failure = "\(error)"
+        }
+        await started?.close()
         return result
     }
 }

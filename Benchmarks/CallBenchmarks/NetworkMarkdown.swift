@@ -18,7 +18,9 @@ enum NetworkMarkdown {
                      "Median (range) of \(report.repetitions) runs per cell.", "",
                      "| condition | receiving end | ECVKit fps | Chromium fps | ratio | ECVKit freeze s | Chromium freeze s | ratio |",
                      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
-        let conditions = NetworkCondition.allCases.filter { condition in report.runs.contains { $0.condition == condition } }
+        let conditions = NetworkCondition.allCases.filter { condition in
+            condition.wholePathLossPercent == nil && report.runs.contains { $0.condition == condition }
+        }
         for condition in conditions {
             for stack in ecvkitStacks(report, condition) {
                 let ours = runs(report, stack, condition), theirs = runs(report, NetworkChromiumRun.stack, condition)
@@ -44,6 +46,7 @@ enum NetworkMarkdown {
                              + "| \(condition == .blackhole5 ? back : "—") | \(cell(measured.compactMap(\.hostSendKbps), digits: 0)) |")
             }
         }
+        lines += wholePathTable(report)
         lines += ["", "## Every run", "",
                   "| stack | condition | run | load | connect s | fps host / lab | freeze s host / lab | dropped packets | Chromium's own freeze s, whole call, host / lab | failure |",
                   "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
@@ -56,9 +59,37 @@ enum NetworkMarkdown {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// Calls connecting with the loss on the whole path, signaling included: ECVKit's SDK callers and
+    /// `ecv agent` through the reference service (several calls a run), Chromium's two pages (one a run).
+    static func wholePathTable(_ report: NetworkBenchmark.Report) -> [String] {
+        let conditions = NetworkCondition.allCases.filter { condition in
+            condition.wholePathLossPercent != nil && report.runs.contains { $0.condition == condition }
+        }
+        guard !conditions.isEmpty else { return [] }
+        var lines = ["", "## Calls connecting with the loss on the whole path, signaling included", "",
+                     "ECVKit: \(NetworkEcvkitRun.wholePathCalls) calls a run from SDK callers here to `ecv agent` in the lab through the reference "
+                         + "service, dialing to WebRtcConnected; Chromium: one call a run, the second page joining to a first frame both ways, its "
+                         + "page and signaling through the loss too.", "",
+                     "| condition | stack | calls connected | connect s, median (range) | slowest s |", "| --- | --- | ---: | ---: | ---: |"]
+        for condition in conditions {
+            for stack in [NetworkEcvkitRun.defaultStack, NetworkChromiumRun.stack] {
+                let all = report.runs.filter { $0.stack == stack && $0.condition == condition }
+                guard !all.isEmpty else { continue }
+                let tried = all.reduce(0) { $0 + ($1.callsTried ?? 1) }
+                let seconds = all.flatMap { $0.callConnectSeconds ?? ($0.failure == nil ? $0.connectSeconds.map { [$0] } ?? [] : []) }
+                lines.append("| \(condition.title) | \(stack) | \(seconds.count)/\(tried) | \(cell(seconds)) | \(format(seconds.max())) |")
+            }
+        }
+        return lines
+    }
+
     /// One progress line per run.
     static func line(_ run: NetworkRun) -> String {
         if let failure = run.failure { return "network: \(run.stack), \(run.condition.title) #\(run.repetition): FAILED \(failure)" }
+        if let tried = run.callsTried {
+            return "network: \(run.stack), \(run.condition.title) #\(run.repetition): \(run.callConnectSeconds?.count ?? 0)/\(tried) calls connected in "
+                + (run.callConnectSeconds ?? []).map { format($0) }.joined(separator: ", ") + " s"
+        }
         return "network: \(run.stack), \(run.condition.title) #\(run.repetition): connect \(format(run.connectSeconds)) s; "
             + "fps \(format(run.atHost?.fps)) / \(format(run.atLab?.fps)), freeze \(format(run.atHost?.freezeSeconds)) / "
             + "\(format(run.atLab?.freezeSeconds)) s (host ← lab / lab ← host)"

@@ -16,10 +16,14 @@ let usage = """
            bench-call load --service-url URL --calls N [--codecs vp8|h264]
                                          the load generator alone: N callers sending a clip encoded once (stdin: dial,
                                          mark, hangup)
-           bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s] [--python PATH]
+           bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s,whole-loss-5,whole-loss-20] [--python PATH]
                               [--stacks ecvkit,chromium] [--results DIR] [--no-publish]
                                          ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
                                          ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min)
+
+           bench-call lip-sync [--calls N] [--work DIR] [--fragment FILE] [--no-publish]
+                                         audio minus video of a flash/beep clip from ECVKit senders (audio processing on
+                                         and off) in a recording peer's file, N calls each (default 5)
 
            bench-call first-frame [--calls N] [--codecs vp8,vp9,h264] [--senders ecvkit,aiortc,chromium] [--python PATH]
                                   [--results DIR] [--no-publish]
@@ -97,7 +101,7 @@ func main() async -> Int32 {
         case "load":
             try await LoadGenerator.run(options: options)
             return 0
-        case GlassToGlassBenchmark.name, CallSetupBenchmark.name, CallCostBenchmark.name:
+        case GlassToGlassBenchmark.name, CallSetupBenchmark.name, CallCostBenchmark.name, LipSyncBenchmark.name:
             try GStreamerRuntime.ensureInitialized()
             let smoke = options.has("smoke")
             var report = BenchmarkReport(machine: MachineInfo.current(), smoke: smoke)
@@ -106,6 +110,7 @@ func main() async -> Int32 {
             switch command {
             case CallSetupBenchmark.name: try await CallSetupBenchmark.run(options: options, report: &report)
             case CallCostBenchmark.name: try await CallCostBenchmark.run(options: options, report: &report)
+            case LipSyncBenchmark.name: try await LipSyncBenchmark.run(options: options, report: &report)
             default: try await GlassToGlassBenchmark.run(options: options, report: &report)
             }
             try ReportFiles.deliver(report, options: options, paths: OutputPaths(options: options, smoke: smoke))

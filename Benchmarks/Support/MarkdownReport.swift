@@ -20,6 +20,7 @@ public enum MarkdownReport {
         if let g2g = report.glassToGlass { lines += glassToGlassTable(g2g) }
         if let setup = report.callSetup { lines += callSetupTable(setup) }
         if let cost = report.callCost { lines += callCostTable(cost) }
+        if let lipSync = report.lipSync { lines += lipSyncTable(lipSync) }
         if let pending = report.pending, !pending.isEmpty {
             lines += ["## Not yet measured", ""]
             for (name, note) in pending.sorted(by: { $0.key < $1.key }) { lines.append("- **\(name)**: \(note)") }

@@ -10,6 +10,7 @@ public struct BenchmarkReport: Codable, Sendable {
     public var glassToGlass: GlassToGlassSection?
     public var callSetup: CallSetupSection?
     public var callCost: CallCostSection?
+    public var lipSync: LipSyncSection?
     public var instructions: InstructionsSection?
     /// Hooks for the ECV SDK benchmarks (call setup time, cost of a call); a note until they exist.
     public var pending: [String: String]?
@@ -29,6 +30,7 @@ public struct BenchmarkReport: Codable, Sendable {
         merged.glassToGlass = other.glassToGlass ?? glassToGlass
         merged.callSetup = other.callSetup ?? callSetup
         merged.callCost = other.callCost ?? callCost
+        merged.lipSync = other.lipSync ?? lipSync
         merged.instructions = other.instructions ?? instructions
         if let pending = other.pending { merged.pending = (self.pending ?? [:]).merging(pending) { _, new in new } }
         return merged

@@ -28,7 +28,10 @@ extension RoomSignaling {
         let reopened: WebSocketConnection
         do {
             reopened = try await retrying(within: options.reconnectWindow, isTransient: { (error: RoomSignalingError) in
-                if case .socket = error { true } else { false }
+                switch error {
+                case .socket, .socketConnect: true
+                default: false
+                }
             }) { () async throws(RoomSignalingError) in
                 guard !Task.isCancelled, !self.state.value.closing else { throw .notJoined }
                 return try await connectSocket(connectTimeout: connectTimeout)

@@ -10,6 +10,8 @@ package enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
     case join(url: String, reason: String)
     case roomFull(room: String)
     case socket(url: String, reason: String)
+    /// One attempt to open the signaling socket failed (retried within the window when transient).
+    case socketConnect(url: String, HTTPError)
     case notJoined
     /// One join attempt failed on the way (retried within the window when transient).
     case transport(url: String, HTTPError)
@@ -23,6 +25,7 @@ package enum RoomSignalingError: Error, Sendable, CustomStringConvertible {
         case .join(let url, let reason): "joining \(url) failed: \(reason)"
         case .roomFull(let room): "room \(room) already has two participants"
         case .socket(let url, let reason): "signaling socket \(url): \(reason)"
+        case .socketConnect(let url, let error): "signaling socket \(url): \(error)"
         case .notJoined: "join the room before opening its signaling socket"
         }
     }
@@ -123,9 +126,27 @@ package final class RoomSignaling: Sendable {
     /// Everything the socket delivers from now on.
     package func events() -> AsyncStream<RoomSignalingEvent> { broadcaster.subscribe() }
 
-    /// Opens the collider WebSocket (with the configured headers on the handshake).
+    /// Opens the collider WebSocket (with the configured headers on the handshake). An attempt
+    /// that fails on the way (a connect timed out, refused or reset: SYNs and the upgrade lost on
+    /// a lossy path) is made again with backoff within `reconnectWindow`, the window the join and
+    /// a dropped socket's reconnection have; a refusal by the collider or a TLS or pin failure
+    /// ends it at once.
     package func openSocket(connectTimeout: Duration = .seconds(5)) async throws(RoomSignalingError) {
-        let connection = try await connectSocket(connectTimeout: connectTimeout)
+        let url = try socketURL()
+        let connection: WebSocketConnection
+        do {
+            connection = try await retrying(within: options.reconnectWindow, isTransient: { (error: RoomSignalingError) in
+                if case .socketConnect(_, let failure) = error { failure.isTransient } else { false }
+            }, onRetry: { [room] error, attempt, delay in
+                Logger.info("signaling: room \(room): \(error); attempt \(attempt + 1) in \(delay)")
+            }) { () async throws(RoomSignalingError) in
+                guard !self.state.value.closing else { throw .socket(url: url, reason: "closed while it was being opened") }
+                return try await connectSocket(connectTimeout: connectTimeout)
+            }
+        } catch {
+            guard error.attempts > 1, case .socketConnect(_, let last) = error.last else { throw error.last }
+            throw .socket(url: url, reason: "\(last) (gave up after \(error.attempts) attempts)")
+        }
         guard install(connection, connectTimeout: connectTimeout) else {
             try? connection.close(code: 1000, reason: "leaving") // just opened; if it closed already, it is closed
             throw .socket(url: connection.url, reason: "closed while it was being opened")
@@ -145,7 +166,7 @@ package final class RoomSignaling: Sendable {
                 url: url, headers: requestHeaders, connectTimeout: connectTimeout,
                 options: tls.webSocketOptions(signaling: true))
         } catch {
-            throw .socket(url: url, reason: error.description)
+            throw .socketConnect(url: url, error)
         }
     }
 

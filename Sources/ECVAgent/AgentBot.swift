@@ -22,6 +22,9 @@ public final class AgentBot: Sendable {
         var nextRequest = 0
         var pending: [String: OneShot<Void, AgentBotError>] = [:]
         var calls: [String: AgentCall] = [:]
+        /// Calls the service ended or transferred whose media is still closing (a recording being
+        /// finalised): `logout()` waits for them.
+        var ending: [ObjectIdentifier: AgentCall] = [:]
         var lastState: AgentStateUpdate?
     }
     private let state = Locked(State())
@@ -146,11 +149,14 @@ public final class AgentBot: Sendable {
 
     /// Logs out: the service ends this bot's calls (`AGENT_LOST`) and forgets it.
     public func logout() async {
-        let (token, socket, calls) = state.withLock { state in (state.token, state.socket, Array(state.calls.values)) }
+        let (token, socket, calls, ending) = state.withLock { state in
+            (state.token, state.socket, Array(state.calls.values), Array(state.ending.values))
+        }
         for call in calls {
             await call.closeMedia(sendBye: true)
             call.loggedOut()
         }
+        for call in ending { await call.closeMedia(sendBye: false) }
         if let token {
             var request = HTTPRequest(method: "POST", url: ECVAPI.url(base: configuration.serviceUrl, path: ECVAPI.agentLogout))
             request.headers["Authorization"] = "Bearer \(token)"
@@ -218,14 +224,14 @@ public final class AgentBot: Sendable {
         case .callConnected:
             break // the accept's ack already started the call's media
         case .callEnded(let rtcId, let reason):
-            if let call = state.withLock({ $0.calls.removeValue(forKey: rtcId) }) { call.serviceEnded(reason: reason.rawValue) }
+            if let call = takeEnding(rtcId) { call.serviceEnded(reason: reason.rawValue) }
             broadcaster.yield(.callEnded(rtcId: rtcId, reason: reason.rawValue))
         case .transferPending(let rtcId, let target):
             call(rtcId: rtcId)?.emit(.transferPending(target: target.description))
         case .transferCancelled(let rtcId, let reason):
             call(rtcId: rtcId)?.emit(.transferCancelled(reason: reason.rawValue))
         case .transferCompleted(let rtcId, let newRtcId):
-            if let call = state.withLock({ $0.calls.removeValue(forKey: rtcId) }) {
+            if let call = takeEnding(rtcId) {
                 call.emit(.transferCompleted(newRtcId: newRtcId))
                 call.serviceEnded(reason: ECV.CallEndReason.transferred)
             }
@@ -257,6 +263,16 @@ public final class AgentBot: Sendable {
     func forget(_ call: AgentCall) {
         state.withLock { state in
             if state.calls[call.rtcId] === call { state.calls.removeValue(forKey: call.rtcId) }
+            state.ending.removeValue(forKey: ObjectIdentifier(call))
+        }
+    }
+
+    /// Moves the call the service ended from the calls to those ending, until it is forgotten.
+    private func takeEnding(_ rtcId: String) -> AgentCall? {
+        state.withLock { state in
+            guard let call = state.calls.removeValue(forKey: rtcId) else { return nil }
+            state.ending[ObjectIdentifier(call)] = call
+            return call
         }
     }
 }

@@ -27,6 +27,9 @@ public final class AgentCall: Sendable {
         var ended = false
         /// `closeMedia` ran: a session that `start()` builds later would never be closed, so none is.
         var mediaClosed = false
+        /// The one closing of the media (the recording finalised, then the peer and the room),
+        /// which every later `closeMedia` waits for.
+        var closing: Task<Void, Never>?
         var connected = false
         var flashWaiters: [OneShot<DataChannelCommand.FlashApproval, Never>] = []
         var renderer: (@Sendable (VideoFrame) -> Void)?
@@ -286,7 +289,8 @@ public final class AgentCall: Sendable {
 
     private func finish(reason: String) {
         let first = state.withLock { state in defer { state.ended = true }; return !state.ended }
-        guard first else { return }
+        // A second end (the service's after the caller's `bye`) still leaves the bot's ending calls.
+        guard first else { bot?.forget(self); return }
         emit(.ended(reason: reason))
         broadcaster.finish()
         bot?.forget(self)
@@ -295,11 +299,24 @@ public final class AgentCall: Sendable {
         ProcessMemory.releaseFreedMemory()
     }
 
+    /// Closes the media once: the recording is finalised (its file complete, titles and all) before
+    /// the peer and the room close. A second call, from whichever path ended the call too (the
+    /// service's end, the caller's `bye`, a logout), returns only when the first is done, so a bot
+    /// that exits after `logout()` never cuts a recording's finalisation short.
     func closeMedia(sendBye: Bool) async {
-        let (session, tasks) = state.withLock { state in
-            defer { state.tasks = []; state.mediaClosed = true }
-            return (state.session, state.tasks)
+        let closing = state.withLock { state -> Task<Void, Never> in
+            if let closing = state.closing { return closing }
+            let (session, tasks) = (state.session, state.tasks)
+            state.tasks = []
+            state.mediaClosed = true
+            let closing = Task { await self.close(session, cancelling: tasks, sendBye: sendBye) }
+            state.closing = closing
+            return closing
         }
+        await closing.value
+    }
+
+    private func close(_ session: CallSession?, cancelling tasks: [Task<Void, Never>], sendBye: Bool) async {
         for task in tasks { task.cancel() }
         switch await session?.close(sendBye: sendBye) {
         case .success(let summary)?:

@@ -21,6 +21,12 @@ public final class WebRTCBin: Element, @unchecked Sendable {
         self.init(UnsafeMutableRawPointer(created), .floating)
     }
 
+    /// webrtcbin's own `rtpbin` (1.22 names it so), for the settings webrtcbin does not forward.
+    public var rtpBin: Element? {
+        guard let found = gst_bin_get_by_name(raw.assumingMemoryBound(to: GstBin.self), "rtpbin") else { return nil }
+        return Object.wrap(UnsafeMutableRawPointer(found), .owned) as? Element
+    }
+
     // MARK: Negotiation
 
     public func createOffer() async throws(GStreamerError) -> SessionDescription {

@@ -1,5 +1,6 @@
 /// Compiles the audio half of the send graph:
-/// input → [webrtcdsp] → volume (mute) → opusenc → rtpopuspay, plus, when echo cancellation is
+/// input → [webrtcdsp] → volume (mute) → opusenc → rtpopuspay, the encoder's output moved earlier
+/// by the delay the processing put into the sound (`SendAudioDelay`), plus, when echo cancellation is
 /// on, the speaker chain holding the `webrtcechoprobe` that webrtcdsp needs from the start.
 struct AudioBranch {
     var parameters: MediaParameters
@@ -54,8 +55,14 @@ struct AudioBranch {
         if let kbps { encoderProperties.append(NodeProperty("bitrate", .int(kbps * 1000))) }
         encoderProperties += [NodeProperty("audio-type", .enumNick("voice")), NodeProperty("frame-size", .enumNick("20")),
                               NodeProperty("inband-fec", .bool(true)), NodeProperty("packet-loss-percentage", .int(Self.expectedPacketLossPercent))]
-        let encoder = try builder.add(PipelineNode(id: "audio_encoder", factory: "opusenc", properties: encoderProperties, role: .audioEncoder),
+        let delay = SendAudioDelay(parameters: parameters)
+        let encoder = try builder.add(PipelineNode(id: "audio_encoder", factory: "opusenc", properties: encoderProperties, role: .audioEncoder,
+                                                   outputTimestampAdvance: delay.nanoseconds),
                                       purpose: "Opus encoding")
+        if delay.samples > 0 {
+            builder.decide("audio timestamps: encoded audio moved \(delay.samples) samples (\(delay.nanoseconds / 1000) µs) earlier, "
+                           + "the delay webrtcdsp put into the sound, so it stays in sync with the video")
+        }
         builder.decide("audio encoder: opusenc, " + (kbps.map { "\($0) kbit/s (audioStartBitrate)" } ?? "encoder default bitrate (audioStartBitrate 0)")
                        + ", 20 ms frames, in-band FEC")
         let payloader = try builder.add("audio_pay", "rtpopuspay", ["pt": .uint(UInt(AudioCodec.payloadType))], role: .audioPayloader,

@@ -11,12 +11,19 @@ public struct PipelineNode: Sendable, Hashable, Identifiable {
     public var factory: String
     public var properties: [NodeProperty]
     public var role: NodeRole?
+    /// Nanoseconds the runtime takes off the timestamps of every buffer leaving the element's
+    /// `src` pad (0: none): the delay the element and those before it put into the signal while
+    /// keeping their input's timestamps, so that downstream places it where it was captured. Not
+    /// expressible in gst-launch syntax; the graph's decisions name it.
+    public var outputTimestampAdvance: UInt64
 
-    public init(id: String, factory: String, properties: [NodeProperty] = [], role: NodeRole? = nil) {
+    public init(id: String, factory: String, properties: [NodeProperty] = [], role: NodeRole? = nil,
+                outputTimestampAdvance: UInt64 = 0) {
         self.id = id
         self.factory = factory
         self.properties = properties
         self.role = role
+        self.outputTimestampAdvance = outputTimestampAdvance
     }
 
     /// The value set for a property, if the compiler set one.

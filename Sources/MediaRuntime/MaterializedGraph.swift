@@ -11,16 +11,23 @@ public final class MaterializedGraph: Sendable {
     /// Node ids in creation order (sources first), for ordered teardown.
     public let order: [String]
     private let dynamicLinks: [SignalConnection]
+    /// The probes that move buffers earlier (`PipelineNode.outputTimestampAdvance`), kept while the graph runs.
+    private let timestampAdvances: [PadProbe]
 
     /// Builds `nodes` and `links` into `bin`. On failure nothing stays in the bin.
     public init(nodes: [PipelineNode], links: [PipelineLink], into bin: Bin) throws(MediaRuntimeError) {
         var created: [String: Element] = [:]
         var added: [Element] = []
         var connections: [SignalConnection] = []
+        var advances: [PadProbe] = []
         do throws(GStreamerError) {
             for node in nodes {
                 let element = try Element(factory: node.factory, name: node.id)
                 for property in node.properties { try element.apply(property) }
+                if node.outputTimestampAdvance > 0 {
+                    guard let output = element.staticPad("src") else { throw .padNotFound(element: node.id, pad: "src") }
+                    advances.append(output.addTimestampAdvance(nanoseconds: node.outputTimestampAdvance))
+                }
                 try bin.add(element)
                 added.append(element)
                 created[node.id] = element
@@ -44,6 +51,7 @@ public final class MaterializedGraph: Sendable {
         elements = created
         order = nodes.map(\.id)
         dynamicLinks = connections
+        timestampAdvances = advances
     }
 
     private init(elements: [String: Element], order: [String], dynamicLinks: [SignalConnection]) {
@@ -96,6 +104,7 @@ public final class MaterializedGraph: Sendable {
     /// thread blocked in the sink holds: the removal hung.
     public func remove(from bin: Bin) {
         for connection in dynamicLinks { connection.cancel() }
+        for probe in timestampAdvances { probe.cancel() }
         for id in order.reversed() {
             guard let element = elements[id] else { continue }
             bin.stopAndRemove(element)

@@ -102,6 +102,7 @@ final class PeerSession: Sendable {
             try webrtc.set("ice-transport-policy", configuration.iceTransportPolicy.rawValue)
             try Self.configureICE(webrtc, servers: configuration.iceServers)
             try Self.disableUPnP(webrtc)
+            try SenderReportSync.configure(webrtc)
         } catch {
             throw .setup(error.description)
         }

@@ -17,7 +17,14 @@ extension InteropTests {
         static let media = ["--width", "640", "--height", "480", "--codec", "VP8", "--no-audio-processing"]
 
         @Test(.enabled(if: InteropEnvironment.hasVenv, Comment(rawValue: InteropEnvironment.missingVenv)))
-        func ecvAgentAnswersAnAiortcCaller() async throws {
+        func ecvAgentAnswersAnAiortcCaller() async throws { try await Self.ecvAgentAnswers(.aiortc) }
+
+        /// The issue's case: `ecv agent --calls 1 --record` exits once the service ends the call, and
+        /// its recording of the Chromium caller must be finished by then, titles and all.
+        @Test(.enabled(if: InteropEnvironment.hasChromium, Comment(rawValue: InteropEnvironment.missingChromium)))
+        func ecvAgentAnswersAChromiumCaller() async throws { try await Self.ecvAgentAnswers(.chromium) }
+
+        static func ecvAgentAnswers(_ peer: InteropCell.Peer) async throws {
             let backend = try await Backend.start()
             let sdk = try backend.sdk()
             let call = try #require(await sdk.createVideoCall())
@@ -28,25 +35,30 @@ extension InteropTests {
             let agent = try ForeignPeer(executable: BuiltExecutable.url(named: "ecv"),
                                         arguments: ["agent", "--service-url", backend.url, "--name", "Bot", "--calls", "1", "--json",
                                                     "--record", recordings.path] + Self.media, name: "ecv agent")
-            let cell = InteropCell(peer: .aiortc, role: .caller, foreignOffers: false, codec: "VP8")
+            let cell = InteropCell(peer: peer, role: .caller, foreignOffers: false, codec: "VP8")
             var caller: ForeignPeer?
             do {
                 // `ecv agent` joins the room first, so it offers once the aiortc caller arrives.
                 try await Self.waitForLine(of: agent, containing: "joinedRoom(initiator: true)")
                 caller = try cell.peerProcess(base: backend.url, room: room, token: call.callerToken, sends: [], mutes: [])
-                let summary = try await caller!.summary(peer: .aiortc, timeout: .seconds(cell.durationSeconds + 40))
+                let summary = try await caller!.summary(peer: peer, timeout: .seconds(cell.durationSeconds + 40))
                 await caller!.finish()
                 call.hangup()
                 try await Self.waitForExit(of: agent)
                 let lines = agent.output
                 #expect(agent.exitStatus == 0, "ecv agent exited \(agent.exitStatus ?? -1):\n\(agent.transcript)")
                 #expect(lines.contains { $0.contains("\"what\":\"connected\"") }, "DTLS connected: \(lines)")
-                Self.expectMediaReached(aiortc: summary, cell: cell)
-                // What aiortc sent reached ECVKit: the agent's recording holds the caller's video and audio.
-                let info = try await RecordingInspector.inspect(recordings.appendingPathComponent("\(room).mkv"))
+                if peer == .aiortc { Self.expectMediaReached(aiortc: summary, cell: cell) }
+                // What the caller sent reached ECVKit: the agent's recording holds the caller's video and audio,
+                // finished before the bot exited (its titles as written, none left quoted).
+                let file = recordings.appendingPathComponent("\(room).mkv")
+                let info = try await RecordingInspector.inspect(file)
                 Self.expectRemoteMedia(in: info, seconds: summary.mediaSeconds)
-                print("interop ecv agent ↔ aiortc caller (ECVKit offers, VP8): aiortc decoded \(summary.framesDecoded) frames, "
-                      + "audio in \(summary.audioReceived); ECVKit recorded \(info.tracks.map { "\($0.pad) \($0.frames)" })")
+                #expect(RecordingCheck.quotedTitles(RecordingCheck.partyTitles, in: try Data(contentsOf: file)).isEmpty,
+                        "quoted titles in \(file.lastPathComponent)")
+                #expect(Set(info.tracks.compactMap(\.title)).isSuperset(of: RecordingCheck.partyTitles), "titles \(info.tracks.map { $0.title ?? "-" })")
+                print("interop ecv agent ↔ \(peer) caller (ECVKit offers, VP8): the caller decoded \(summary.framesDecoded) frames, "
+                      + "audio in \(summary.audioReceived); ECVKit recorded \(info.tracks.map { "\($0.pad) \($0.title ?? "-") \($0.frames)" })")
             } catch {
                 Issue.record(Comment(rawValue: "\(error)\nagent:\n\(agent.transcript)\ncaller:\n\(caller?.transcript ?? "-")"))
             }

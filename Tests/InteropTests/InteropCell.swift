@@ -164,7 +164,8 @@ extension CellReport {
         guard let recorded else { return ["the recording gave no summary"] }
         let check = try await RecordingCheck.inspect(recorded)
         recording = check
-        return check.problems(remoteVideoFps: foreignVideoFps)
+        let quoted = RecordingCheck.quotedTitles(RecordingCheck.partyTitles, in: try Data(contentsOf: recorded.url))
+        return check.problems(remoteVideoFps: foreignVideoFps) + (quoted.isEmpty ? [] : ["titles left quoted in the file: \(quoted)"])
     }
 
     /// The frame rate the foreign peer really sent (a browser short of CPU sends fewer).

@@ -1,7 +1,7 @@
 import Foundation
 import GStreamer
 import MediaPipeline
-import MediaRuntime
+@testable import MediaRuntime
 
 /// What an ECVKit recording of an interop call holds, read back by demuxing it, and what is wrong
 /// with it: both parties' video and audio, most of the frames its duration calls for, and the two
@@ -71,6 +71,16 @@ struct RecordingCheck: CustomStringConvertible {
             }
         }
         return found
+    }
+
+    /// The track titles of a call's recording, whichever side made it (ECVKit's callers and agent
+    /// bots label the parties "caller" and "agent").
+    static let partyTitles = ["agent video", "agent audio", "caller video", "caller audio"]
+
+    /// The titles whose quoted form (GStreamer 1.22's serialisation in Matroska tags, which players
+    /// show) is still in the file's bytes.
+    static func quotedTitles(_ titles: [String], in bytes: Data) -> [String] {
+        titles.filter { bytes.range(of: Data(MatroskaTagRepair.serialized($0).utf8)) != nil }
     }
 
     /// The role the recorder's track order gives a demuxed track; nil when the count does not match.

@@ -28,6 +28,28 @@ static inline GstEvent *ecv_probe_info_event(GstPadProbeInfo *info) {
     return (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_EVENT_BOTH) ? GST_PAD_PROBE_INFO_EVENT(info) : NULL;
 }
 
+// Moves a probed buffer's (or every buffer of a probed list's) PTS and DTS `advance` nanoseconds
+// earlier, never below zero; the probe's data is replaced with a writable copy first when shared.
+static inline gboolean ecv_advance_timestamps(GstBuffer **buffer, guint index, gpointer advance) {
+    (void)index;
+    GstClockTime by = *(GstClockTime *)advance;
+    *buffer = gst_buffer_make_writable(*buffer);
+    if (GST_BUFFER_PTS_IS_VALID(*buffer)) GST_BUFFER_PTS(*buffer) = GST_BUFFER_PTS(*buffer) > by ? GST_BUFFER_PTS(*buffer) - by : 0;
+    if (GST_BUFFER_DTS_IS_VALID(*buffer)) GST_BUFFER_DTS(*buffer) = GST_BUFFER_DTS(*buffer) > by ? GST_BUFFER_DTS(*buffer) - by : 0;
+    return TRUE;
+}
+static inline void ecv_probe_info_advance_timestamps(GstPadProbeInfo *info, GstClockTime advance) {
+    if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER) {
+        GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+        ecv_advance_timestamps(&buffer, 0, &advance);
+        GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    } else if (GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+        GstBufferList *list = gst_buffer_list_make_writable(GST_PAD_PROBE_INFO_BUFFER_LIST(info));
+        gst_buffer_list_foreach(list, ecv_advance_timestamps, &advance);
+        GST_PAD_PROBE_INFO_DATA(info) = list;
+    }
+}
+
 // GST_BUFFER_FLAG_IS_SET / SET are macros over the mini-object flags.
 static inline gboolean ecv_buffer_is_delta_unit(GstBuffer *buffer) { return GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT); }
 

@@ -105,7 +105,9 @@ extension CallRecorder {
             pipeline.stop()
             if failure == nil, format != .mp4 {
                 do throws(RecordingError) {
-                    try MatroskaTagRepair.unquoteTitles(tracks.map(\.name), inFileAt: file.path)
+                    // Every title the recorder declared: a track left out of the file on the way
+                    // may still have handed the muxer its title.
+                    try MatroskaTagRepair.unquoteTitles(self.tracks.map { labels.trackName($0.role) }, inFileAt: file.path)
                 } catch {
                     noteProblem(error.description)
                 }

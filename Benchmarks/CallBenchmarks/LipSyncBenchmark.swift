@@ -1,0 +1,109 @@
+import BenchmarkSupport
+import Foundation
+import GLibCore
+import GStreamer
+import MediaPipeline
+import MediaRuntime
+import MediaTestSupport
+import WebRTC
+
+/// Lip sync of an ECVKit sender as a recording bot records it: a live flash/beep signal sent by a
+/// real `PeerConnection` (processed and encoded as a camera and microphone's would be) to a
+/// receive-only recording peer over loopback, which records without decoding.
+enum LipSyncBenchmark: CallBenchmark {
+    static let name = "lip-sync"
+    static let method = """
+        The signal (`FlashBeep`): 320×240 30 fps video, black with a white flash of 3 frames once a second, and 48 kHz mono \
+        audio, silent but for a 1 kHz beep of 100 ms starting with each flash, pushed live into the sender's application \
+        sources (`.app`, a camera and microphone) with timestamps from one schedule, then processed and encoded as the \
+        SDK does. The receiver is a recording peer that sends nothing and records the call \
+        to Matroska without re-encoding (passthrough, as `ecv agent --receive-only --record`). After 10 s the recording is \
+        decoded: a flash is the first bright frame, a beep the first sample above a tenth of full scale after 100 ms below; \
+        the offset is the beep's time minus the flash's on the file's timeline (positive: audio late), for every flash after \
+        the first 2.5 s (before the first sender reports the streams are lined up by arrival). Loopback, both peers in this \
+        process; calls one after another. LiveKit egress's \"good\" bounds: each call's mean within ±50 ms, std ≤ 10 ms, \
+        every offset within ±100 ms, stable (every later offset within 10 ms of the call's mean) within 1 s of the first flash.
+        """
+    static let settledAfter = 2.5
+    static let recordSeconds = 10
+
+    static func run(options: Options, report: inout BenchmarkReport) async throws {
+        let calls = try options.int("calls", default: options.has("smoke") ? 1 : 5, range: 1...100)
+        let timer = SectionTimer()
+        let work = URL(fileURLWithPath: options.values["work"] ?? NSTemporaryDirectory())
+        var figures: [LipSyncFigure] = []
+        for (sender, processing) in [("ECVKit, audio processing on (echo cancellation, noise suppression, gain control)", true),
+                                     ("ECVKit, no audio processing", false)] {
+            var offsets: [Double] = [], means: [Double] = [], stds: [Double] = [], stableAfter: [Double] = [], failures: [String] = []
+            for index in 0..<calls {
+                do {
+                    let measured = try await call(processing: processing, work: work, index: index)
+                    let mean = measured.offsetsMs.reduce(0, +) / Double(max(1, measured.offsetsMs.count))
+                    guard !measured.offsetsMs.isEmpty else { throw BenchmarkError.badInput("no flash with a beep near it in the recording") }
+                    offsets += measured.offsetsMs
+                    means.append(mean)
+                    stds.append((measured.offsetsMs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(measured.offsetsMs.count)).squareRoot())
+                    // From the first flash on after which every offset stays within 10 ms of the call's mean.
+                    let paired = FlashBeep.pairs(flashes: measured.flashes, beeps: measured.beeps)
+                    let lastUnstable = paired.filter { abs($0.offsetMs - mean) > 10 }.map(\.flash).max()
+                    let stableFrom = paired.first { $0.flash > (lastUnstable ?? -1) }?.flash ?? Double(recordSeconds)
+                    stableAfter.append(stableFrom - (paired.first?.flash ?? 0))
+                    progress(String(format: "lip-sync: %@ call %d: mean %.1f ms over %d flashes", sender, index, mean, measured.offsetsMs.count))
+                } catch {
+                    failures.append("\(error)")
+                    progress("lip-sync: \(sender) call \(index) failed: \(error)")
+                }
+            }
+            figures.append(LipSyncFigure(sender: sender, calls: calls, offsetsMs: offsets, callMeansMs: means, worstCallStdMs: stds.max(),
+                                         worstStableAfterSeconds: stableAfter.max(), failures: failures))
+        }
+        report.lipSync = LipSyncSection(method: method, figures: figures, load: timer.finish())
+    }
+
+    static func call(processing: Bool, work: URL, index: Int) async throws -> FlashBeep.Measurement {
+        let parameters = MediaParameters(videoCallEnabled: true, useSpeakerPhone: false, videoWidth: 320, videoHeight: 240, videoFps: 30,
+                                         noAudioProcessing: !processing)
+        let sender = MediaConfiguration(parameters: parameters, video: .single(.app(name: "lip_camera")), audio: .app(name: "lip_microphone"))
+        let recorder = MediaConfiguration(parameters: MediaParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true),
+                                          receiveVideo: .passthrough(name: "caller_video"), sendsMedia: false)
+        let signaling = LoopbackSignaling()
+        let caller = PeerConnection(configuration: PeerConfiguration(media: sender), role: .offerer, sendSignaling: signaling.first.send)
+        let bot = PeerConnection(configuration: PeerConfiguration(media: recorder), role: .answerer, sendSignaling: signaling.second.send)
+        signaling.connectFirst(to: caller)
+        signaling.connectSecond(to: bot)
+        var feeding: Task<Void, any Error>?
+        defer {
+            feeding?.cancel()
+            signaling.close()
+        }
+        let url = work.appendingPathComponent("lip-sync-\(getpid())-\(processing ? "dsp" : "plain")-\(index).mkv")
+        do {
+            try await bot.start()
+            try await caller.start()
+            guard let media = await caller.media, let camera = media.elements.elements["lip_camera"],
+                  let microphone = media.elements.elements["lip_microphone"] else {
+                throw BenchmarkError.failed("the sender's graph has no application sources")
+            }
+            let (video, audio) = (try AppSource(camera), try AppSource(microphone))
+            feeding = Task { try await FlashBeep.feed(video: video, audio: audio, for: .seconds(recordSeconds + 25)) }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while await bot.peerState != .connected {
+                guard ContinuousClock.now < deadline else { throw BenchmarkError.badInput("the call did not connect within 20 s") }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let recording = try await bot.startRecording(to: url, options: RecordingOptions(replaceExisting: true))
+            try await Task.sleep(for: .seconds(recordSeconds)) // media time to record
+            try await recording.stop()
+        } catch {
+            await caller.close()
+            await bot.close()
+            throw error
+        }
+        await caller.close()
+        await bot.close()
+        defer { try? FileManager.default.removeItem(at: url) } // measured below; a leftover file changes nothing
+        let info = try await RecordingInspector.inspect(url)
+        return try await FlashBeep.measure(url, videoPads: info.videoTracks.map(\.pad), audioPads: info.audioTracks.map(\.pad),
+                                           settledAfter: settledAfter)
+    }
+}
