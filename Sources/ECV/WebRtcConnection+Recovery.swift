@@ -37,9 +37,9 @@ extension WebRtcConnection {
             state.live.recoveryCheck = nil
             state.live.recoveryDeadline?.cancel()
             state.live.recoveryDeadline = nil
-            return state.live.negotiatedCodecs
+            return (state.live.negotiatedCodecs, state.live.codecsByDirection)
         }
-        call.emit(.WebRtcConnected, data: Dictionary(uniqueKeysWithValues: codecs.map { ($0.key + "Codec", $0.value) }))
+        call.emit(.WebRtcConnected, data: Dictionary(uniqueKeysWithValues: codecs.0.map { ($0.key + "Codec", $0.value) }).merging(codecs.1) { kept, _ in kept })
         if first { call.emit(.ConnectionTimeoutEnd) }
     }
 

@@ -42,6 +42,8 @@ public final class WebRtcConnection: Sendable {
         var lossReported: Set<PeerState> = []
         /// "audio"/"video" → codec and payload type agreed with the remote, e.g. "VP8/97".
         var negotiatedCodecs: [String: String] = [:]
+        /// "videoCodecSent", "audioCodecReceived"…: the codec of each direction the answer makes travel.
+        var codecsByDirection: [String: String] = [:]
         /// The kinds of media the agent's side has sent so far.
         var remoteKinds: Set<MediaKind> = []
     }
@@ -66,7 +68,9 @@ public final class WebRtcConnection: Sendable {
 
     /// The codec and payload type each kind of media was negotiated with ("audio"/"video" →
     /// "OPUS/111", "H264/102"), from the last completed offer/answer; also in the
-    /// `WebRtcConnected` event's data as `audioCodec`/`videoCodec`.
+    /// `WebRtcConnected` event's data as `audioCodec`/`videoCodec`; the data also names each
+    /// direction the answer makes travel (`videoCodecSent`, `videoCodecReceived`, …), so a
+    /// direction that is not negotiated (a receive-only far end) has no key.
     public var negotiatedCodecs: [String: String] { state.withLock { $0.live.negotiatedCodecs } }
 
     init(call: VideoCall, parameters: ConnectParameters) {
@@ -324,6 +328,14 @@ extension WebRtcConnection: CallSessionObserver {
             call.emit(.WebRtcOnDataChannel, detail: handle.boundLabel ?? handle.label)
         case .negotiated(let codecs):
             state.withLock { $0.live.negotiatedCodecs = Dictionary(uniqueKeysWithValues: codecs.map { ($0.key.rawValue, $0.value.description) }) }
+        case .directionsNegotiated(let directions):
+            state.withLock { state in
+                state.live.codecsByDirection = [:]
+                for direction in directions {
+                    guard let codec = state.live.negotiatedCodecs[direction.kind.rawValue] else { continue }
+                    state.live.codecsByDirection[direction.kind.rawValue + "Codec" + (direction.sending ? "Sent" : "Received")] = codec
+                }
+            }
         case .unmatchedMedia(_, let reason):
             Logger.warn("[\(call.rtcId)] \(reason)")
         case .mediaSilent(let direction, let everCarried):

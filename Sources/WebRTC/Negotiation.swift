@@ -222,8 +222,10 @@ extension PeerConnection {
 
     private func noteNegotiated(answer: String) {
         negotiation.negotiated = NegotiatedCodec.from(answer: answer)
-        if let session { directionWatch.expect(expectedDirections(answer: answer, linked: session.packetsByDirection), now: .now) }
+        let directions = session.map { expectedDirections(answer: answer, linked: $0.packetsByDirection) } ?? []
+        directionWatch.expect(directions, now: .now)
         emit(.negotiated(negotiation.negotiated))
+        emit(.directionsNegotiated(directions))
     }
 
     /// The directions an answer makes travel, seen from this end: an answer's direction is the
@@ -249,7 +251,9 @@ extension PeerConnection {
             return
         }
         do throws(GStreamerError) {
-            try await session.webrtc.setRemoteDescription(SessionDescription(kind: .answer, sdp: sdp))
+            // What we apply lets us receive every codec we offered; what we act on is the answer.
+            let receivable = session.webrtc.localDescription.map { SDPRewrite.addingOfferedVideoFormats(sdp, offer: $0.sdp) } ?? sdp
+            try await session.webrtc.setRemoteDescription(SessionDescription(kind: .answer, sdp: receivable))
             noteRemoteDescription(sdp)
             await sendVideo(asAnsweredIn: sdp, session: session)
             noteNegotiated(answer: sdp)

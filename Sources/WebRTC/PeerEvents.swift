@@ -36,6 +36,8 @@ public enum PeerEvent: Sendable {
     /// A direction the negotiation agreed on has carried no RTP for `MediaDirectionWatch.silence`
     /// while connected (reported once per negotiation); `everCarried` says whether it had before.
     case mediaSilent(MediaDirection, everCarried: Bool)
+    /// The directions the completed answer makes travel, from this end (after `negotiated`).
+    case directionsNegotiated(Set<MediaDirection>)
     /// Offer and answer are complete: the codec (and payload type) of each kind of media.
     case negotiated([MediaKind: NegotiatedCodec])
     /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.

@@ -230,6 +230,45 @@ enum SDPRewrite {
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
+    /// `answer` with every video format of `offer` that its video sections leave out appended
+    /// after the answer's own (so its first format, the codec the answerer chose, stays first).
+    /// libwebrtc answerers limited by `setCodecPreferences` answer one codec yet send with the
+    /// offer's first one; webrtcbin receives only payload types of the remote description, so
+    /// without them that video was dropped.
+    static func addingOfferedVideoFormats(_ answer: String, offer: String) -> String {
+        let offered = SDPMediaSections.parse(offer)
+        var missing: [Int: [Int]] = [:]
+        for section in SDPMediaSections.parse(answer) where section.kind == .video && !section.isRejected {
+            guard let source = offered.first(where: { $0.index == section.index && $0.kind == .video }) else { continue }
+            let present = Set(section.formats.map(\.payloadType))
+            let absent = source.formats.map(\.payloadType).filter { !present.contains($0) }
+            if !absent.isEmpty { missing[section.index] = absent }
+        }
+        guard !missing.isEmpty else { return answer }
+        let offerLines = offer.split(whereSeparator: \.isNewline)
+        func attributes(of payloadType: Int) -> [String] {
+            offerLines.filter { line in
+                ["a=rtpmap:", "a=fmtp:", "a=rtcp-fb:"].contains { line.hasPrefix($0 + "\(payloadType) ") }
+            }.map(String.init)
+        }
+        var index = -1
+        var lines: [String] = []
+        func flush() { for payloadType in missing[index] ?? [] { lines.append(contentsOf: attributes(of: payloadType)) } }
+        for line in answer.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("m=") {
+                flush()
+                index += 1
+                if let absent = missing[index] {
+                    lines.append(String(line) + absent.map { " \($0)" }.joined())
+                    continue
+                }
+            }
+            lines.append(String(line))
+        }
+        flush()
+        return lines.joined(separator: "\r\n") + "\r\n"
+    }
+
     /// SDP lines end in CRLF, which Swift reads as one Character: split on any line end and
     /// write CRLF back.
     private static func rewritingLines(_ sdp: String, _ change: (Substring) -> String) -> String {

@@ -37,3 +37,20 @@ import Testing
         await service.stop()
     }
 }
+
+/// `ecv call` exits 1 when a direction the call negotiated never carried media: here an agent
+/// whose video is negotiated and never fed.
+@Suite(.serialized) struct SilentDirectionCLITests {
+    @Test func aCallWhoseNegotiatedVideoNeverArrivesExitsNonZero() async throws {
+        let (service, base) = try await startLoopbackService()
+        let bot = try await startLoopbackAgent(named: "Silent video", base: base) { $0.video = .single(.app(name: "never_fed")) }
+        let result = try await ECVProcess.run(["call", "--service-url", base, "--width", "320", "--height", "240", "--no-audio-processing",
+                                               "--duration", "7"], timeout: .seconds(60))
+        #expect(result.status == 1, "\(result.stderr)")
+        let last = result.stderr.split(separator: "\n").last ?? ""
+        #expect(last == "ecv call: the call ended without media it had negotiated: no video received at all", "\(result.stderr)")
+        #expect(result.stdout.contains("ended: LOCAL_HANGUP"), "\(result.stdout)")
+        await bot.logout()
+        await service.stop()
+    }
+}

@@ -39,7 +39,9 @@ import Testing
             throw TestFailure("video both ways: the caller saw \(renderer.count) frames, the agent \(view.count); caller events \(log.types(call.rtcId).map(\.rawValue)); agent events \(agentCall.eventHistory)")
         }
         let expected = agentOffers ? agent : caller
-        #expect(connected.data["videoCodec"]?.hasPrefix(expected + "/") == true, "\(connected.data)")
+        for key in ["videoCodec", "videoCodecSent", "videoCodecReceived"] {
+            #expect(connected.data[key]?.hasPrefix(expected + "/") == true, "\(key): \(connected.data)")
+        }
         #expect(await agentCall.negotiatedCodecs()["video"]?.hasPrefix(expected + "/") == true)
         #expect(agentCall.eventHistory.contains(.joinedRoom(initiator: agentOffers)))
         #expect(log.first(.GotRemoteStream, call.rtcId) != nil)

@@ -120,6 +120,21 @@ import Testing
         #expect(SDPRewrite.addingRTXForEveryVideoCodec(rewritten) == rewritten, "nothing to add twice")
     }
 
+    /// A browser answering one codec may still send the offer's first: what we apply keeps every
+    /// offered video format receivable, after the answer's own.
+    @Test func theAnswerWeApplyKeepsEveryOfferedVideoFormat() throws {
+        let offer = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96 98 97 99\r\na=rtpmap:96 VP8/90000\r\na=rtcp-fb:96 nack\r\na=rtpmap:98 VP9/90000\r\n"
+            + "a=fmtp:98 profile-id=0\r\na=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\na=rtpmap:99 rtx/90000\r\na=fmtp:99 apt=98\r\n"
+            + "m=audio 0 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 OPUS/48000/2\r\n"
+        let answer = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 98 99\r\na=rtpmap:98 VP9/90000\r\na=rtpmap:99 rtx/90000\r\na=fmtp:99 apt=98\r\n"
+            + "a=sendrecv\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=rtpmap:111 OPUS/48000/2\r\n"
+        let applied = try section(SDPRewrite.addingOfferedVideoFormats(answer, offer: offer), .video)
+        #expect(applied.formats.map(\.description) == ["VP9/98", "RTX/99", "VP8/96", "RTX/97"])
+        #expect(applied.formats.first { $0.payloadType == 96 }?.feedback == ["nack"])
+        #expect(NegotiatedCodec.from(answer: SDPRewrite.addingOfferedVideoFormats(answer, offer: offer))[.video]?.encodingName == "VP9")
+        #expect(SDPRewrite.addingOfferedVideoFormats(offer, offer: offer) == offer, "an answer with every format is kept")
+    }
+
     /// A refused section stays (and keeps its bundle) but carries nothing either way.
     @Test func aRefusedSectionIsAnsweredInactive() throws {
         let answer = "v=0\r\nm=video 9 UDP/TLS/RTP/SAVPF 96\r\na=rtpmap:96 H264/90000\r\na=recvonly\r\nm=audio 9 UDP/TLS/RTP/SAVPF 111\r\na=sendrecv\r\n"
