@@ -46,6 +46,8 @@ public struct VideoCodecPreference: Sendable, Equatable, CustomStringConvertible
         let order = [preferred] + (allowed.isEmpty ? VideoCodec.allCases : allowed).filter { $0 != preferred }
         _ = try EncoderSelection.choose(codec: preferred, hardwareAllowed: parameters.videoCodecHwAcceleration, catalog: catalog)
         let usable = order.filter { codec in
+            // A codec without an installed encoder is left out of what this end offers (the
+            // preferred one's absence was reported just above).
             (try? EncoderSelection.choose(codec: codec, hardwareAllowed: parameters.videoCodecHwAcceleration, catalog: catalog)) != nil
                 && catalog.contains(codec.payloader) && catalog.contains(codec.depayloader) && codec.decoders.contains(where: catalog.contains)
         }

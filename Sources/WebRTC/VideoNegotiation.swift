@@ -29,9 +29,11 @@ extension PeerConnection {
         guard session.pendingKinds.contains(.video), let preference = videoPreference else { return }
         let section = SDPMediaSections.parse(answer).first { $0.kind == .video }
         // The answer's direction is the answerer's: it receives our video in sendrecv and recvonly.
-        guard let section, !section.isRejected, ["sendrecv", "recvonly"].contains(section.direction), let (codec, format) = OfferedFormats.chooseVideo(in: section, from: preference) else {
+        let accepted = section.map { !$0.isRejected && ["sendrecv", "recvonly"].contains($0.direction) } ?? false
+        guard let section, accepted, let (codec, format) = OfferedFormats.chooseVideo(in: section, from: preference) else {
             session.dropPendingOutput(.video)
-            emit(.noCommonCodec(kind: .video, ours: preference.codecs.map(\.rawValue), theirs: OfferedFormats.codecNames(in: section)))
+            // An inactive or rejected answer lists what we offered, not what the far end takes.
+            emit(.noCommonCodec(kind: .video, ours: preference.codecs.map(\.rawValue), theirs: accepted ? OfferedFormats.codecNames(in: section) : []))
             return
         }
         guard await prepareVideoSend(codec, payloadType: format.payloadType), session === self.session else {
@@ -73,33 +75,41 @@ extension PeerConnection {
     }
 
     /// Makes the send graph encode `codec` (replacing its video encoding if it runs another
-    /// codec) with `payloadType`, and waits (bounded) until the payloader announces it.
+    /// codec) with `payloadType`, and waits (bounded) until the payloader announces it. A
+    /// replaced encoding that has sent nothing after 2 s is built once more (it happened, rarely
+    /// and only on busy hosts, that a new encoding never received a frame).
     private func prepareVideoSend(_ codec: VideoCodec, payloadType: Int) async -> Bool {
-        guard let media, let pipeline = mediaPipeline else { return false }
-        if media.videoEncodingName != codec.rawValue {
-            var parameters = configuration.media.parameters
-            parameters.videoCodec = codec.rawValue
-            do {
-                let graph = try compileSendGraph(parameters: parameters)
-                try media.replaceVideoEncoding(with: graph, in: pipeline)
-            } catch {
-                emit(.error("cannot send video as \(codec.rawValue), the codec the negotiation chose: \(error)"))
+        guard let media else { return false }
+        let replacing = media.videoEncodingName != codec.rawValue
+        for attempt in 1...(replacing ? 2 : 1) {
+            if replacing, !replaceVideoEncoding(with: codec, media: media) { return false }
+            do throws(MediaRuntimeError) { try media.setPayloadType(.video, to: payloadType) } catch {
+                emit(.error("cannot send video with payload type \(payloadType): \(error)"))
                 return false
             }
-        }
-        do throws(MediaRuntimeError) { try media.setPayloadType(.video, to: payloadType) } catch {
-            emit(.error("cannot send video with payload type \(payloadType): \(error)"))
-            return false
-        }
-        let deadline = ContinuousClock.now + .seconds(2)
-        while media.payloadType(.video) != payloadType, ContinuousClock.now < deadline {
-            // Cancelled: the wait ends early and the check after it decides.
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        if media.payloadType(.video) != payloadType {
-            emit(.error("the video payloader did not switch to payload type \(payloadType) within 2 s"))
+            let deadline = ContinuousClock.now + .seconds(2)
+            while media.payloadType(.video) != payloadType, ContinuousClock.now < deadline {
+                // Cancelled: the wait ends early and the check after it decides.
+                try? await Task.sleep(for: .milliseconds(5))
+            }
+            if media.payloadType(.video) == payloadType { return true }
+            emit(.error("the video payloader did not switch to payload type \(payloadType) within 2 s"
+                        + (replacing && attempt == 1 ? "; building the \(codec.rawValue) encoding again" : "")))
         }
         return true
+    }
+
+    private func replaceVideoEncoding(with codec: VideoCodec, media: SendMedia) -> Bool {
+        guard let pipeline = mediaPipeline else { return false }
+        var parameters = configuration.media.parameters
+        parameters.videoCodec = codec.rawValue
+        do {
+            try media.replaceVideoEncoding(with: try compileSendGraph(parameters: parameters), in: pipeline)
+            return true
+        } catch {
+            emit(.error("cannot send video as \(codec.rawValue), the codec the negotiation chose: \(error)"))
+            return false
+        }
     }
 }
 
