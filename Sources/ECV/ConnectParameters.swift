@@ -36,7 +36,7 @@ public struct ConnectParameters: Sendable, Equatable {
     /// The text channel for HOLD/FLASH commands; nil = no text channel.
     public var textChannelConfig: DataChannelConfig?
 
-    // ICE (beyond the seed: the customization guide's "ICE filtering modes"; docs/protocol.md §2)
+    // ICE (beyond the seed: the customization guide's "ICE filtering modes"; docs/protocol.md §5.2)
     /// `.relay`: only TURN-relayed candidates (a TURN server must be among the ICE servers, else
     /// the call fails with `INVALID_PARAMETERS`); nil: `ECVSdkConfiguration.iceTransportPolicy`.
     public var iceTransportPolicy: ECVProtocol.ICETransportPolicy? = nil

@@ -70,9 +70,13 @@ public struct SessionModelVideoCall: Codable, Sendable, Equatable {
     public var identityNo: String?
     /// The integrator's own id for the case (mandatory); the verdict names it.
     public var reference: String
-    /// The session may close on its own when the back office's conditions are met.
+    /// The session closes itself once its call is over: the SDK sends `Session/Close` (then
+    /// `sessionCloseCompleted`) right after the call's last delegate call (the verdict, or
+    /// `callResultFailed`; for a call that never connected, `hangupConfirmation`, `videoCallFailed`
+    /// or `sessionRoomFailed`). false: the app closes it with `closeSession()`.
     public var canAutoClose: Bool
-    /// The session continues an earlier one.
+    /// The session continues an earlier one (a customer coming back to a case). Sent as is in
+    /// `Session/Add`: the back office decides what continuing means; the SDK's flow is the same.
     public var isContinue: Bool
     public var category: String?
     public var taxNumber: String?

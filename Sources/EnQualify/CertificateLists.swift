@@ -12,18 +12,36 @@ struct CertificateLists: Sendable, Equatable {
 
     /// - Throws: the key `initializeFailed(with:)` reports, e.g. `"mapiCertificateList[1]: …"`.
     init(_ model: BaseModelVideoCall) throws(CertificateListError) {
-        mapi = try Self.files(model.mapiCertificateList, "mapiCertificateList")
+        let directory = model.certificateDirectory
+        mapi = try Self.files(model.mapiCertificateList, "mapiCertificateList", directory: directory)
             + Self.base64(model.mapiCertificateBase64List, "mapiCertificateBase64List")
-        signalling = try Self.files(model.signallingCertificateList, "signallingCertificateList")
+        signalling = try Self.files(model.signallingCertificateList, "signallingCertificateList", directory: directory)
             + Self.base64(model.signallingCertificateBase64List, "signallingCertificateBase64List")
     }
 
-    private static func files(_ list: [String]?, _ name: String) throws(CertificateListError) -> [String] {
+    /// The file extensions a bare certificate name may have in the certificate directory.
+    static let nameExtensions = ["", ".der", ".cer", ".crt", ".pem"]
+
+    /// A path as given, or a bare name (no `/`) resolved in `directory`.
+    static func resolve(_ entry: String, directory: String?) -> String? {
+        let readable = { (path: String) in FileManager.default.isReadableFile(atPath: path) ? path : nil }
+        guard !entry.contains("/") else { return readable(entry) }
+        // A bare name is a resource name: never "..", never hidden, never looked up outside the folder.
+        guard entry != ".", entry != "..", !entry.hasPrefix(".") else { return nil }
+        if let directory, !directory.isEmpty {
+            let base = directory.hasSuffix("/") ? directory : directory + "/"
+            return nameExtensions.lazy.compactMap { readable(base + entry + $0) }.first
+        }
+        return readable(entry)
+    }
+
+    private static func files(_ list: [String]?, _ name: String, directory: String?) throws(CertificateListError) -> [String] {
         var pins: [String] = []
-        for (index, path) in (list ?? []).enumerated() {
-            let trimmed = path.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty, FileManager.default.isReadableFile(atPath: trimmed) else {
-                throw CertificateListError(key: "\(name)[\(index)]: \"\(trimmed.prefix(120))\" is not a readable certificate file")
+        for (index, entry) in (list ?? []).enumerated() {
+            let given = entry.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !given.isEmpty, let trimmed = resolve(given, directory: directory) else {
+                let place = !given.contains("/") && directory != nil ? " (nor a certificate of that name in \(directory ?? ""))" : ""
+                throw CertificateListError(key: "\(name)[\(index)]: \"\(given.prefix(120))\" is not a readable certificate file\(place)")
             }
             // The SDK reads text as a path only in these forms; say that a file is meant.
             let pin = trimmed.hasPrefix("/") || trimmed.hasPrefix("./") || trimmed.hasPrefix("~/") ? trimmed : "./" + trimmed

@@ -111,12 +111,16 @@ extension EnQualifyVideoCall {
                 if name == ErrorName.JOIN_ROOM_FAILED.rawValue || name == ErrorName.SIGNALING_FAILED.rawValue { roomFailure = true }
                 failure = failure ?? "\(name): \(event.detail ?? "")"
             case .CallEnded:
-                let pending = state.withLock { state -> PendingTorch? in
-                    if state.generation == generation { state.phase = .callEnded; state.connection = nil }
+                let (pending, autoClose) = state.withLock { state -> (PendingTorch?, Bool) in
+                    let current = state.generation == generation
+                    if current { state.phase = .callEnded; state.connection = nil }
                     defer { state.pendingTorch = nil }
-                    return state.pendingTorch
+                    return (state.pendingTorch, current && state.sessionModel?.canAutoClose == true)
                 }
                 pending?.reply.resolve(.success(false))
+                // canAutoClose: the session's one call is over and everything about it was said
+                // (the verdict asked for), so the session closes itself: sessionCloseCompleted follows.
+                defer { if autoClose { closeSession() } }
                 guard started else {
                     // The customer gave up waiting (endVideoCall): an end, not a failure.
                     if event.detail == CallEndReason.localHangup, failure == nil {

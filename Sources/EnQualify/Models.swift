@@ -19,6 +19,11 @@ extension SessionModelVideoCall {
 /// makes `initialize` fail (`initializeFailed(with:)` naming the list and entry): a connection is
 /// never left unpinned because a certificate was wrong. With no MAPI certificate the system's CA
 /// store decides; with no signalling certificate the MAPI ones pin signalling too.
+///
+/// A DER-list entry is a file path, or, as the document's `"AI_CERT_1"` names a resource of the
+/// app bundle, a bare name looked up in `certificateDirectory` (the app's certificate folder):
+/// `<dir>/<name>`, then `<name>.der`, `.cer`, `.crt`, `.pem`. A name that matches nothing fails
+/// `initialize` like an unreadable path.
 public struct BaseModelVideoCall: Sendable, Equatable {
     public var signallingCertificateList: [String]?
     public var mapiCertificateList: [String]?
@@ -32,10 +37,14 @@ public struct BaseModelVideoCall: Sendable, Equatable {
     /// The integrator's API key for `Token/Create` (an addition: the document's back office gets
     /// it from the Core module's configuration).
     public var apiKey: String?
+    /// Where bare certificate names of the DER lists are looked up (the headless stand-in for the
+    /// app bundle's resources); nil: the process's working directory.
+    public var certificateDirectory: String?
 
     public init(signallingCertificateList: [String]? = nil, mapiCertificateList: [String]? = nil,
                 signallingCertificateBase64List: [String]? = nil, mapiCertificateBase64List: [String]? = nil,
-                baseURL: String, locale: String? = nil, mobileUser: String? = nil, countryCode: String? = nil, apiKey: String? = nil) {
+                baseURL: String, locale: String? = nil, mobileUser: String? = nil, countryCode: String? = nil, apiKey: String? = nil,
+                certificateDirectory: String? = nil) {
         self.signallingCertificateList = signallingCertificateList
         self.mapiCertificateList = mapiCertificateList
         self.signallingCertificateBase64List = signallingCertificateBase64List
@@ -45,6 +54,7 @@ public struct BaseModelVideoCall: Sendable, Equatable {
         self.mobileUser = mobileUser
         self.countryCode = countryCode
         self.apiKey = apiKey
+        self.certificateDirectory = certificateDirectory
     }
 }
 

@@ -27,7 +27,7 @@ enum MediaOptions {
                                    (default: a 440 Hz tone; ecv agent: 660 Hz)
           --presets DIR            extra presets (*.pipeline) overriding the built-in ones
           --turn URL               a TURN server, turn:HOST:PORT[?transport=udp|tcp] (repeatable), with
-          --turn-user U --turn-credential C   its credentials
+          --turn-username U --turn-credential C   its credentials
           --relay-only             ICE through TURN relays only (needs a TURN server: --turn or the service's)
         """
 
@@ -59,7 +59,7 @@ enum MediaOptions {
         if arguments.flag("no-ns") { parameters.disableBuiltInNS = true }
         if arguments.flag("no-speaker") { parameters.useSpeakerPhone = false }
         if let earpiece = arguments.value("earpiece") { parameters.earpieceSink = earpiece }
-        let (turnUser, turnCredential) = (arguments.value("turn-user"), arguments.value("turn-credential"))
+        let (turnUser, turnCredential) = (arguments.value("turn-username"), arguments.value("turn-credential"))
         for url in arguments.values("turn") {
             guard url.hasPrefix("turn:") || url.hasPrefix("turns:") else { throw .usage("--turn takes a turn: or turns: URL, not '\(url)'") }
             parameters.iceServers.append(ICEServer(urls: [url], username: turnUser, credential: turnCredential))

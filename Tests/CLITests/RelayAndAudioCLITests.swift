@@ -17,7 +17,7 @@ import Testing
         let turn = try await TurnServer(in: lab)
         defer { turn.close() }
         let (service, base) = try await startLoopbackService()
-        let turnOptions = ["--relay-only", "--turn", turn.url, "--turn-user", turn.username, "--turn-credential", turn.credential]
+        let turnOptions = ["--relay-only", "--turn", turn.url, "--turn-username", turn.username, "--turn-credential", turn.credential]
         let agent = try RunningECV(["agent", "--service-url", base, "--name", "Bot", "--calls", "1", "--json", "--width", "320", "--height", "240",
                                     "--no-audio-processing"] + turnOptions)
         defer { agent.stop() }

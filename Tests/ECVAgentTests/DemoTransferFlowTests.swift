@@ -46,7 +46,8 @@ final class DemoApp: Sendable {
         routes.withLock { $0.append(route) }
         switch route {
         case .mainScreen:
-            break
+            // Home: the navigation stack's screens are gone (they hold the app, the app held them).
+            screens.withLock { $0.removeAll() }
         case .queueScreen(let rtcId, let isTransferred):
             let screen = QueueScreen(rtcId: rtcId, isTransferred: isTransferred, appState: self, path: self)
             screens.withLock { $0.append(screen) }
