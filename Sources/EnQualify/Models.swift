@@ -32,10 +32,16 @@ public struct BaseModelVideoCall: Sendable, Equatable {
     /// The integrator's API key for `Token/Create` (an addition: the document's back office gets
     /// it from the Core module's configuration).
     public var apiKey: String?
+    /// ICE server URLs the call uses besides those the join answer lists, e.g.
+    /// `stun:stun.example.com:3478` (an addition, as `ECVSdkConfiguration.iceServers`): a call whose
+    /// join answer lists none and with none here fails with `NO_ICE_SERVERS_FOUND`.
+    public var iceServers: [String]?
 
     public init(signallingCertificateList: [String]? = nil, mapiCertificateList: [String]? = nil,
                 signallingCertificateBase64List: [String]? = nil, mapiCertificateBase64List: [String]? = nil,
-                baseURL: String, locale: String? = nil, mobileUser: String? = nil, countryCode: String? = nil, apiKey: String? = nil) {
+                baseURL: String, locale: String? = nil, mobileUser: String? = nil, countryCode: String? = nil, apiKey: String? = nil,
+                iceServers: [String]? = nil) {
+        self.iceServers = iceServers
         self.signallingCertificateList = signallingCertificateList
         self.mapiCertificateList = mapiCertificateList
         self.signallingCertificateBase64List = signallingCertificateBase64List

@@ -58,7 +58,13 @@ import Testing
         for expected in ["AgentConnected", "WebRtcConnected", "CallEnded"] { #expect(secondLeg.contains(expected), "\(expected) in \(secondLeg)") }
         let secondAgent = objects.first { $0["rtcId"] as? String == second && $0["event"] as? String == "AgentConnected" }
         #expect((secondAgent?["data"] as? [String: String])?["agentName"] == "Bob")
-        #expect(objects.last?["event"] as? String == "CallEnded" && objects.last?["detail"] as? String == "REMOTE_HANGUP")
+        let ends = objects.filter { $0["event"] as? String == "CallEnded" }
+        #expect(ends.last?["rtcId"] as? String == second && ends.last?["detail"] as? String == "REMOTE_HANGUP")
+        // With --record, each leg's CallEnded is followed by whether its file was written.
+        let recordings = objects.filter { $0["event"] as? String == "Recording" }
+        #expect(recordings.compactMap { $0["rtcId"] as? String } == [first, second] && recordings.allSatisfy { $0["written"] as? Bool == true },
+                "\(recordings)")
+        #expect(objects.last?["event"] as? String == "Recording")
 
         // Each leg's recording: its own file, the agent of that leg in it.
         for file in [record, directory.appendingPathComponent("call-\(second).mkv")] {

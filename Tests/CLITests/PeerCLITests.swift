@@ -14,7 +14,8 @@ import Testing
         let summary = try #require(lines.last)
         #expect((summary["framesAliceReceived"] as? Int ?? 0) > 30 && (summary["framesBobReceived"] as? Int ?? 0) > 30, "\(summary)")
         #expect(summary["tracks"] as? Int == 4 && summary["camera"] as? String == "back", "\(summary)")
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("peer-call.mkv").path))
+        let file = try #require(lines.first { $0["event"] as? String == "recording" }?["file"] as? String)
+        #expect(file.hasPrefix(directory.appendingPathComponent("peer-call-").path) && FileManager.default.fileExists(atPath: file), "\(file)")
     }
 
     @Test func peerOptionsAreChecked() async throws {
