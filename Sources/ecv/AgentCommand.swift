@@ -82,10 +82,12 @@ enum AgentCommand {
         try arguments.exclusive("receive-only", "source", because: "a receive-only bot sends no video")
         let logging = try LogOptions.read(&arguments)
         try arguments.finish()
-        if !receiveOnly { try MediaOptions.check(parameters, video: video, audio: configuration.audio) }
+        var decisions: [String] = []
+        if !receiveOnly { decisions = try MediaOptions.check(parameters, video: video, audio: configuration.audio) }
         if let record { try RecordingTarget.directory(record) }
 
         LogOptions.install(logging)
+        for decision in decisions { Logger.info("media: \(decision)") }
         Interrupts.install()
         let bot: AgentBot
         do { bot = try AgentBot(configuration: configuration) } catch { throw .usage(error.description) }

@@ -83,13 +83,14 @@ enum CallCommand {
         configuration.trustedCAFile = arguments.path("ca-file")
         let logging = try LogOptions.read(&arguments)
         try arguments.finish()
-        try MediaOptions.check(parameters, video: video, audio: audio)
+        let decisions = try MediaOptions.check(parameters, video: video, audio: audio)
         let record = try recordPath.map { path throws(CLIError) in
             try RecordingTarget.file(path, overwrite: overwrite, videoCodec: parameters.videoCallEnabled ? parameters.videoCodec : nil,
                                      composite: layout == .pictureInPicture)
         }
 
         LogOptions.install(logging)
+        for decision in decisions { Logger.info("media: \(decision)") }
         Interrupts.install()
         let printer = CallPrinter(json: json)
         let sdk: ECVSdk

@@ -73,9 +73,12 @@ enum MediaOptions {
 
     /// Compiles the send graph once before anything is dialed, so a size, rate, bitrate, codec or
     /// source the encoders cannot take is bad usage named by its option, not a failure mid-call.
-    static func check(_ parameters: ConnectParameters, video: VideoSourceSpec, audio: AudioSourceSpec) throws(CLIError) {
+    /// Returns the compiler's decisions (the encoder chosen and why, the bitrate), which `-v` logs.
+    @discardableResult
+    static func check(_ parameters: ConnectParameters, video: VideoSourceSpec, audio: AudioSourceSpec) throws(CLIError) -> [String] {
         do throws(PipelineCompileError) {
-            _ = try PipelineCompiler(catalog: LiveCatalog.shared).compileSend(parameters: parameters.media, video: .single(video), audio: audio)
+            return try PipelineCompiler(catalog: LiveCatalog.shared).compileSend(parameters: parameters.media, video: .single(video), audio: audio)
+                .decisions
         } catch {
             throw optionError(error)
         }

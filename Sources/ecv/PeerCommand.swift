@@ -52,7 +52,7 @@ enum PeerCommand {
         let logging = try LogOptions.read(&arguments)
         try arguments.finish()
         if overwrite && recordPath == nil { throw .usage("--overwrite needs --record FILE") }
-        try MediaOptions.check(parameters, video: video, audio: audio)
+        let decisions = try MediaOptions.check(parameters, video: video, audio: audio)
         let record = try recordPath.map { path throws(CLIError) in
             try RecordingTarget.file(path, overwrite: overwrite, videoCodec: parameters.videoCallEnabled ? parameters.videoCodec : nil)
         }
@@ -65,6 +65,7 @@ enum PeerCommand {
         do throws(PeerError) { stream = try Navigator.getUserMedia(constraints: constraints) } catch { throw .usage(error.description) }
 
         LogOptions.install(logging)
+        for decision in decisions { Logger.info("media: \(decision)") }
         Interrupts.install()
         let out = PeerPrinter(json: json)
         let peer = Peer(id: id, options: options)
