@@ -190,7 +190,7 @@ final class Demo: Sendable {
                 "leg": entry.leg, "recording": entry.url.path, "durationSeconds": report.duration, "legSeconds": legSeconds,
                 "tracks": media.map { ["name": $0.name, "codec": $0.codec, "frames": $0.frames] as [String: any Sendable] },
                 "chapters": report.chapters.map { ["label": $0.label, "start": $0.start, "end": $0.end ?? NSNull()] as [String: any Sendable] },
-                "verdict": report.verdict.text,
+                "verdict": InspectVerdict(report).summary,
             ]
             text.append("  recording leg \(entry.leg): \(entry.url.path)")
             text.append("    tracks: " + media.map { "\($0.name) \($0.codec) \($0.frames)" }.joined(separator: ", "))
@@ -203,7 +203,7 @@ final class Demo: Sendable {
                 text.append("    stats: \(stats.samples) samples in \(entry.url.lastPathComponent).stats.ndjson")
                 leg["statsSamples"] = stats.samples
             }
-            text.append("    verdict: \(report.verdict.text)")
+            text.append("    verdict: \(InspectVerdict(report).summary)")
             // The pictures go beside the recording: `ecv inspect` makes the same ones for any file.
             let base = entry.url.deletingPathExtension().path
             let timeline = URL(fileURLWithPath: base + "-timeline.png"), sheet = URL(fileURLWithPath: base + "-sheet.png")
