@@ -183,7 +183,7 @@ enum AgentCommand {
         // The call is over and its recording finalised (or not): a file the run asked for counts
         // only when it was written, so a lost one is said and fails the run.
         if let file {
-            if failure == nil, !RecordingTarget(path: file, format: .matroska, overwrite: false).written { failure = "nothing was written" }
+            if failure == nil, !RecordingTarget.written(file) { failure = "nothing was written" }
             if let failure {
                 problems.append("the recording \(file) was not written: \(failure)")
                 report(json, ["event": "error", "rtcId": call.rtcId, "message": "the recording \(file) was not written: \(failure)"])

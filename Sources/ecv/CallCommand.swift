@@ -208,28 +208,19 @@ enum CallCommand {
             timer?.cancel(); ticker?.cancel()
             // A recording counts only when it was written and finalised: a failure to start, a
             // RECORDING_FAILED while the call closed it, or an empty file is a lost recording.
-            var recording: [String: any Sendable]?
             if let record {
-                if recordingProblem == nil, let failure = outcome.recordingFailure { recordingProblem = failure }
-                if recordingProblem == nil, !record.written { recordingProblem = "nothing was written" }
-                if let recordingProblem {
-                    lost.withLock { $0.append("the recording \(record.path) was not written: \(recordingProblem)") }
-                    recording = ["file": record.path, "written": false, "problem": recordingProblem]
-                } else {
-                    recording = ["file": record.path, "written": true]
-                }
+                if recordingProblem == nil { recordingProblem = outcome.recordingFailure ?? (record.written ? nil : "nothing was written") }
+                if let recordingProblem { lost.withLock { $0.append("the recording \(record.path) was not written: \(recordingProblem)") } }
             }
             if printer.json {
                 // After the leg's CallEnded, only when it recorded: whether its file was written.
-                if var recording {
-                    recording["event"] = "Recording"
-                    recording["rtcId"] = call.rtcId
-                    NDJSON.emit(recording)
+                if let record {
+                    NDJSON.emit(["event": "Recording", "rtcId": call.rtcId, "file": record.path, "written": recordingProblem == nil,
+                                 "problem": recordingProblem ?? NSNull()])
                 }
             } else {
-                let recordingText = recording.map { fields in
-                    fields["written"] as? Bool == true ? ", recording: \(record?.path ?? "")"
-                        : ", recording NOT written (\(fields["problem"] ?? "")): \(record?.path ?? "")"
+                let recordingText = record.map { record in
+                    recordingProblem.map { ", recording NOT written (\($0)): \(record.path)" } ?? ", recording: \(record.path)"
                 } ?? ""
                 say("call \(call.rtcId) ended: \(outcome.endDetail ?? "?")" + recordingText)
             }

@@ -77,7 +77,9 @@ struct RecordingTarget: Sendable {
     func at(_ other: String) -> RecordingTarget { RecordingTarget(path: other, format: format, overwrite: overwrite) }
 
     /// Whether something was written: the file exists and is not empty.
-    var written: Bool {
+    var written: Bool { Self.written(path) }
+
+    static func written(_ path: String) -> Bool {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path) else { return false } // absent: not written
         return ((attributes[.size] as? NSNumber)?.intValue ?? 0) > 0
     }
