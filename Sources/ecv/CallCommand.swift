@@ -23,7 +23,8 @@ enum CallCommand {
           --ca-file FILE           PEM CA certificates trusted instead of the system store
           --record FILE            record the call (.mkv, .webm or .mp4 by extension); a transferred call's
                                    next leg records beside it, to FILE-<new rtcId>.<ext>. Checked before dialing:
-                                   the folder exists, FILE does not, the container holds --codec
+                                   the folder exists, FILE does not, the container holds every codec the call
+                                   may negotiate (.mkv: all; .webm: --codec VP8,VP9; .mp4: --codec H264,VP9)
           --overwrite              replace an existing --record FILE
           --record-layout tracks|pip   separate tracks as sent (default), or one picture: the agent
                                    full-frame, the caller inset (re-encoded; .mkv or .webm)
@@ -85,7 +86,7 @@ enum CallCommand {
         try arguments.finish()
         let decisions = try MediaOptions.check(parameters, video: video, audio: audio)
         let record = try recordPath.map { path throws(CLIError) in
-            try RecordingTarget.file(path, overwrite: overwrite, videoCodec: parameters.videoCallEnabled ? parameters.videoCodec : nil,
+            try RecordingTarget.file(path, overwrite: overwrite, codecs: MediaOptions.negotiableCodecs(parameters),
                                      composite: layout == .pictureInPicture)
         }
 

@@ -84,6 +84,18 @@ enum MediaOptions {
         }
     }
 
+    /// The video codecs a call with `parameters` may end up sending and receiving (both ends use the
+    /// one negotiated): the preferred one, then every other this machine can use, or only the
+    /// allowlist's (`--codec A,B`, `--codec-only`). Empty for an audio-only call.
+    static func negotiableCodecs(_ parameters: ConnectParameters) throws(CLIError) -> [String] {
+        guard parameters.videoCallEnabled else { return [] }
+        do throws(PipelineCompileError) {
+            return try VideoCodecPreference.resolve(parameters.media, catalog: LiveCatalog.shared).codecs.map(\.rawValue)
+        } catch {
+            throw optionError(error)
+        }
+    }
+
     /// A compile error named by the option that set the value (`--bitrate`, not `videoMaxBitrate`).
     static func optionError(_ error: PipelineCompileError) -> CLIError {
         switch error {

@@ -54,7 +54,10 @@ enum PeerCommand {
         if overwrite && recordPath == nil { throw .usage("--overwrite needs --record FILE") }
         let decisions = try MediaOptions.check(parameters, video: video, audio: audio)
         let record = try recordPath.map { path throws(CLIError) in
-            try RecordingTarget.file(path, overwrite: overwrite, videoCodec: parameters.videoCallEnabled ? parameters.videoCodec : nil)
+            // A peer call takes no allowlist (MediaConstraints has one codec): any codec may be negotiated.
+            var unrestricted = parameters
+            unrestricted.videoCodecs = []
+            return try RecordingTarget.file(path, overwrite: overwrite, codecs: MediaOptions.negotiableCodecs(unrestricted))
         }
         let constraints = MediaConstraints(maxWidth: parameters.videoWidth, maxHeight: parameters.videoHeight,
                                            maxFrameRate: parameters.videoFps == 0 ? 30 : parameters.videoFps,

@@ -15,19 +15,23 @@ struct RecordingTarget: Sendable {
     static let extensions: [String: RecordingFormat] = ["mkv": .matroska, "webm": .webm, "mp4": .mp4]
     private static let names: [RecordingFormat: String] = [.matroska: "Matroska", .webm: "WebM", .mp4: "MP4"]
 
-    /// `--record FILE`: `videoCodec` is what this side sends (nil for audio only), `composite`
-    /// for a picture-in-picture recording (re-encoded to VP8).
-    static func file(_ path: String, overwrite: Bool, videoCodec: String?, composite: Bool = false) throws(CLIError) -> RecordingTarget {
+    /// `--record FILE`: `codecs` are the video codecs the call may negotiate (the recording holds
+    /// the one it does); `composite` for a picture-in-picture recording (re-encoded to VP8).
+    static func file(_ path: String, overwrite: Bool, codecs: [String], composite: Bool = false) throws(CLIError) -> RecordingTarget {
         let url = URL(fileURLWithPath: path)
         guard let format = extensions[url.pathExtension.lowercased()] else {
             throw .usage("--record \(url.lastPathComponent): the container is chosen by the extension; end the name in .mkv, .webm or .mp4")
         }
-        let codec = composite ? "VP8" : videoCodec?.uppercased()
-        if let codec, let recorded = RecordedCodec(rawValue: codec), !format.supportedCodecs.contains(recorded) {
-            let holding = extensions.filter { $0.value.supportedCodecs.contains(recorded) }.keys.sorted().map { "." + $0 }
-            let why = composite ? "a picture-in-picture recording is VP8" : "the call sends \(codec) (--codec)"
-            throw .usage("--record \(url.lastPathComponent): \(names[format] ?? format.rawValue) cannot hold \(codec), and \(why); "
-                + "use \(holding.joined(separator: " or "))")
+        let recorded = (composite ? ["VP8"] : codecs).compactMap { RecordedCodec(rawValue: $0.uppercased()) }
+        if let misfit = recorded.first(where: { !format.supportedCodecs.contains($0) }) {
+            let name = names[format] ?? format.rawValue
+            let holding = extensions.filter { $0.value.supportedCodecs.contains(misfit) }.keys.sorted().map { "." + $0 }.joined(separator: " or ")
+            let fitting = recorded.filter(format.supportedCodecs.contains).map(\.rawValue)
+            let why = composite ? "a picture-in-picture recording is VP8"
+                : recorded.first == misfit ? "the call sends \(misfit.rawValue) (--codec)"
+                : "the far end may choose it (the call can negotiate \(recorded.map(\.rawValue).joined(separator: ", ")))"
+            throw .usage("--record \(url.lastPathComponent): \(name) cannot hold \(misfit.rawValue), and \(why); use \(holding)"
+                + (composite || fitting.isEmpty ? "" : ", or allow only what \(name) holds: --codec \(fitting.joined(separator: ","))"))
         }
         let folder = url.deletingLastPathComponent().path
         try writableFolder(folder, for: path)
