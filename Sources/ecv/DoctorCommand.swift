@@ -1,16 +1,22 @@
+import ECVProtocol
+import Foundation
 import GStreamer
 import MediaPipeline
 import MediaRuntime
+import Soup
 
 /// `ecv doctor`: what this machine's GStreamer offers for calls: per codec the encoder a call
 /// would use and why, hardware encoders found, and the features whose plugins are missing.
 enum DoctorCommand {
     static let usage = """
         ecv doctor [--json]      codecs (the encoder a call would use, and why), hardware encoders and features available here
+          --service-url URL        also ask this ECV service for its queues (GET /api/Queues): waiting calls and agents
+          --pin PIN                pin the service's TLS certificate (repeatable), as ecv call takes it
           --json                   the same as one JSON object
+          Exits 1 when GStreamer cannot start or the service does not answer.
         """
 
-    static let spec = OptionSpec(flags: ["json"])
+    static let spec = OptionSpec(values: ["service-url", "pin"], flags: ["json"])
 
     static let features: [(name: String, elements: [String])] = [
         ("WebRTC (webrtcbin, ICE, DTLS, SCTP)", ["webrtcbin", "nicesrc", "nicesink", "dtlssrtpenc", "sctpenc"]),
@@ -24,8 +30,15 @@ enum DoctorCommand {
 
     static func run(_ words: [String]) async throws(CLIError) {
         var arguments = try Arguments(words, spec)
-        let json = arguments.flag("json")
+        let json = arguments.flag("json"), service = arguments.value("service-url"), pinTexts = arguments.values("pin")
         try arguments.finish()
+        if service == nil && !pinTexts.isEmpty { throw .usage("--pin needs --service-url") }
+        var queues: QueuesResponse?
+        if let service {
+            let pins: [CertificatePin]
+            do { pins = try CertificatePin.parse(pinTexts) } catch { throw .usage("--pin: \(error)") }
+            queues = try await fetchQueues(service, pins: pins)
+        }
         do { try GStreamerRuntime.ensureInitialized() } catch { throw .failed("GStreamer: \(error)") }
         let catalog = LiveCatalog.shared
         var codecs: [[String: any Sendable]] = []
@@ -51,7 +64,13 @@ enum DoctorCommand {
         if json {
             NDJSON.emit(["gstreamer": GStreamerRuntime.versionString, "audioOutput": audioOutput, "videoCodecs": codecs,
                          "audioCodecs": [["codec": "OPUS", "available": opus, "encoder": opus ? "opusenc" : ""] as [String: any Sendable]],
-                         "hardwareVideoEncoders": hardware, "softwareVideoEncoders": encoders.count - hardware.count, "features": featureRows])
+                         "hardwareVideoEncoders": hardware, "softwareVideoEncoders": encoders.count - hardware.count, "features": featureRows,
+                         "service": queues.map { queues in
+                             ["url": service ?? "", "defaultQueue": queues.defaultQueue, "queues": queues.queues.map { queue in
+                                 ["name": queue.name, "waiting": queue.waiting, "readyAgents": queue.readyAgents,
+                                  "staffedAgents": queue.staffedAgents] as [String: any Sendable]
+                             }] as [String: any Sendable]
+                         } ?? NSNull()])
             return
         }
         say("GStreamer: \(GStreamerRuntime.versionString)")
@@ -73,6 +92,28 @@ enum DoctorCommand {
         for row in featureRows {
             let missing = row["missing"] as? [String] ?? []
             say("  \(missing.isEmpty ? "yes" : "no ") \(row["feature"] ?? "")" + (missing.isEmpty ? "" : "  (missing: \(missing.joined(separator: ", ")))"))
+        }
+        if let queues, let service {
+            say("\nService \(service): queues (default \(queues.defaultQueue))")
+            for queue in queues.queues {
+                say("  \(queue.name): \(queue.waiting) waiting, \(queue.readyAgents) of \(queue.staffedAgents) staffed agents ready")
+            }
+        }
+    }
+
+    /// `GET <service>/api/Queues`, the backend v1.75 summary; a v1.5 service has none (404).
+    static func fetchQueues(_ service: String, pins: [CertificatePin]) async throws(CLIError) -> QueuesResponse {
+        var base = service
+        while base.hasSuffix("/") { base.removeLast() }
+        let response: HTTPResponse
+        do { response = try await HTTPClient(pins: pins).get(base + ECVAPI.queues) } catch {
+            throw .failed("the service at \(base) does not answer: \(error)")
+        }
+        guard response.status == 200 else {
+            throw .failed("\(base)\(ECVAPI.queues) answered \(response.status)" + (response.status == 404 ? " (a backend 1.5 has no queue summary)" : ""))
+        }
+        do { return try ECVJSON.decode(QueuesResponse.self, from: response.data) } catch {
+            throw .failed("\(base)\(ECVAPI.queues) answered something that is not a queue summary: \(error)")
         }
     }
 }

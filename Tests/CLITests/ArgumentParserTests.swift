@@ -40,6 +40,7 @@ import Testing
         Case(arguments: ["demo", "--kyc", "--peer"], says: ["--kyc and --peer"]),
         Case(arguments: ["inspect", "x.mkv", "--every", "2"], says: ["--every needs --sheet"]),
         Case(arguments: ["call", "--service-url", service, "--overwrite"], says: ["--overwrite needs --record"]),
+        Case(arguments: ["doctor", "--pin", "sha256/x"], says: ["--pin needs --service-url"]),
         Case(arguments: ["cal"], says: ["unknown command 'cal'", "did you mean 'call'?"]),
         Case(arguments: ["env", "frobnicate"], says: ["unknown action 'frobnicate'"]),
     ]

@@ -115,14 +115,22 @@ import Testing
         await service.stop()
     }
 
+    /// `ecv doctor --json --service-url URL`: one JSON object, with the service's queues.
     @Test func doctorJSONIsOneObject() async throws {
-        let result = try await ECVProcess.run(["doctor", "--json"])
+        let (service, base) = try await startLoopbackService { $0.queues = ["default", "Billing"] }
+        let result = try await ECVProcess.run(["doctor", "--json", "--service-url", base])
         #expect(result.status == 0, "\(result.stderr)")
         let (objects, lines) = Self.jsonObjects(result.stdout)
         #expect(objects.count == 1 && lines == 1, "\(result.stdout)")
         let codecs = try #require(objects.first?["videoCodecs"] as? [[String: Any]])
         #expect(codecs.contains { $0["codec"] as? String == "VP8" && $0["encoder"] as? String == "vp8enc" }, "\(codecs)")
         #expect(codecs.contains { $0["codec"] as? String == "AV1" && $0["available"] as? Bool == false }, "\(codecs)")
+        let queues = try #require((objects.first?["service"] as? [String: Any])?["queues"] as? [[String: Any]], "\(result.stdout)")
+        #expect(queues.compactMap { $0["name"] as? String } == ["default", "Billing"] && queues.allSatisfy { $0["staffedAgents"] as? Int == 0 },
+                "\(queues)")
+        let unreachable = try await ECVProcess.run(["doctor", "--service-url", "http://127.0.0.1:9"])
+        #expect(unreachable.status == 1 && unreachable.stderr.contains("does not answer"), "\(unreachable.stderr)")
+        await service.stop()
     }
 }
 
