@@ -157,7 +157,7 @@ enum AgentCommand {
         var failure: String?
         for await event in events {
             if json {
-                NDJSON.emit(["event": "call", "rtcId": call.rtcId, "what": "\(event)"])
+                NDJSON.emit(["event": "call", "rtcId": call.rtcId, "what": "\(event)", "text": sentence(event)])
             } else {
                 say("agent: call \(call.rtcId): \(sentence(event))")
             }
