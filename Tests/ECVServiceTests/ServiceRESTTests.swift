@@ -193,7 +193,8 @@ extension ServiceTests {
             let test = try await TestService.start()
             let unknown = try test.error(try await test.get("/api/Nothing"), status: 404)
             #expect(unknown.code == "NOT_FOUND")
-            #expect(try test.error(try await test.get("/"), status: 404).code == "NOT_FOUND")
+            // `GET /` is the index page (theIndexPageLinksTheQueuesAndThePeerPage); a path under nothing is not.
+            #expect(try test.error(try await test.get("/nothing"), status: 404).code == "NOT_FOUND")
             #expect(try test.error(try await test.get("/a/b/c"), status: 404).code == "NOT_FOUND")
             let wrongMethod = try test.error(try await test.get(ECVAPI.getRtcId), status: 405)
             #expect(wrongMethod.code == "METHOD_NOT_ALLOWED")
