@@ -9,6 +9,7 @@ import Testing
         let (status, stdout, stderr) = try await ECVProcess.run(["demo", "--peer", "--json", "--recordings", directory.path], timeout: .seconds(90))
         #expect(status == 0, "\(stderr)")
         let lines = stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } // other lines fail below
+        #expect(lines.count == stdout.split(separator: "\n").count, "only JSON objects: \(stdout)")
         let events = lines.compactMap { $0["event"] as? String }
         #expect(events.starts(with: ["open", "peers", "call", "answer", "stream", "recording", "data", "camera", "mute", "close", "summary"]), "\(events)")
         let summary = try #require(lines.last)
