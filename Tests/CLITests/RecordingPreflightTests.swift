@@ -70,6 +70,26 @@ import Testing
         await service.stop()
     }
 
+    /// A recording that fails mid-call (its disk fills: a 48 kB tmpfs) is not claimed: the call
+    /// goes on to its end, the run exits 1 and says the file was not finalised, and why.
+    @Test func aRecordingThatFailsMidCallFailsTheRun() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try shell("mount -t tmpfs -o size=48k tmpfs '\(directory.path)'")
+        defer { _ = try? shell("umount '\(directory.path)'") } // the scratch folder goes next either way
+        let (service, base) = try await startLoopbackService()
+        let agent = try await startLoopbackAgent(named: "Alice", base: base)
+        let record = directory.appendingPathComponent("full.mkv")
+        let result = try await ECVProcess.run(["call", "--service-url", base, "--width", "320", "--height", "240", "--no-audio-processing",
+                                               "--record", record.path, "--duration", "2"], timeout: .seconds(40))
+        #expect(result.status == 1, "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("ended: LOCAL_HANGUP, recording NOT written (") && result.stdout.contains("No space left"), "\(result.stdout)")
+        #expect(result.stderr.hasSuffix("\n") && result.stderr.split(separator: "\n").last?.hasPrefix("ecv call: the recording \(record.path) was not written") == true,
+                "\(result.stderr)")
+        await agent.logout()
+        await service.stop()
+    }
+
     /// `--overwrite` replaces the file (and its sidecars) once the call records, and the run succeeds.
     @Test func overwriteReplacesAnExistingRecording() async throws {
         let (service, base) = try await startLoopbackService()
