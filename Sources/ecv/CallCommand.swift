@@ -32,7 +32,7 @@ enum CallCommand {
         A transfer is followed: the next leg waits on the queue socket with the new rtcId, never dialed.
           --stats                  a one-line stats ticker every second while connected
           --json                   one JSON object per line (events and stats; with --record, a Recording object after
-                                   each leg's CallEnded: file, written, problem), nothing else
+                                   each leg's last event: file, written, problem), nothing else
         \(MediaOptions.help)
         \(LogOptions.help)
           Exits 0 when the call ended by a hangup (either side) with its recording written, 1 otherwise.
@@ -169,6 +169,7 @@ enum CallCommand {
             await wait(call)
             guard await call.agentConnected?.value == true else {
                 _ = await watcher.value
+                await printer.waitUntilEndPrinted(call.rtcId)
                 throw .failed("the call ended before an agent connected: \(outcome.endDetail ?? call.lastError.description)")
             }
             guard let connection = call.connect(parameters: parameters) else { throw .failed(call.lastError.description) }
@@ -207,6 +208,7 @@ enum CallCommand {
             }
             _ = await watcher.value
             timer?.cancel(); ticker?.cancel()
+            await printer.waitUntilEndPrinted(call.rtcId)
             // A recording counts only when it was written and finalised: a failure to start, a
             // RECORDING_FAILED while the call closed it, or an empty file is a lost recording.
             if let record {
@@ -214,7 +216,7 @@ enum CallCommand {
                 if let recordingProblem { lost.withLock { $0.append("the recording \(record.path) was not written: \(recordingProblem)") } }
             }
             if printer.json {
-                // After the leg's CallEnded, only when it recorded: whether its file was written.
+                // After the leg's last event, only when it recorded: whether its file was written.
                 if let record {
                     NDJSON.emit(["event": "Recording", "rtcId": call.rtcId, "file": record.path, "written": recordingProblem == nil,
                                  "problem": recordingProblem ?? NSNull()])
