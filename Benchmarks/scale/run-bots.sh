@@ -11,6 +11,7 @@ dir=${3:-recordings}
 shift $(( $# < 3 ? $# : 3 ))
 [[ "${1:-}" == "--" ]] && shift
 ecv=${ECV:-ecv}
+mkdir -p "$dir"   # ecv agent --record makes only the last level
 pids=()
 trap 'kill "${pids[@]}" 2>/dev/null; wait' INT TERM
 for i in $(seq 1 "$count"); do

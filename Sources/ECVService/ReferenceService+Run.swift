@@ -52,6 +52,9 @@ extension ReferenceService {
             "  queues         \(queues.joined(separator: ", "))",
             "  ICE servers    \(ice)",
         ]
+        if let pin = configuration.tls?.publicKeyPin {
+            lines.append("  TLS pin        \(pin)   (clients pin it: ecv call/agent --pin \(pin))")
+        }
         if let peer = configuration.peerServer { lines.append(peer.bannerLine(base: base, ws: ws)) }
         if host == "0.0.0.0" || host == "::" {
             lines.append("  (listening on every interface: other machines use this machine's address instead of \(baseURL?.host ?? "127.0.0.1"))")

@@ -25,6 +25,8 @@ final class ServiceRouter: Sendable {
     func handle(_ request: HTTPServerRequest) async -> HTTPServerResponse {
         let segments = request.path.split(separator: "/", omittingEmptySubsequences: true).map(String.init)
         switch segments.first {
+        case nil:
+            return await only("GET", request) { self.indexPage(request) }
         case "api":
             return await api(segments, request)
         case "kyc":

@@ -138,7 +138,7 @@ public final class EnQualifyVideoCall: Sendable {
         let pins: CertificateLists
         do { pins = try CertificateLists(baseModel) } catch { return refuse(error.key) }
         let sdk: ECVSdk
-        do { sdk = try ECVSdk(config: Self.configuration(serviceUrl: base, signalingUrl: nil, pins: pins)) } catch {
+        do { sdk = try ECVSdk(config: Self.configuration(serviceUrl: base, signalingUrl: nil, pins: pins, iceServers: baseModel.iceServers)) } catch {
             return refuse("baseModel: \(error)")
         }
         let backOffice = BackOfficeClient(sdk: sdk, baseURL: base)
@@ -151,10 +151,11 @@ public final class EnQualifyVideoCall: Sendable {
         Task { await self.runInitialization(generation: generation, backOffice: backOffice, session: sessionModel, base: baseModel, pins: pins) }
     }
 
-    static func configuration(serviceUrl: String, signalingUrl: String?, pins: CertificateLists) -> ECVSdkConfiguration {
+    static func configuration(serviceUrl: String, signalingUrl: String?, pins: CertificateLists, iceServers: [String]?) -> ECVSdkConfiguration {
         var configuration = ECVSdkConfiguration(name: moduleName, serviceUrl: serviceUrl, signalingUrl: signalingUrl,
                                                 pinnedCertificates: pins.mapi)
         configuration.signalingPinnedCertificates = pins.signalling
+        configuration.iceServers = (iceServers ?? []).map { ICEServer(urls: [$0]) }
         return configuration
     }
 
@@ -200,7 +201,7 @@ public final class EnQualifyVideoCall: Sendable {
         let callSdk: ECVSdk
         do {
             callSdk = try ECVSdk(config: Self.configuration(serviceUrl: settings.serviceUrl ?? backOffice.baseURL,
-                                                            signalingUrl: settings.signalingUrl, pins: pins))
+                                                            signalingUrl: settings.signalingUrl, pins: pins, iceServers: base.iceServers))
         } catch {
             return stop("settings get failed: the settings' service URL cannot be used: \(error)") { $0.settingGetFailed() }
         }

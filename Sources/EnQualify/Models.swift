@@ -40,11 +40,16 @@ public struct BaseModelVideoCall: Sendable, Equatable {
     /// Where bare certificate names of the DER lists are looked up (the headless stand-in for the
     /// app bundle's resources); nil: the process's working directory.
     public var certificateDirectory: String?
+    /// ICE server URLs the call uses besides those the join answer lists, e.g.
+    /// `stun:stun.example.com:3478` (an addition, as `ECVSdkConfiguration.iceServers`): a call whose
+    /// join answer lists none and with none here fails with `NO_ICE_SERVERS_FOUND`.
+    public var iceServers: [String]?
 
     public init(signallingCertificateList: [String]? = nil, mapiCertificateList: [String]? = nil,
                 signallingCertificateBase64List: [String]? = nil, mapiCertificateBase64List: [String]? = nil,
                 baseURL: String, locale: String? = nil, mobileUser: String? = nil, countryCode: String? = nil, apiKey: String? = nil,
-                certificateDirectory: String? = nil) {
+                certificateDirectory: String? = nil, iceServers: [String]? = nil) {
+        self.iceServers = iceServers
         self.signallingCertificateList = signallingCertificateList
         self.mapiCertificateList = mapiCertificateList
         self.signallingCertificateBase64List = signallingCertificateBase64List

@@ -133,6 +133,12 @@ public struct TLSIdentity: Sendable {
     public var fingerprint: CertificateFingerprint {
         CertificateFingerprint(derCertificate: derBytes(of: certificate.raw))
     }
+
+    /// The SPKI pin (`sha256/<base64>`) clients pin for this identity's key, which survives
+    /// re-issuing the certificate with the same key; nil when the certificate does not parse.
+    public var publicKeyPin: CertificatePin? {
+        CertificatePin.publicKeyPin(ofCertificateDER: derBytes(of: certificate.raw))
+    }
 }
 
 /// Certificate authorities a client trusts *instead of* the system store (a private CA).

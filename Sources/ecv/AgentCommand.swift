@@ -17,7 +17,8 @@ enum AgentCommand {
           --signaling-pin PIN      pins for the rooms and collider (default: the --pin list)
           --ca-file FILE           PEM CA certificates trusted instead of the system store
           --queue NAME             queue to work (repeatable; default: the service's default queue)
-          --record DIR             record every call to DIR/<rtcId>.mkv
+          --ice-server URL         ICE server (repeatable; default stun:127.0.0.1:3478, as ecv serve advertises none)
+          --record DIR             record every call to DIR/<rtcId>.mkv (DIR is made if its parent exists)
           --record-layout tracks|pip   separate tracks as sent (default), or one picture: the caller
                                    full-frame, this bot inset (re-encoded)
           --script "STEPS"         actions per call, e.g. "hold 2s, pickup, flash on, take photo,
@@ -28,19 +29,28 @@ enum AgentCommand {
           --jitter-buffer-ms MS    how long the jitter buffers wait for late packets (default 100; a bot that
                                    records without decoding can wait 1000, so a busy host's delays leave no holes)
           --serves-accessibility   be offered callers with hearing or visual impairment before other agents are
-          --json                   one JSON object per line
+          --json                   one JSON object per line, nothing else
         \(MediaOptions.help)
+        \(LogOptions.help)
           Exits 0 after Ctrl-C, SIGTERM or --calls; 1 when the service drops the agent socket (it has
-          logged the agent out then).
+          logged the agent out then) or a recording was not written.
         """
 
+    static let spec = OptionSpec(values: ["service-url", "name", "secret", "pin", "signaling-pin", "ca-file", "queue", "ice-server", "record",
+                                          "record-layout", "script", "calls", "jitter-buffer-ms"],
+                                 flags: ["json", "receive-only", "serves-accessibility"]) + MediaOptions.spec + LogOptions.spec
+
+    /// The default ICE server of `ecv call`, `ecv agent` and `ecv kyc`: `ecv serve` advertises
+    /// none unless told, and the SDK needs one (loopback and LAN calls use host candidates).
+    static let defaultICEServer = "stun:127.0.0.1:3478"
+
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["json", "receive-only", "serves-accessibility"]))
+        var arguments = try Arguments(words, spec)
         guard let serviceUrl = arguments.value("service-url") else { throw .usage("--service-url URL is required") }
         let parameters = try MediaOptions.parameters(&arguments)
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "ball"))
         let audio = MediaOptions.audio(&arguments, default: .testTone(frequency: 660))
-        let record = arguments.value("record")
+        let record = arguments.path("record")
         let layout: RecordingLayout
         switch arguments.value("record-layout") ?? "tracks" {
         case "tracks": layout = .separateTracks
@@ -52,6 +62,7 @@ enum AgentCommand {
             throw .usage(error.description)
         }
         let maxCalls = try arguments.int("calls")
+        if let maxCalls, maxCalls < 1 { throw .usage("--calls takes a number above 0, not \(maxCalls)") }
         let json = arguments.flag("json"), receiveOnly = arguments.flag("receive-only")
         var configuration = AgentBotConfiguration(serviceUrl: serviceUrl, name: arguments.value("name") ?? "Agent Bot",
                                                   secret: arguments.value("secret"), queues: arguments.values("queue"),
@@ -60,22 +71,23 @@ enum AgentCommand {
         if configuration.queues.isEmpty { configuration.queues = ["default"] }
         configuration.pinnedCertificates = arguments.values("pin")
         configuration.signalingPinnedCertificates = arguments.values("signaling-pin")
-        configuration.trustedCAFile = arguments.value("ca-file")
-        configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        configuration.trustedCAFile = arguments.path("ca-file")
+        configuration.iceServers = (arguments.values("ice-server").nilIfEmpty ?? [defaultICEServer]).map { ICEServer(urls: [$0]) }
         configuration.sendsMedia = !receiveOnly
         configuration.servesAccessibility = arguments.flag("serves-accessibility")
         if let latency = try arguments.int("jitter-buffer-ms") {
             guard (0...10_000).contains(latency) else { throw .usage("--jitter-buffer-ms takes 0…10000, not \(latency)") }
             configuration.jitterBufferLatencyMs = latency
         }
+        try arguments.exclusive("receive-only", "source", because: "a receive-only bot sends no video")
+        let logging = try LogOptions.read(&arguments)
         try arguments.finish()
-        if let record {
-            do { try FileManager.default.createDirectory(atPath: record, withIntermediateDirectories: true) } catch {
-                throw .failed("cannot create the recording directory \(record): \(error.localizedDescription)")
-            }
-        }
+        var decisions: [String] = []
+        if !receiveOnly { decisions = try MediaOptions.check(parameters, video: video, audio: configuration.audio) }
+        if let record { try RecordingTarget.directory(record) }
 
-        Logger.setLevel(logLevel: .warn)
+        LogOptions.install(logging)
+        for decision in decisions { Logger.info("media: \(decision)") }
         Interrupts.install()
         let bot: AgentBot
         do { bot = try AgentBot(configuration: configuration) } catch { throw .usage(error.description) }
@@ -130,39 +142,102 @@ enum AgentCommand {
         var problems: [String] = []
         for call in calls { if let problem = await call.value { problems.append(problem) } }
         if !problems.isEmpty {
-            throw .failed("\(problems.count) call(s) ended without media they had negotiated: " + problems.joined(separator: "; "))
+            throw .failed("\(problems.count) call(s) failed: " + problems.joined(separator: "; "))
         }
     }
 
     /// Follows one call to its end; returns why it counts as failed (media it negotiated never
-    /// flowed, or no codec in common), else nil.
+    /// flowed, no codec in common, its recording not written), else nil.
     @discardableResult
     static func handle(_ call: AgentCall, record: String?, layout: RecordingLayout, script: AgentScript?, json: Bool) async -> String? {
         let events = call.events()
         var opened = false
         var problems: [String] = []
+        var file: String?
+        var failure: String?
         for await event in events {
-            report(json, ["event": "call", "rtcId": call.rtcId, "what": "\(event)"])
+            if json {
+                NDJSON.emit(["event": "call", "rtcId": call.rtcId, "what": "\(event)", "text": sentence(event)])
+            } else {
+                say("agent: call \(call.rtcId): \(sentence(event))")
+            }
             switch event {
             case .mediaSilent(let kind, let direction, everCarried: false): problems.append("no \(kind) \(direction)")
             case .noCommonCodec(let kind, _, _): problems.append("no \(kind) codec in common")
+            case .recordingFailed(let reason) where failure == nil: failure = reason
             default: break
             }
             if case .connected = event, let record, !call.isRecording {
                 let url = URL(fileURLWithPath: record).appendingPathComponent("\(call.rtcId).mkv")
-                do { try await call.startRecording(to: url, layout: layout) } catch { report(json, ["event": "error", "message": "recording: \(error)"]) }
+                file = url.path
+                do { try await call.startRecording(to: url, layout: layout) } catch {
+                    failure = "\(error)"
+                    report(json, ["event": "error", "rtcId": call.rtcId, "message": "recording: \(error)"])
+                }
             }
             if case .textChannelOpen = event, !opened, let script {
                 opened = true
                 Task { await script.run(on: call) { step in report(json, ["event": "script", "rtcId": call.rtcId, "step": step]) } }
             }
         }
+        // The call is over and its recording finalised (or not): a file the run asked for counts
+        // only when it was written, so a lost one is said and fails the run.
+        if let file {
+            if failure == nil, !RecordingTarget.written(file) { failure = "nothing was written" }
+            if let failure {
+                problems.append("the recording \(file) was not written: \(failure)")
+                report(json, ["event": "error", "rtcId": call.rtcId, "message": "the recording \(file) was not written: \(failure)"])
+            } else {
+                report(json, ["event": "recording", "rtcId": call.rtcId, "file": file])
+            }
+        }
         return problems.isEmpty ? nil : "call \(call.rtcId): " + problems.joined(separator: ", ")
     }
 
+    /// A bot event as JSON, or as a sentence for a person.
     static func report(_ json: Bool, _ fields: [String: any Sendable]) {
-        if json { NDJSON.emit(fields) } else {
-            say("agent: " + fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        if json { NDJSON.emit(fields); return }
+        let text = { (key: String) in fields[key].map { "\($0)" } ?? "?" }
+        switch text("event") {
+        case "ready": say("agent: ready as \(text("agentId")) on \((fields["queues"] as? [String])?.joined(separator: ", ") ?? "?")")
+        case "offered":
+            let attributes = (fields["attributes"] as? [String: String]).map { $0.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } } ?? []
+            say("agent: offered call \(text("rtcId")) from \(text("caller")) on \(text("queue"))"
+                + (attributes.isEmpty ? "" : " (\(attributes.joined(separator: ", ")))"))
+        case "callEnded": say("agent: call \(text("rtcId")) ended: \(text("reason"))")
+        case "disconnected": say("agent: the agent socket closed (\(text("code")) \(text("reason")))")
+        case "script": say("agent: call \(text("rtcId")): script: \(text("step"))")
+        case "recording": say("agent: call \(text("rtcId")): recorded to \(text("file"))")
+        default: say("agent: error: \(text("message"))")
         }
     }
+
+    /// What happened in a call, as a sentence.
+    static func sentence(_ event: AgentCallEvent) -> String {
+        switch event {
+        case .joinedRoom(let initiator): "joined the room (\(initiator ? "this bot offers" : "the caller offers"))"
+        case .connected: "media connected"
+        case .disconnected: "media disconnected"
+        case .remoteStream(let kind, let codec): "receiving the caller's \(kind) (\(codec))"
+        case .textChannelOpen: "the text channel is open"
+        case .callerStatus(let media, let muted): "the caller \(muted ? "muted" : "unmuted") \(media.lowercased())"
+        case .flashReply(let turningOn, let approval): "the caller answered the flash-\(turningOn ? "on" : "off") request: \(approval)"
+        case .text(let text): "the caller wrote: \(text)"
+        case .transferPending(let target): "transferring to \(target)"
+        case .transferCancelled(let reason): "the transfer was cancelled: \(reason)"
+        case .transferCompleted(let newRtcId): "transferred; the caller goes on as \(newRtcId)"
+        case .recordingFailed(let reason): "the recording failed: \(reason)"
+        case .noCommonCodec(let kind, let ours, let theirs):
+            "no common \(kind) codec (this bot: \(ours.joined(separator: ", ")); the caller: \(theirs.joined(separator: ", ")))"
+        case .mediaSilent(let kind, let direction, let everCarried):
+            "no \(kind) \(direction) for 5 s" + (everCarried ? "" : ", and none at all so far")
+        case .bandwidthChanged(let target, let estimate, let reason): "now sending \(target) kbit/s (estimate \(estimate) kbit/s): \(reason)"
+        case .ended(let reason): "ended: \(reason)"
+        }
+    }
+}
+
+extension Array {
+    /// nil for an empty array: `values.nilIfEmpty ?? defaults`.
+    var nilIfEmpty: Self? { isEmpty ? nil : self }
 }

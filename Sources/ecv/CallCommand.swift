@@ -22,18 +22,28 @@ enum CallCommand {
           --signaling-pin PIN      pins for the rooms and collider (default: the --pin list)
           --ca-file FILE           PEM CA certificates trusted instead of the system store
           --record FILE            record the call (.mkv, .webm or .mp4 by extension); a transferred call's
-                                   next leg records beside it, to FILE-<new rtcId>.<ext>
+                                   next leg records beside it, to FILE-<new rtcId>.<ext>. Checked before dialing:
+                                   the folder exists, FILE does not, the container holds every codec the call
+                                   may negotiate (.mkv: all; .webm: --codec VP8,VP9; .mp4: --codec H264,VP9)
+          --overwrite              replace an existing --record FILE
           --record-layout tracks|pip   separate tracks as sent (default), or one picture: the agent
                                    full-frame, the caller inset (re-encoded; .mkv or .webm)
           --duration SEC           hang up after SEC seconds of connected call, per leg (default: until the agent hangs up or Ctrl-C)
         A transfer is followed: the next leg waits on the queue socket with the new rtcId, never dialed.
           --stats                  a one-line stats ticker every second while connected
-          --json                   one JSON object per line (events and stats) instead of text
+          --json                   one JSON object per line (events and stats; with --record, a Recording object after
+                                   each leg's last event: file, written, problem), nothing else
         \(MediaOptions.help)
+        \(LogOptions.help)
+          Exits 0 when the call ended by a hangup (either side) with its recording written, 1 otherwise.
         """
 
+    static let spec = OptionSpec(values: ["service-url", "env", "webrtc-url", "signaling-url", "name", "queue", "attr", "acd", "queue-mode",
+                                          "ice-server", "pin", "signaling-pin", "ca-file", "record", "record-layout", "duration"],
+                                 flags: ["json", "stats", "overwrite"]) + MediaOptions.spec + LogOptions.spec
+
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["json", "stats"]))
+        var arguments = try Arguments(words, spec)
         let environment = try EnvironmentStore().environment(named: arguments.value("env"))
         guard let serviceUrl = arguments.value("service-url") ?? environment?.serviceUrl else {
             throw .usage("give --service-url URL or --env NAME (or `ecv env use NAME`)")
@@ -50,17 +60,15 @@ enum CallCommand {
         let parameters = try MediaOptions.parameters(&arguments)
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "smpte"))
         let audio = MediaOptions.audio(&arguments)
-        let record = arguments.value("record")
+        let recordPath = arguments.path("record"), overwrite = arguments.flag("overwrite")
         let layout: RecordingLayout
         switch arguments.value("record-layout") ?? "tracks" {
         case "tracks": layout = .separateTracks
         case "pip": layout = .pictureInPicture
         case let other: throw .usage("--record-layout takes tracks or pip, not '\(other)'")
         }
-        if layout == .pictureInPicture, let record, format(of: record) == .mp4 {
-            throw .usage("--record-layout pip records VP8, which MP4 cannot hold here: use .mkv or .webm")
-        }
-        let duration = try arguments.double("duration")
+        if overwrite && recordPath == nil { throw .usage("--overwrite needs --record FILE") }
+        let duration = try arguments.positive("duration")
         let json = arguments.flag("json"), ticker = arguments.flag("stats")
         let dial = DialCallParameters(callerName: arguments.value("name"), attributes: attributes,
                                       queue: arguments.value("queue") ?? environment?.queues.first, acdAttributes: acd)
@@ -73,10 +81,17 @@ enum CallCommand {
         if configuration.iceServers.isEmpty { configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])] }
         configuration.pinnedCertificates = arguments.values("pin")
         configuration.signalingPinnedCertificates = arguments.values("signaling-pin")
-        configuration.trustedCAFile = arguments.value("ca-file")
+        configuration.trustedCAFile = arguments.path("ca-file")
+        let logging = try LogOptions.read(&arguments)
         try arguments.finish()
+        let decisions = try MediaOptions.check(parameters, video: video, audio: audio)
+        let record = try recordPath.map { path throws(CLIError) in
+            try RecordingTarget.file(path, overwrite: overwrite, codecs: MediaOptions.negotiableCodecs(parameters),
+                                     composite: layout == .pictureInPicture)
+        }
 
-        Logger.setLevel(logLevel: .warn)
+        LogOptions.install(logging)
+        for decision in decisions { Logger.info("media: \(decision)") }
         Interrupts.install()
         let printer = CallPrinter(json: json)
         let sdk: ECVSdk
@@ -101,7 +116,7 @@ enum CallCommand {
             guard let transferred = await sdk.createVideoCall(rtcId: next) else { throw .failed("no call object for the transferred leg \(next)") }
             current.withLock { $0 = transferred }
             if interrupted.value { transferred.hangup() }
-            outcome = try await leg.run(transferred, record: record.map { transferredLegPath($0, rtcId: next) }) { call in
+            outcome = try await leg.run(transferred, record: record.map { $0.at(transferredLegPath($0.path, rtcId: next)) }) { call in
                 call.isDialed = true
                 await call.createQueueSocket()
             }
@@ -117,6 +132,7 @@ enum CallCommand {
         if !outcome.neverCarried.isEmpty {
             throw .failed("the call ended without media it had negotiated: no \(outcome.neverCarried.joined(separator: ", no ")) at all")
         }
+        if let lost = leg.lostRecordings.first { throw .failed(lost) }
     }
 
     /// Where a transferred leg records when the call records to `path`: beside it, named after the
@@ -136,22 +152,38 @@ enum CallCommand {
         let duration: Double?
         let stats: Bool
         let printer: CallPrinter
+        /// Why each recording the run asked for was not written, in order.
+        private let lost = Locked<[String]>([])
 
-        func run(_ call: VideoCall, record: String?, wait: (VideoCall) async -> Void) async throws(CLIError) -> CallOutcome {
+        init(parameters: ConnectParameters, video: VideoSourceSpec, audio: AudioSourceSpec, layout: RecordingLayout, duration: Double?,
+             stats: Bool, printer: CallPrinter) {
+            (self.parameters, self.video, self.audio, self.layout, self.duration, self.stats, self.printer)
+                = (parameters, video, audio, layout, duration, stats, printer)
+        }
+
+        var lostRecordings: [String] { lost.value }
+
+        func run(_ call: VideoCall, record: RecordingTarget?, wait: (VideoCall) async -> Void) async throws(CLIError) -> CallOutcome {
             let outcome = CallOutcome()
             let watcher = Task { for await event in call.events() { outcome.note(event) } }
             await wait(call)
             guard await call.agentConnected?.value == true else {
                 _ = await watcher.value
+                await printer.waitUntilEndPrinted(call.rtcId)
                 throw .failed("the call ended before an agent connected: \(outcome.endDetail ?? call.lastError.description)")
             }
             guard let connection = call.connect(parameters: parameters) else { throw .failed(call.lastError.description) }
             connection.videoSource = .cameras(front: video, back: .testPattern(pattern: "ball"))
             connection.audioSource = audio
             await connection.startRoom()
+            var recordingProblem: String?
             if let record, !call.isEnded {
-                do { try await connection.startRecording(to: URL(fileURLWithPath: record), format: format(of: record), layout: layout) } catch {
-                    printErr("ecv call: recording failed: \(error)")
+                do {
+                    try record.clearOldFile()
+                    try await connection.startRecording(to: URL(fileURLWithPath: record.path), format: record.format, layout: layout)
+                } catch {
+                    recordingProblem = "\(error)"
+                    printErr("ecv call: recording to \(record.path) failed: \(error)")
                 }
             }
             let ticker = stats ? Task { [printer] in
@@ -176,16 +208,26 @@ enum CallCommand {
             }
             _ = await watcher.value
             timer?.cancel(); ticker?.cancel()
-            if !printer.json { say("call \(call.rtcId) ended: \(outcome.endDetail ?? "?")" + (record.map { ", recording: \($0)" } ?? "")) }
+            await printer.waitUntilEndPrinted(call.rtcId)
+            // A recording counts only when it was written and finalised: a failure to start, a
+            // RECORDING_FAILED while the call closed it, or an empty file is a lost recording.
+            if let record {
+                if recordingProblem == nil { recordingProblem = outcome.recordingFailure ?? (record.written ? nil : "nothing was written") }
+                if let recordingProblem { lost.withLock { $0.append("the recording \(record.path) was not written: \(recordingProblem)") } }
+            }
+            if printer.json {
+                // After the leg's last event, only when it recorded: whether its file was written.
+                if let record {
+                    NDJSON.emit(["event": "Recording", "rtcId": call.rtcId, "file": record.path, "written": recordingProblem == nil,
+                                 "problem": recordingProblem ?? NSNull()])
+                }
+            } else {
+                let recordingText = record.map { record in
+                    recordingProblem.map { ", recording NOT written (\($0)): \(record.path)" } ?? ", recording: \(record.path)"
+                } ?? ""
+                say("call \(call.rtcId) ended: \(outcome.endDetail ?? "?")" + recordingText)
+            }
             return outcome
-        }
-    }
-
-    static func format(of path: String) -> RecordingFormat {
-        switch (path as NSString).pathExtension.lowercased() {
-        case "webm": .webm
-        case "mp4": .mp4
-        default: .matroska
         }
     }
 
@@ -200,6 +242,7 @@ final class CallOutcome: Sendable {
     private struct State {
         var endDetail: String?
         var transferredTo: String?
+        var recordingFailure: String?
         var events: [VideoCallEventType] = []
         var neverCarried: [String] = []
     }
@@ -209,6 +252,9 @@ final class CallOutcome: Sendable {
             state.events.append(event.type)
             if event.type == .CallEnded { state.endDetail = event.detail }
             if event.type == .MediaSilent, event.data["everCarried"] == "false" { state.neverCarried.append(event.detail ?? "media") }
+            if event.type == .Error, event.data["name"] == ErrorName.RECORDING_FAILED.rawValue, state.recordingFailure == nil {
+                state.recordingFailure = event.detail ?? "RECORDING_FAILED"
+            }
             // A transferred leg's last event (no CallEnded follows it).
             if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty {
                 state.transferredTo = rtcId
@@ -219,6 +265,8 @@ final class CallOutcome: Sendable {
     var endDetail: String? { state.value.endDetail }
     /// The next leg's rtcId, when a transfer completed.
     var transferredTo: String? { state.value.transferredTo }
+    /// The first RECORDING_FAILED the leg reported (a recording that could not be finalised).
+    var recordingFailure: String? { state.value.recordingFailure }
     var events: [VideoCallEventType] { state.value.events }
     /// Negotiated directions that carried not one packet ("video received"), from `MediaSilent`.
     var neverCarried: [String] { state.value.neverCarried }

@@ -19,7 +19,7 @@ final class CallPrinter: Sendable {
     func event(_ call: VideoCall, _ event: VideoCallEvent) {
         ended.withLock { ended in
             print(call, event)
-            if event.type == .CallEnded { ended.insert(call.rtcId) }
+            if event.type == .CallEnded || event.type == .TransferCompleted { ended.insert(call.rtcId) }
         }
     }
 
@@ -56,6 +56,18 @@ final class CallPrinter: Sendable {
         default:
             say("\(time)  \(event.type.rawValue)" + (event.detail.map { $0.isEmpty ? "" : ": \($0)" } ?? "")
                 + (event.data.isEmpty ? "" : "  \(event.data.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))"))
+        }
+    }
+
+    /// Returns once the leg's last event (CallEnded, or TransferCompleted for a transferred leg) is
+    /// printed, at most `limit` later: the SDK runs its handlers on a context of their own, so the
+    /// watcher that saw the end can be ahead of this printer, and the process must not exit before
+    /// the line a script waits for.
+    func waitUntilEndPrinted(_ rtcId: String, limit: Duration = .seconds(2)) async {
+        let deadline = ContinuousClock.now + limit
+        while !ended.value.contains(rtcId), ContinuousClock.now < deadline {
+            // Cancelled: the loop's deadline still bounds it.
+            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 

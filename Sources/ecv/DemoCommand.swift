@@ -19,26 +19,35 @@ enum DemoCommand {
         ecv demo [options]       a whole call on this machine: service, agents and caller, recorded
           --recordings DIR         where recordings go (default ./recordings)
           --codec VP8|VP9|H264     video codec (default VP8)
-          --json                   NDJSON events instead of text
+          --json                   one JSON object per line (events, then the summary), nothing else
           --kyc                    an identity-verification call instead (EnQualify: torch, OCR/face retry, verdict)
           --peer                   the SkyWay peer model instead: two peers on the embedded PeerJS server find
                                    each other, call, exchange data, switch camera, record, hang up
+        \(LogOptions.help)
+          Exits 1 when a leg did not run as scripted.
         """
 
+    static let spec = OptionSpec(values: ["recordings", "codec"], flags: ["json", "kyc", "peer"]) + LogOptions.spec
+
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: ["json", "kyc", "peer"])
-        if arguments.flag("kyc") {
-            try arguments.finish()
-            return try await KycDemo.run()
-        }
-        let directory = URL(fileURLWithPath: arguments.value("recordings") ?? "recordings")
-        let codec = arguments.value("codec") ?? "VP8"
+        var arguments = try Arguments(words, spec)
+        try arguments.exclusive("kyc", "peer", because: "each is a demo of its own")
+        try arguments.exclusive("kyc", "codec", because: "the identity-verification demo sends VP8")
+        try arguments.exclusive("kyc", "recordings", because: "the identity-verification demo records nothing")
         let json = arguments.flag("json"), peer = arguments.flag("peer")
+        if arguments.flag("kyc") {
+            try LogOptions.apply(&arguments)
+            try arguments.finish()
+            return try await KycDemo.run(json: json)
+        }
+        let directory = URL(fileURLWithPath: arguments.path("recordings") ?? Arguments.absolute("recordings"))
+        let codec = (arguments.value("codec") ?? "VP8").uppercased()
+        guard ["VP8", "VP9", "H264"].contains(codec) else { throw .usage("--codec takes VP8, VP9 or H264, not '\(codec)'") }
+        try LogOptions.apply(&arguments)
         try arguments.finish()
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
             throw .failed("cannot create \(directory.path): \(error.localizedDescription)")
         }
-        Logger.setLevel(logLevel: .warn)
         if peer { try await PeerDemo.run(directory: directory, codec: codec, json: json); return }
         let demo = Demo(directory: directory, codec: codec, json: json)
         do { try await demo.run() } catch let error as CLIError { throw error } catch { throw .failed("\(error)") }
@@ -63,7 +72,13 @@ final class Demo: Sendable {
         printer = CallPrinter(json: json)
     }
 
-    func note(_ text: String) { if !printer.json { say(String(format: "%6.2fs  ", printer.elapsed) + text) } }
+    func note(_ text: String) {
+        if printer.json {
+            NDJSON.emit(["t": (printer.elapsed * 1000).rounded() / 1000, "event": "note", "text": text])
+        } else {
+            say(String(format: "%6.2fs  ", printer.elapsed) + text)
+        }
+    }
 
     func run() async throws {
         var configuration = ReferenceServiceConfiguration()
@@ -128,7 +143,9 @@ final class Demo: Sendable {
         let events = call.events()
         guard await call.agentConnected?.value == true else { throw CLIError.failed("leg \(number): no agent (\(call.lastError))") }
         guard let connection = call.connect(parameters: parameters) else { throw CLIError.failed("leg \(number): \(call.lastError)") }
-        connection.videoSource = .cameras(front: .testPattern(pattern: "smpte"), back: .testPattern(pattern: "snow"))
+        // The back source is what "take photo" shows: a compressible moving picture, which vp8enc
+        // codes at the call's bitrate at full rate (snow dropped it to about 3 fps: a gap).
+        connection.videoSource = .cameras(front: .testPattern(pattern: "smpte"), back: .testPattern(pattern: "ball"))
         connection.flashlightHandler = DemoTorch()
         await connection.startRoom()
         let url = directory.appendingPathComponent("demo-leg\(number)-\(call.rtcId.prefix(8)).mkv")
@@ -160,35 +177,53 @@ final class Demo: Sendable {
     }
 
     private func summary(first: String, second: String, secondLegDials: Int) async throws {
-        say("")
-        say("Demo summary")
-        say("  leg 1: \(first) with Alice (hold, flash, photo, mute), transferred to Billing")
-        say("  leg 2: \(second) with Bob, reached without a second DialEx (DialEx for it: \(secondLegDials))")
+        var legs: [[String: any Sendable]] = []
+        var text = ["", "Demo summary",
+                    "  leg 1: \(first) with Alice (hold, flash, photo, mute), transferred to Billing",
+                    "  leg 2: \(second) with Bob, reached without a second DialEx (DialEx for it: \(secondLegDials))"]
         for entry in recordings.value {
             let inspection = try await RecordingInspection.inspect(entry.url)
             let report = inspection.report
             let legSeconds = (entry.endedAt ?? printer.elapsed) - entry.connectedAt
             let media = report.tracks.filter { $0.kind != "text" }
-            say("  recording leg \(entry.leg): \(entry.url.path)")
-            say("    tracks: " + media.map { "\($0.name) \($0.codec) \($0.frames)" }.joined(separator: ", "))
-            say(String(format: "    duration %.1f s for a %.1f s leg", report.duration, legSeconds))
-            say("    chapters: " + report.chapters.map { chapter in
+            var leg: [String: any Sendable] = [
+                "leg": entry.leg, "recording": entry.url.path, "durationSeconds": report.duration, "legSeconds": legSeconds,
+                "tracks": media.map { ["name": $0.name, "codec": $0.codec, "frames": $0.frames] as [String: any Sendable] },
+                "chapters": report.chapters.map { ["label": $0.label, "start": $0.start, "end": $0.end ?? NSNull()] as [String: any Sendable] },
+                "verdict": InspectVerdict(report).summary,
+            ]
+            text.append("  recording leg \(entry.leg): \(entry.url.path)")
+            text.append("    tracks: " + media.map { "\($0.name) \($0.codec) \($0.frames)" }.joined(separator: ", "))
+            text.append(String(format: "    duration %.1f s for a %.1f s leg", report.duration, legSeconds))
+            text.append("    chapters: " + report.chapters.map { chapter in
                 chapter.end.map { String(format: "%@ %.1f–%.1fs", chapter.label, chapter.start, $0) }
                     ?? String(format: "%@ at %.1fs", chapter.label, chapter.start)
             }.joined(separator: "; "))
-            if let stats = report.stats { say("    stats: \(stats.samples) samples in \(entry.url.lastPathComponent).stats.ndjson") }
-            say("    verdict: \(report.verdict.text)")
+            if let stats = report.stats {
+                text.append("    stats: \(stats.samples) samples in \(entry.url.lastPathComponent).stats.ndjson")
+                leg["statsSamples"] = stats.samples
+            }
+            text.append("    verdict: \(InspectVerdict(report).summary)")
             // The pictures go beside the recording: `ecv inspect` makes the same ones for any file.
             let base = entry.url.deletingPathExtension().path
             let timeline = URL(fileURLWithPath: base + "-timeline.png"), sheet = URL(fileURLWithPath: base + "-sheet.png")
             do throws(RecordingError) {
                 try await inspection.writeTimeline(png: timeline)
-                say("    timeline: \(timeline.path)")
+                text.append("    timeline: \(timeline.path)")
+                leg["timeline"] = timeline.path
                 try await ContactSheet.write(inspection, to: sheet)
-                say("    contact sheet: \(sheet.path)")
+                text.append("    contact sheet: \(sheet.path)")
+                leg["contactSheet"] = sheet.path
             } catch {
-                say("    pictures not written: \(error)")
+                text.append("    pictures not written: \(error)")
+                leg["picturesError"] = "\(error)"
             }
+            legs.append(leg)
+        }
+        if printer.json {
+            NDJSON.emit(["event": "summary", "firstLeg": first, "secondLeg": second, "secondLegDials": secondLegDials, "recordings": legs])
+        } else {
+            text.forEach(say)
         }
     }
 }

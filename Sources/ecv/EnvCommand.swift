@@ -4,6 +4,7 @@ import Foundation
 /// `ecv env list|add|use|remove`.
 enum EnvCommand {
     static let usage = """
+        ecv env list|add|use|remove   saved environments: service URLs, queue mode, polling, call attributes
         ecv env list             the saved environments (* marks the current one)
         ecv env add NAME --service-url URL [--webrtc-url URL] [--signaling-url URL]
                   [--queue-mode socket|info|legacy] [--queue Q…]
@@ -15,11 +16,15 @@ enum EnvCommand {
         ecv env remove NAME
         """
 
+    static let spec = OptionSpec(values: ["service-url", "webrtc-url", "signaling-url", "queue-mode", "queue", "wait-for-room-interval-delay",
+                                          "wait-for-room-interval-endpoint", "queue-info-interval-delay", "queue-info-endpoint",
+                                          "attr-select", "attr-text"])
+
     static func run(_ words: [String]) throws(CLIError) {
-        guard let action = words.first else { throw .usage(usage) }
+        guard let action = words.first else { throw .usage("give an action: list, add, use or remove (ecv env --help)") }
         let store = EnvironmentStore()
         var contents = try store.load()
-        var arguments = try Arguments(Array(words.dropFirst()), flags: [])
+        var arguments = try Arguments(Array(words.dropFirst()), spec)
         switch action {
         case "list":
             try arguments.finish()
@@ -47,7 +52,7 @@ enum EnvCommand {
             try store.save(contents)
             print("removed environment \(name)")
         default:
-            throw .usage(usage)
+            throw .usage("unknown action '\(action)': list, add, use or remove (ecv env --help)")
         }
     }
 

@@ -38,10 +38,19 @@ final class KycCustomer: EnQualifyVideoCallDelegate {
 
     private func record(_ entry: String) {
         calls.withLock { $0.append(entry) }
-        say(String(format: "%6.2fs  delegate  ", printer.elapsed) + entry)
+        line("delegate", entry)
     }
 
-    private func note(_ text: String) { say(String(format: "%6.2fs  customer  ", printer.elapsed) + text) }
+    private func note(_ text: String) { line("customer", text) }
+
+    /// `  1.23s  delegate  …` for a person, `{"t":1.23,"event":"delegate","text":"…"}` for a script.
+    private func line(_ kind: String, _ text: String) {
+        if printer.json {
+            NDJSON.emit(["t": (printer.elapsed * 1000).rounded() / 1000, "event": kind, "text": text])
+        } else {
+            say(String(format: "%6.2fs  ", printer.elapsed) + kind + "  " + text)
+        }
+    }
 
     /// A call control the customer makes; a refusal is printed (the flow goes on).
     private func act(_ what: String, _ action: () throws(EnQualifyError) -> Void) {

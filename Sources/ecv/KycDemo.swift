@@ -14,9 +14,8 @@ enum KycDemo {
     static let agentScript = "wait 1s, flash on, wait 1s, flash off, wait 1s, ocr retry, wait 1s, face retry, wait 1s, "
         + "verdict APPROVED \"documents and face match\", hangup after 1s"
 
-    static func run() async throws(CLIError) {
-        Logger.setLevel(logLevel: .warn)
-        let printer = CallPrinter(json: false)
+    static func run(json: Bool) async throws(CLIError) {
+        let printer = CallPrinter(json: json)
         let apiKey = "demo-\(UUID().uuidString.prefix(8))"
         var configuration = ReferenceServiceConfiguration()
         configuration.openAgents = true // its own bot on loopback
@@ -30,7 +29,13 @@ enum KycDemo {
         } catch {
             throw .failed("cannot start the reference service: \(error)")
         }
-        let note: @Sendable (String) -> Void = { text in say(String(format: "%6.2fs  ", printer.elapsed) + text) }
+        let note: @Sendable (String) -> Void = { text in
+            if json {
+                NDJSON.emit(["t": (printer.elapsed * 1000).rounded() / 1000, "event": "note", "text": text])
+            } else {
+                say(String(format: "%6.2fs  ", printer.elapsed) + text)
+            }
+        }
         note("reference service and verification back office on \(base)")
         let bot: AgentBot
         do { bot = try await agent(base, note: note) } catch {
@@ -40,7 +45,7 @@ enum KycDemo {
         note("verification agent ready: \(agentScript)")
 
         let customer = KycCustomer(printer: printer, approvesTorch: { $0 == .flashOpen }, retriesPass: true)
-        customer.call.torch = PrintedTorch()
+        customer.call.torch = PrintedTorch(json: json)
         let session = SessionModelVideoCall(callType: "NewCustomer", userName: "Enqura", surname: "Information", phone: "+905551234567",
                                             email: "enqualifyplus@enqura.com", identityType: "ID Card", identityNo: "12345678901",
                                             reference: "REF123456", canAutoClose: true)
@@ -49,9 +54,11 @@ enum KycDemo {
                                            hearing: true, visually: false)
         await bot.logout()
         await service.stop()
-        say("")
-        say("KYC demo summary")
-        KycCommand.printSummary(customer)
+        if !json {
+            say("")
+            say("KYC demo summary")
+        }
+        KycCommand.printSummary(customer, json: json)
         if !succeeded { throw .failed(customer.failure ?? "the verification call did not complete") }
     }
 

@@ -1,10 +1,13 @@
 import ECV
 import Foundation
 import MediaPipeline
+import MediaRuntime
 
 /// The ConnectParameters flags shared by `ecv pipeline`, `ecv call` and `ecv agent`.
 enum MediaOptions {
-    static let flags: Set<String> = ["codec-only", "audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker", "relay-only"]
+    static let spec = OptionSpec(values: ["codec", "width", "height", "fps", "bitrate", "audio-bitrate", "hw", "source", "audio-source",
+                                          "earpiece", "turn", "turn-user", "turn-credential"],
+                                 flags: ["codec-only", "audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker", "relay-only"])
 
     static let help = """
           --codec VP8|VP9|H264     preferred video codec (default VP8); the far end may pick
@@ -25,7 +28,6 @@ enum MediaOptions {
                                    camera:/dev/videoN, file:PATH (looped), or pattern:NAME
           --audio-source NAME      audio source: a preset name (tone-440, ticks, silence…), file:PATH
                                    (default: a 440 Hz tone; ecv agent: 660 Hz)
-          --presets DIR            extra presets (*.pipeline) overriding the built-in ones
           --turn URL               a TURN server, turn:HOST:PORT[?transport=udp|tcp] (repeatable), with
           --turn-username U --turn-credential C   its credentials
           --relay-only             ICE through TURN relays only (needs a TURN server: --turn or the service's)
@@ -69,8 +71,49 @@ enum MediaOptions {
         return parameters
     }
 
+    /// Compiles the send graph once before anything is dialed, so a size, rate, bitrate, codec or
+    /// source the encoders cannot take is bad usage named by its option, not a failure mid-call.
+    /// Returns the compiler's decisions (the encoder chosen and why, the bitrate), which `-v` logs.
+    @discardableResult
+    static func check(_ parameters: ConnectParameters, video: VideoSourceSpec, audio: AudioSourceSpec) throws(CLIError) -> [String] {
+        do throws(PipelineCompileError) {
+            return try PipelineCompiler(catalog: LiveCatalog.shared).compileSend(parameters: parameters.media, video: .single(video), audio: audio)
+                .decisions
+        } catch {
+            throw optionError(error)
+        }
+    }
+
+    /// The video codecs a call with `parameters` may end up sending and receiving (both ends use the
+    /// one negotiated): the preferred one, then every other this machine can use, or only the
+    /// allowlist's (`--codec A,B`, `--codec-only`). Empty for an audio-only call.
+    static func negotiableCodecs(_ parameters: ConnectParameters) throws(CLIError) -> [String] {
+        guard parameters.videoCallEnabled else { return [] }
+        do throws(PipelineCompileError) {
+            return try VideoCodecPreference.resolve(parameters.media, catalog: LiveCatalog.shared).codecs.map(\.rawValue)
+        } catch {
+            throw optionError(error)
+        }
+    }
+
+    /// A compile error named by the option that set the value (`--bitrate`, not `videoMaxBitrate`).
+    static func optionError(_ error: PipelineCompileError) -> CLIError {
+        switch error {
+        case .invalidBitrate(let parameter, let kbps, let allowed):
+            .usage("--\(parameter == "audioStartBitrate" ? "audio-bitrate" : "bitrate") \(kbps) is out of range: "
+                + "\(allowed.lowerBound)…\(allowed.upperBound) kbit/s, or 0 for the default")
+        case .invalidFrameRate(let asked, let allowed):
+            .usage("--fps \(asked) is out of range: \(allowed.lowerBound)…\(allowed.upperBound), or 0 for the default")
+        case .invalidVideoSize(let width, let height, let reason): .usage("--width \(width) --height \(height): \(reason)")
+        case .unknownVideoCodec, .videoCodecUnavailable: .usage("--codec: \(error)")
+        case .unknownAudioCodec, .audioCodecUnavailable: .usage("audio codec: \(error)")
+        case .invalidSource, .unknownPreset, .invalidPreset, .presetKindMismatch, .invalidName: .usage("--source/--audio-source: \(error)")
+        case .missingElement, .noEncoderInstalled, .unsupportedReceive: .failed(error.description)
+        }
+    }
+
     static func presets(_ arguments: inout Arguments) throws(CLIError) -> PresetLibrary {
-        guard let directory = arguments.value("presets") else { return .builtIn }
+        guard let directory = arguments.path("presets") else { return .builtIn }
         do {
             return try PresetLibrary.loading(directory: URL(fileURLWithPath: directory))
         } catch {

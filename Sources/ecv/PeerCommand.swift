@@ -8,7 +8,7 @@ import GLibCore
 enum PeerCommand {
     static let usage = """
         ecv peer [options]       a peer on a PeerJS server (the SkyWay peer model)
-          --server URL             the peer server, e.g. http://127.0.0.1:8080/peerjs (ecv serve --peer-key)
+          --server URL             the peer server, e.g. http://127.0.0.1:8080/peerjs (ecv serve with a peer key)
           --key KEY                the API key
           --domain DOMAIN          the domain the key is registered for (sent as Origin)
           --id ID                  this peer's id (default: the server's)
@@ -18,21 +18,30 @@ enum PeerCommand {
           --data TEXT              with --call: also open a data connection and send TEXT; always: print
                                    what connections bring and answer each text with "echo: TEXT"
           --record FILE            record each call (FILE, then FILE-2.ext, …): both directions, as sent
+          --overwrite              replace an existing --record FILE
+          --ice-server URL         ICE server (repeatable; default: none, host candidates only)
           --duration SEC           end after SEC seconds of media (default: until hung up or Ctrl-C)
-          --json                   one JSON object per line instead of text
+          --json                   one JSON object per line instead of text, nothing else
         \(MediaOptions.help)
+        \(LogOptions.help)
+          Exits 1 when the peer server refuses, a --call brings no media, or a recording was not written.
         """
 
+    static let spec = OptionSpec(values: ["server", "key", "domain", "id", "call", "data", "record", "duration", "ice-server"],
+                                 flags: ["json", "list", "answer", "overwrite"]) + MediaOptions.spec + LogOptions.spec
+
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["json", "list", "answer"]))
+        var arguments = try Arguments(words, spec)
+        try arguments.exclusive("list", "call", because: "--list prints the peers and exits")
+        try arguments.exclusive("answer", "call")
         guard let server = arguments.value("server") else { throw .usage("give --server URL (the PeerJS server)") }
         guard let key = arguments.value("key") else { throw .usage("give --key KEY") }
         var options: PeerOption
         do { options = try PeerOption(key: key, serverURL: server, domain: arguments.value("domain")) } catch { throw .usage(error.description) }
         options.iceServers = arguments.values("ice-server").map { ICEServer(urls: [$0]) }
         let id = arguments.value("id"), list = arguments.flag("list"), target = arguments.value("call")
-        let data = arguments.value("data"), record = arguments.value("record"), duration = try arguments.double("duration")
-        let json = arguments.flag("json")
+        let data = arguments.value("data"), recordPath = arguments.path("record"), duration = try arguments.positive("duration")
+        let json = arguments.flag("json"), overwrite = arguments.flag("overwrite")
         _ = arguments.flag("answer")
         let parameters = try MediaOptions.parameters(&arguments)
         // The ICE options apply to the peer's connections (a peer has no ConnectParameters of its own).
@@ -40,7 +49,16 @@ enum PeerCommand {
         options.iceTransportPolicy = parameters.iceTransportPolicy ?? .all
         let video = MediaOptions.video(&arguments, default: .testPattern(pattern: "smpte"))
         let audio = MediaOptions.audio(&arguments)
+        let logging = try LogOptions.read(&arguments)
         try arguments.finish()
+        if overwrite && recordPath == nil { throw .usage("--overwrite needs --record FILE") }
+        let decisions = try MediaOptions.check(parameters, video: video, audio: audio)
+        let record = try recordPath.map { path throws(CLIError) in
+            // A peer call takes no allowlist (MediaConstraints has one codec): any codec may be negotiated.
+            var unrestricted = parameters
+            unrestricted.videoCodecs = []
+            return try RecordingTarget.file(path, overwrite: overwrite, codecs: MediaOptions.negotiableCodecs(unrestricted))
+        }
         let constraints = MediaConstraints(maxWidth: parameters.videoWidth, maxHeight: parameters.videoHeight,
                                            maxFrameRate: parameters.videoFps == 0 ? 30 : parameters.videoFps,
                                            videoFlag: parameters.videoCallEnabled, videoCodec: parameters.videoCodec,
@@ -49,7 +67,8 @@ enum PeerCommand {
         let stream: ECVPeer.MediaStream
         do throws(PeerError) { stream = try Navigator.getUserMedia(constraints: constraints) } catch { throw .usage(error.description) }
 
-        Logger.setLevel(logLevel: .warn)
+        LogOptions.install(logging)
+        for decision in decisions { Logger.info("media: \(decision)") }
         Interrupts.install()
         let out = PeerPrinter(json: json)
         let peer = Peer(id: id, options: options)
@@ -71,6 +90,7 @@ enum PeerCommand {
         await peer.destroy()
         out.event("summary", outcome.fields, text: outcome.text)
         if target != nil, outcome.streams == 0 { throw .failed("no media arrived from \(target ?? "")") }
+        if let lost = outcome.lostRecordings.first { throw .failed("the recording \(lost)") }
     }
 }
 

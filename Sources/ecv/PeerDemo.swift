@@ -62,7 +62,8 @@ enum PeerDemo {
         note("answer", [:], "bob answers")
         let remoteAtAlice = try await firstStream(call), remoteAtBob = try await firstStream(callAtBob)
         note("stream", [:], "STREAM on both sides")
-        let file = directory.appendingPathComponent("peer-call.mkv")
+        // Named after the call, so a second run records beside the first instead of failing on it.
+        let file = directory.appendingPathComponent("peer-call-\(call.connectionId.suffix(8)).mkv")
         try await call.startRecording(to: file)
         note("recording", ["file": file.path], "alice records the call to \(file.path)")
 

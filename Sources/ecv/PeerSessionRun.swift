@@ -10,16 +10,19 @@ struct PeerRunOutcome: Sendable {
     var framesReceived = 0
     var dataReceived = 0
     var recordings: [String] = []
+    /// Recordings asked for and not written: "FILE was not written: why".
+    var lostRecordings: [String] = []
     var errors: [String] = []
 
     var fields: [String: any Sendable] {
         ["calls": calls, "streams": streams, "framesReceived": framesReceived, "dataReceived": dataReceived,
-         "recordings": recordings, "errors": errors]
+         "recordings": recordings, "lostRecordings": lostRecordings, "errors": errors]
     }
 
     var text: String {
         "calls \(calls), remote streams \(streams), frames received \(framesReceived), data messages \(dataReceived)"
             + (recordings.isEmpty ? "" : ", recorded " + recordings.joined(separator: ", "))
+            + (lostRecordings.isEmpty ? "" : "; NOT recorded: " + lostRecordings.joined(separator: "; "))
             + (errors.isEmpty ? "" : "; errors: " + errors.joined(separator: "; "))
     }
 }
@@ -29,7 +32,7 @@ struct PeerRunOutcome: Sendable {
 final class PeerSessionRun: Sendable {
     let peer: Peer
     let stream: ECVPeer.MediaStream
-    let record: String?
+    let record: RecordingTarget?
     let duration: Double?
     let out: PeerPrinter
     private let outcome = Locked(PeerRunOutcome())
@@ -38,7 +41,7 @@ final class PeerSessionRun: Sendable {
     private let firstMedia = OneShot<Void, Never>()
     private let allClosed = OneShot<Void, Never>()
 
-    init(peer: Peer, stream: ECVPeer.MediaStream, record: String?, duration: Double?, out: PeerPrinter) {
+    init(peer: Peer, stream: ECVPeer.MediaStream, record: RecordingTarget?, duration: Double?, out: PeerPrinter) {
         self.peer = peer
         self.stream = stream
         self.record = record
@@ -89,7 +92,7 @@ final class PeerSessionRun: Sendable {
         let index = outcome.withLock { $0.calls += 1; return $0.calls }
         live.withLock { $0 += 1 }
         let events = call.events()
-        let record = self.record.map { index == 1 ? $0 : Self.numbered($0, index) }
+        let record = self.record.map { index == 1 ? $0 : $0.at(Self.numbered($0.path, index)) }
         Task {
             for await event in events {
                 switch event {
@@ -99,12 +102,15 @@ final class PeerSessionRun: Sendable {
                     out.event("stream", ["peer": call.peer, "video": remote.videoTrackCount, "audio": remote.audioTrackCount],
                               text: "stream from \(call.peer)")
                     if let record {
+                        do throws(CLIError) { try record.clearOldFile() } catch {
+                            outcome.withLock { $0.lostRecordings.append("\(record.path) was not written: \(error)") }
+                        }
                         do throws(PeerError) {
-                            try await call.startRecording(to: URL(fileURLWithPath: record), format: CallCommand.format(of: record))
-                            outcome.withLock { $0.recordings.append(record) }
-                            out.event("recording", ["file": record], text: "recording to \(record)")
+                            try await call.startRecording(to: URL(fileURLWithPath: record.path), format: record.format)
+                            outcome.withLock { $0.recordings.append(record.path) }
+                            out.event("recording", ["file": record.path], text: "recording to \(record.path)")
                         } catch {
-                            outcome.withLock { $0.errors.append(error.description) }
+                            outcome.withLock { $0.errors.append(error.description); $0.lostRecordings.append("\(record.path) was not written: \(error.message)") }
                             out.event("error", ["kind": error.kind.rawValue, "message": error.message], text: "error: \(error)")
                         }
                     }
@@ -162,7 +168,14 @@ final class PeerSessionRun: Sendable {
         waiters.forEach { $0.cancel() }
         for call in peer.mediaConnections { await call.closeAndWait() }
         let frames = remoteStreams.withLock { $0.reduce(0) { $0 + $1.videoFrameCount } }
-        return outcome.withLock { $0.framesReceived = frames; return $0 }
+        // Closed: every recording is finalised; one that left no file was not written.
+        let unwritten = outcome.value.recordings.filter { !(record?.at($0).written ?? true) }
+        return outcome.withLock { outcome in
+            outcome.framesReceived = frames
+            outcome.recordings.removeAll { unwritten.contains($0) }
+            outcome.lostRecordings += unwritten.map { "\($0) was not written: nothing was written" }
+            return outcome
+        }
     }
 
     static func numbered(_ path: String, _ index: Int) -> String {

@@ -9,11 +9,15 @@ enum PipelineCommand {
           --receive KIND           print the receive fragment for an incoming VP8/VP9/H264/OPUS
                                    stream instead (e.g. --receive H264)
           --test-run               the self-running variant (60 buffers, fakesinks)
+          --presets DIR            extra presets (*.pipeline) overriding the built-in ones
         \(MediaOptions.help)
         """
 
+    static let spec = OptionSpec(values: ["format", "receive", "presets"], flags: ["test-run"]) + MediaOptions.spec
+
     static func run(_ words: [String]) throws(CLIError) {
-        var arguments = try Arguments(words, flags: MediaOptions.flags.union(["test-run"]))
+        var arguments = try Arguments(words, spec)
+        try arguments.exclusive("receive", "test-run", because: "--test-run is the send graph's self-running variant")
         let parameters = try MediaOptions.parameters(&arguments)
         let presets = try MediaOptions.presets(&arguments)
         let video = MediaOptions.video(&arguments)
@@ -38,7 +42,7 @@ enum PipelineCommand {
             print(format == "dot" ? graph.dot : graph.launchDescription(testRun: testRun))
             for decision in graph.decisions { printErr("# \(decision)") }
         } catch {
-            throw .failed(error.description)
+            throw MediaOptions.optionError(error)
         }
     }
 }

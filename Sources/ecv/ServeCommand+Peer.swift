@@ -3,7 +3,7 @@ import ECVService
 
 /// The peer server's options of `ecv serve` (docs/protocol.md §8).
 enum PeerServeOptions {
-    static let flags: Set<String> = ["peer-discovery"]
+    static let spec = OptionSpec(values: ["peer-key", "peer-path", "peer-limit"], flags: ["peer-discovery"])
 
     static let help = """
           --peer-key KEY[:DOMAIN,…]   run the PeerJS peer server with this API key (repeatable); with domains,

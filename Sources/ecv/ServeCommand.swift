@@ -1,3 +1,4 @@
+import ECV
 import ECVProtocol
 import ECVService
 import Foundation
@@ -30,9 +31,17 @@ enum ServeCommand {
           --trusted-proxy ADDR     a TLS-terminating proxy's address (repeatable): its X-Forwarded-Proto: https
                                    makes the URLs handed out https:// and wss://
           --kyc-api-key KEY        open the identity-verification back office (/kyc/api, docs/protocol.md §7) to this key (repeatable)
-          --log                    print the service's event log
+          --log                    print the service's event log on stdout, each entry timestamped (as --log-level info)
         \(PeerServeOptions.help)
+        \(LogOptions.help)
+                                   (info or debug prints the event log; --log-format json prints it as JSON objects)
+          Exits 1 at once when the service cannot start (a port in use, an address this host lacks), 0 after Ctrl-C or SIGTERM.
         """
+
+    static let spec = OptionSpec(values: ["host", "port", "backend", "queue", "ice-server", "turn-username", "turn-credential", "agent-secret",
+                                          "agent-secret-file", "offer-timeout", "attr-default", "queue-attr-default", "tls-cert", "tls-key",
+                                          "advertised-url", "trusted-proxy", "kyc-api-key"],
+                                 flags: ["log", "no-caller-tokens", "open-agents", "no-attr-defaults"]) + PeerServeOptions.spec + LogOptions.spec
 
     static func configuration(_ arguments: inout Arguments) throws(CLIError) -> ReferenceServiceConfiguration {
         var configuration = ReferenceServiceConfiguration()
@@ -54,7 +63,7 @@ enum ServeCommand {
         }
         configuration.agentSecrets = arguments.values("agent-secret")
         configuration.verification.apiKeys = arguments.values("kyc-api-key")
-        for file in arguments.values("agent-secret-file") {
+        for file in arguments.values("agent-secret-file").map(Arguments.absolute) {
             // Unreadable: the else branch reports it.
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
                 throw .usage("--agent-secret-file: cannot read \(file)")
@@ -63,7 +72,7 @@ enum ServeCommand {
             guard !secrets.isEmpty else { throw .usage("--agent-secret-file: \(file) holds no secret") }
             configuration.agentSecrets += secrets
         }
-        if let timeout = try arguments.double("offer-timeout") { configuration.offerTimeout = timeout }
+        if let timeout = try arguments.positive("offer-timeout") { configuration.offerTimeout = timeout }
         let defaults = try arguments.values("attr-default").map { text throws(CLIError) in try keyValue(text, "--attr-default") }
         if !defaults.isEmpty { configuration.acd.attributeDefaults = Dictionary(defaults) { $1 } }
         for text in arguments.values("queue-attr-default") {
@@ -73,7 +82,10 @@ enum ServeCommand {
             let (key, value) = try keyValue(String(text[text.index(after: colon)...]), "--queue-attr-default")
             configuration.acd.queueAttributeDefaults[String(text[..<colon]), default: [:]][key] = value
         }
-        switch (arguments.value("tls-cert"), arguments.value("tls-key")) {
+        if username != nil || credential != nil, !configuration.iceServers.contains(where: { $0.urls.contains { $0.hasPrefix("turn") } }) {
+            throw .usage("--turn-username and --turn-credential need a turn: or turns: --ice-server")
+        }
+        switch (arguments.path("tls-cert"), arguments.path("tls-key")) {
         case (nil, nil): break
         case (let certificate?, let key?):
             do { try configuration.serveTLS(certificateFile: certificate, privateKeyFile: key) } catch {
@@ -99,7 +111,9 @@ enum ServeCommand {
     }
 
     static func run(_ words: [String]) async throws(CLIError) {
-        var arguments = try Arguments(words, flags: Set(["log", "no-caller-tokens", "open-agents", "no-attr-defaults"]).union(PeerServeOptions.flags))
+        var arguments = try Arguments(words, spec)
+        try arguments.exclusive("open-agents", "agent-secret", because: "--open-agents admits agents without a secret")
+        try arguments.exclusive("open-agents", "agent-secret-file", because: "--open-agents admits agents without a secret")
         var configuration = try configuration(&arguments)
         if arguments.flag("no-attr-defaults") {
             if !arguments.values("attr-default").isEmpty { throw .usage("--no-attr-defaults and --attr-default exclude each other") }
@@ -112,9 +126,16 @@ enum ServeCommand {
         }
         let host = arguments.value("host") ?? "127.0.0.1"
         let port = try arguments.int("port") ?? 8080
-        if arguments.flag("log") { configuration.logHandler = { entry in say(entry.description) } }
+        let logFlag = arguments.flag("log")
+        let logging = try LogOptions.read(&arguments)
+        if logFlag && logging.level == .error { throw .usage("--log and -q exclude each other") }
         try arguments.finish()
-        guard (0...65535).contains(port) else { throw .usage("--port must be 0…65535") }
+        guard (0...65535).contains(port) else { throw .usage("--port takes 0…65535, not \(port)") }
+        LogOptions.install(logging)
+        if logFlag || logging.level <= .info {
+            let json = logging.json
+            configuration.logHandler = { entry in say(json ? entry.jsonLine : entry.timestampedLine) }
+        }
         Interrupts.install()
         // Built and started here, not in a task awaited after Ctrl-C: a start-up failure (a port
         // in use, an address this host lacks, a bad queue name) ends the command at once, exit 1.
@@ -189,4 +210,16 @@ enum Interrupts {
     /// Signal sources must outlive the wait; DispatchSource is thread-safe.
     // @unchecked Sendable: the source is only resumed/cancelled through its own thread-safe API.
     struct SignalSourceBox: @unchecked Sendable { let source: any DispatchSourceSignal }
+}
+
+extension ServiceLogEntry {
+    /// `2026-12-06T20:51:07.042Z #12 [rest] …`: when, in which order, what.
+    var timestampedLine: String { "\(LogOptions.timestamp(time)) \(description)" }
+
+    var jsonLine: String {
+        var fields: [String: any Sendable] = ["time": LogOptions.timestamp(time), "sequence": sequence, "category": category.rawValue,
+                                              "message": message]
+        if let rtcId { fields["rtcId"] = rtcId }
+        return NDJSON.line(fields)
+    }
 }

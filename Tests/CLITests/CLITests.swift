@@ -12,11 +12,12 @@ struct ECVProcess {
     static var executable: URL { BuiltExecutable.url(named: "ecv") }
 
     /// Runs `ecv arguments…` to completion (bounded), returning its exit status and output.
-    static func run(_ arguments: [String], environment: [String: String] = [:], timeout: Duration = .seconds(60))
+    static func run(_ arguments: [String], environment: [String: String] = [:], directory: URL? = nil, timeout: Duration = .seconds(60))
         async throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

@@ -50,7 +50,9 @@ import Testing
         let second = try #require((completed["data"] as? [String: String])?["rtcId"])
         #expect(first != second)
         // The first leg's last event is TransferCompleted (Turkish guide §7.1); no CallEnded for it.
-        #expect(events(first).last == "TransferCompleted" && !events(first).contains("CallEnded"), "\(events(first))")
+        // (The Recording object after it is ecv call's own line, not an event: --record.)
+        let firstLeg = events(first).filter { $0 != "Recording" }
+        #expect(firstLeg.last == "TransferCompleted" && !firstLeg.contains("CallEnded"), "\(events(first))")
 
         let secondLeg = events(second)
         #expect(!secondLeg.contains("DialSuccess"), "the transferred leg is never dialed: \(secondLeg)")
@@ -58,7 +60,13 @@ import Testing
         for expected in ["AgentConnected", "WebRtcConnected", "CallEnded"] { #expect(secondLeg.contains(expected), "\(expected) in \(secondLeg)") }
         let secondAgent = objects.first { $0["rtcId"] as? String == second && $0["event"] as? String == "AgentConnected" }
         #expect((secondAgent?["data"] as? [String: String])?["agentName"] == "Bob")
-        #expect(objects.last?["event"] as? String == "CallEnded" && objects.last?["detail"] as? String == "REMOTE_HANGUP")
+        let ends = objects.filter { $0["event"] as? String == "CallEnded" }
+        #expect(ends.last?["rtcId"] as? String == second && ends.last?["detail"] as? String == "REMOTE_HANGUP")
+        // With --record, each leg's last event (TransferCompleted, CallEnded) is followed by whether its file was written.
+        let recordings = objects.filter { $0["event"] as? String == "Recording" }
+        #expect(recordings.compactMap { $0["rtcId"] as? String } == [first, second] && recordings.allSatisfy { $0["written"] as? Bool == true },
+                "\(recordings)")
+        #expect(objects.last?["event"] as? String == "Recording")
 
         // Each leg's recording: its own file, the agent of that leg in it.
         for file in [record, directory.appendingPathComponent("call-\(second).mkv")] {

@@ -16,9 +16,10 @@ final class RunningECV: @unchecked Sendable {
     let process = Process()
     private let collected = Locked((stdout: "", stderr: ""))
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = ECVProcess.executable
+    init(_ arguments: [String], environment: [String: String] = [:], executable: URL = ECVProcess.executable, directory: URL? = nil) throws {
+        process.executableURL = executable
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
@@ -41,7 +42,7 @@ final class RunningECV: @unchecked Sendable {
 
     /// The exit status, once the process ended within `limit`.
     func exitStatus(within limit: Duration) async throws -> Int32 {
-        try await eventually(limit, "ecv \(process.arguments?.first ?? "") to exit") { !self.process.isRunning }
+        try await eventually(limit, "\(process.arguments?.prefix(5).joined(separator: " ") ?? "") to exit") { !self.process.isRunning }
         return process.terminationStatus
     }
 

@@ -9,12 +9,14 @@ import Testing
         let (status, stdout, stderr) = try await ECVProcess.run(["demo", "--peer", "--json", "--recordings", directory.path], timeout: .seconds(90))
         #expect(status == 0, "\(stderr)")
         let lines = stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } // other lines fail below
+        #expect(lines.count == stdout.split(separator: "\n").count, "only JSON objects: \(stdout)")
         let events = lines.compactMap { $0["event"] as? String }
         #expect(events.starts(with: ["open", "peers", "call", "answer", "stream", "recording", "data", "camera", "mute", "close", "summary"]), "\(events)")
         let summary = try #require(lines.last)
         #expect((summary["framesAliceReceived"] as? Int ?? 0) > 30 && (summary["framesBobReceived"] as? Int ?? 0) > 30, "\(summary)")
         #expect(summary["tracks"] as? Int == 4 && summary["camera"] as? String == "back", "\(summary)")
-        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("peer-call.mkv").path))
+        let file = try #require(lines.first { $0["event"] as? String == "recording" }?["file"] as? String)
+        #expect(file.hasPrefix(directory.appendingPathComponent("peer-call-").path) && FileManager.default.fileExists(atPath: file), "\(file)")
     }
 
     @Test func peerOptionsAreChecked() async throws {

@@ -10,6 +10,23 @@ import Testing
 
 extension ServiceTests {
     @Suite("ECV REST endpoints") struct RESTTests {
+        /// `GET /` answers a small page linking the queues and the peer page; other methods are 405,
+        /// and what the page shows from the configuration is escaped.
+        @Test func theIndexPageLinksTheQueuesAndThePeerPage() async throws {
+            let test = try await TestService.start { configuration in
+                configuration.queues = ["default", "<b>Billing</b>"]
+                configuration.peerServer = PeerServerConfiguration(keys: [PeerAPIKey(key: "demo")])
+            }
+            let page = try await test.get("/")
+            #expect(page.status == 200 && page.headers["Content-Type"] == "text/html; charset=utf-8")
+            let html = page.text ?? ""
+            #expect(html.contains(#"<a href="/api/Queues">"#) && html.contains(#"<a href="/peerjs/client">"#), "\(html)")
+            #expect(html.contains("&lt;b&gt;Billing&lt;/b&gt;") && !html.contains("<b>Billing"), "\(html)")
+            #expect(html.contains("/r/&lt;rtcId&gt;"))
+            #expect(try await test.post("/").status == 405)
+            await test.stop()
+        }
+
         @Test func getRtcIdIssuesDistinctIdsThatDialOnce() async throws {
             let test = try await TestService.start()
             let first = try await test.rtcId()
@@ -176,7 +193,8 @@ extension ServiceTests {
             let test = try await TestService.start()
             let unknown = try test.error(try await test.get("/api/Nothing"), status: 404)
             #expect(unknown.code == "NOT_FOUND")
-            #expect(try test.error(try await test.get("/"), status: 404).code == "NOT_FOUND")
+            // `GET /` is the index page (theIndexPageLinksTheQueuesAndThePeerPage); a path under nothing is not.
+            #expect(try test.error(try await test.get("/nothing"), status: 404).code == "NOT_FOUND")
             #expect(try test.error(try await test.get("/a/b/c"), status: 404).code == "NOT_FOUND")
             let wrongMethod = try test.error(try await test.get(ECVAPI.getRtcId), status: 405)
             #expect(wrongMethod.code == "METHOD_NOT_ALLOWED")

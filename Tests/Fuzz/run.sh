@@ -43,6 +43,7 @@ targets=(
     "http-head||Sources/Soup/RequestHead.swift Tests/Fuzz/HTTPHeadFuzz.swift|http"
     "request-fields||Sources/Soup/RequestHead.swift Sources/ECVService/BearerToken.swift Tests/Fuzz/RequestFieldsFuzz.swift|"
     "origin||Sources/ECVService/PeerServer/SerializedOrigin.swift Tests/Fuzz/OriginFuzz.swift|"
+    "arguments||Sources/ecv/Arguments.swift Tests/Fuzz/ArgumentsFuzz.swift|"
 )
 
 fingerprint() { # files…: the toolchain, the flags, the file names and their contents
