@@ -54,10 +54,11 @@ public final class MaterializedGraph: Sendable {
         timestampAdvances = advances
     }
 
-    private init(elements: [String: Element], order: [String], dynamicLinks: [SignalConnection]) {
+    private init(elements: [String: Element], order: [String], dynamicLinks: [SignalConnection], timestampAdvances: [PadProbe]) {
         self.elements = elements
         self.order = order
         self.dynamicLinks = dynamicLinks
+        self.timestampAdvances = timestampAdvances
     }
 
     /// This graph with the elements of `removed` (already taken out of the bin) replaced by
@@ -72,7 +73,9 @@ public final class MaterializedGraph: Sendable {
             }
         }
         let elements = self.elements.filter { !removed.contains($0.key) }.merging(replacement.elements) { _, new in new }
-        return MaterializedGraph(elements: elements, order: order, dynamicLinks: dynamicLinks + replacement.dynamicLinks)
+        // A removed element's probe went with its pad; cancelling it later does nothing.
+        return MaterializedGraph(elements: elements, order: order, dynamicLinks: dynamicLinks + replacement.dynamicLinks,
+                                 timestampAdvances: timestampAdvances + replacement.timestampAdvances)
     }
 
     /// Links the first pad of `kind` that `source` adds later (decodebin's sometimes pads). A link
