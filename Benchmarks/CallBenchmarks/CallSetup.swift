@@ -32,6 +32,8 @@ enum CallSetupBenchmark: CallBenchmark {
         Logger.setLevel(logLevel: .error)
         let sdk = try ECVSdk(config: ECVSdkConfiguration(name: "setup", serviceUrl: base, iceServers: [ICEServer(urls: ["stun:127.0.0.1:3478"])]))
         var toAgent: [Double] = [], toMedia: [Double] = [], toFrame: [Double] = [], total: [Double] = []
+        // Where AgentConnected → WebRtcConnected goes: each of the caller's events on the way, ms after AgentConnected.
+        var steps: [String: [Double]] = [:]
         for index in 0..<(calls + 1) { // the first call warms caches and is not counted
             guard let call = await sdk.createVideoCall() else { throw BenchmarkError.badInput("no call") }
             let events = call.events()
@@ -41,10 +43,30 @@ enum CallSetupBenchmark: CallBenchmark {
                 await call.start(dialCallParameters: DialCallParameters(callerName: "Setup \(index)"))
             }
             var agentAt: Date?, mediaAt: Date?
+            var seen: [VideoCallEventType: Date] = [:]
+            var watching: Task<Void, Never>?
+            var webrtc: WebRtcConnection?
+            let transport = Locked<[String: Date]>([:])
             for await event in events {
+                if agentAt != nil, mediaAt == nil, seen[event.type] == nil { seen[event.type] = event.createdAt }
+                if event.type == .RtcPeerConnectionCreated, let peer = webrtc?.peerConnection {
+                    // ICE and DTLS inside the peer: when each first reached its next state.
+                    let peerEvents = peer.events()
+                    watching = Task {
+                        for await peerEvent in peerEvents {
+                            let name: String? = switch peerEvent {
+                            case .iceConnectionStateChanged(let state): "ICE \(state.rawValue)"
+                            case .connectionStateChanged(let state): "transport \(state.rawValue)"
+                            default: nil
+                            }
+                            if let name { transport.withLock { if $0[name] == nil { $0[name] = Date() } } }
+                        }
+                    }
+                }
                 if event.type == .AgentConnected {
                     agentAt = event.createdAt
                     guard let connection = call.connect(parameters: ConnectParameters(videoWidth: 640, videoHeight: 480)) else { break }
+                    webrtc = connection
                     connection.remoteVideoRenderer = firstFrame
                     Task { await connection.startRoom() }
                 }
@@ -56,6 +78,9 @@ enum CallSetupBenchmark: CallBenchmark {
                 if event.type == .CallEnded { break }
             }
             guard index > 0, let agentAt, let mediaAt else { continue }
+            watching?.cancel()
+            for step in Self.steps { if let at = seen[step] { steps[step.rawValue, default: []].append(at.timeIntervalSince(agentAt) * 1000) } }
+            for (name, at) in transport.value { steps[name, default: []].append(at.timeIntervalSince(agentAt) * 1000) }
             toAgent.append(agentAt.timeIntervalSince(started) * 1000)
             toMedia.append(mediaAt.timeIntervalSince(agentAt) * 1000)
             total.append(mediaAt.timeIntervalSince(started) * 1000)
@@ -68,7 +93,14 @@ enum CallSetupBenchmark: CallBenchmark {
                                             agentToMedia: LatencySummary(milliseconds: toMedia),
                                             agentToFirstFrame: LatencySummary(milliseconds: toFrame),
                                             total: LatencySummary(milliseconds: total), load: timer.finish())
+        report.callSetup?.steps = steps.map { CallSetupStep(event: $0.key, afterAgentConnected: LatencySummary(milliseconds: $0.value)) }
+            .sorted { ($0.afterAgentConnected?.p50 ?? 0) < ($1.afterAgentConnected?.p50 ?? 0) }
     }
+
+    /// The caller's events between AgentConnected and WebRtcConnected, in the order they come.
+    static let steps: [VideoCallEventType] = [.JoinedRoom, .SignalingConnected, .SignalingRegistered, .RtcPeerConnectionCreated,
+                                              .GotLocalStream, .SentOffer, .GotOffer, .SentAnswer, .GotAnswer, .GotRemoteStream,
+                                              .WebRtcOnDataChannel, .WebRtcConnected]
 
     static func startService() async throws -> (ReferenceService, String) {
         var configuration = ReferenceServiceConfiguration()

@@ -101,7 +101,10 @@ enum LipSyncBenchmark: CallBenchmark {
         }
         await caller.close()
         await bot.close()
-        defer { try? FileManager.default.removeItem(at: url) } // measured below; a leftover file changes nothing
+        defer {
+            // Measured below; a leftover file changes nothing.
+            for leftover in [url.path, url.path + ".chapters.json", url.path + ".stats.ndjson"] { try? FileManager.default.removeItem(atPath: leftover) }
+        }
         let info = try await RecordingInspector.inspect(url)
         return try await FlashBeep.measure(url, videoPads: info.videoTracks.map(\.pad), audioPads: info.audioTracks.map(\.pad),
                                            settledAfter: settledAfter)

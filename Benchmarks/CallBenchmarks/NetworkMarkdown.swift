@@ -13,13 +13,14 @@ enum NetworkMarkdown {
                      "\(machine.cpuModel), \(machine.cores) cores, \(machine.memoryGiB) GiB, \(machine.kernel), \(machine.gstreamer), "
                          + "\(machine.swift), \(machine.date). Load average (1 min) \(format(report.load.start)) at the start, "
                          + "\(format(report.load.end)) at the end; took \(Int(report.load.wallSeconds)) s.", "",
-                     report.method, "",
-                     "## ECVKit ÷ Chromium", "",
-                     "Median (range) of \(report.repetitions) runs per cell.", "",
-                     "| condition | receiving end | ECVKit fps | Chromium fps | ratio | ECVKit freeze s | Chromium freeze s | ratio |",
-                     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+                     report.method, ""]
         let conditions = NetworkCondition.allCases.filter { condition in
             condition.wholePathLossPercent == nil && report.runs.contains { $0.condition == condition }
+        }
+        if !conditions.isEmpty {
+            lines += ["## ECVKit ÷ Chromium", "", "Median (range) of \(report.repetitions) runs per cell.", "",
+                      "| condition | receiving end | ECVKit fps | Chromium fps | ratio | ECVKit freeze s | Chromium freeze s | ratio |",
+                      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
         }
         for condition in conditions {
             for stack in ecvkitStacks(report, condition) {
@@ -33,9 +34,11 @@ enum NetworkMarkdown {
                 }
             }
         }
-        lines += ["", "## Connecting, the longest freeze, media after the blackhole", "",
-                  "| condition | stack | runs measured | connect s | longest freeze s, host ← lab | longest freeze s, lab ← host | media back s, host ← lab / lab ← host | host sends kbit/s |",
-                  "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        if !conditions.isEmpty {
+            lines += ["", "## Connecting, the longest freeze, media after the blackhole", "",
+                      "| condition | stack | runs measured | connect s | longest freeze s, host ← lab | longest freeze s, lab ← host | media back s, host ← lab / lab ← host | host sends kbit/s |",
+                      "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        }
         for condition in conditions {
             for stack in ecvkitStacks(report, condition) + [NetworkChromiumRun.stack] {
                 let all = report.runs.filter { $0.stack == stack && $0.condition == condition }

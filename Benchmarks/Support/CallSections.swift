@@ -9,6 +9,8 @@ public struct CallSetupSection: Codable, Sendable {
     /// AgentConnected → first decoded agent frame at the caller.
     public var agentToFirstFrame: LatencySummary?
     public var total: LatencySummary?
+    /// Each of the caller's events from AgentConnected on, ms after it: where the set-up goes.
+    public var steps: [CallSetupStep]?
     public var load: LoadWindow?
 
     public init(method: String, calls: Int, toAgentConnected: LatencySummary?, agentToMedia: LatencySummary?,
@@ -20,6 +22,16 @@ public struct CallSetupSection: Codable, Sendable {
         self.agentToFirstFrame = agentToFirstFrame
         self.total = total
         self.load = load
+    }
+}
+
+public struct CallSetupStep: Codable, Sendable {
+    public var event: String
+    public var afterAgentConnected: LatencySummary?
+
+    public init(event: String, afterAgentConnected: LatencySummary?) {
+        self.event = event
+        self.afterAgentConnected = afterAgentConnected
     }
 }
 
@@ -100,7 +112,12 @@ extension MarkdownReport {
                 row("start() → AgentConnected", section.toAgentConnected),
                 row("AgentConnected → WebRtcConnected", section.agentToMedia),
                 row("AgentConnected → first agent frame at the caller", section.agentToFirstFrame),
-                row("start() → WebRtcConnected", section.total), "", load(section.load), ""]
+                row("start() → WebRtcConnected", section.total), ""]
+            + (section.steps.map { steps in
+                ["The caller's events on the way, ms after AgentConnected:", "", "| event | p50 ms | p95 ms | max ms | calls |",
+                 "| --- | ---: | ---: | ---: | ---: |"] + steps.map { row($0.event, $0.afterAgentConnected) } + [""]
+            } ?? [])
+            + [load(section.load), ""]
     }
 
     static func callCostTable(_ section: CallCostSection) -> [String] {
