@@ -61,7 +61,8 @@ final class OpenSockets: Sendable {
 /// `onText`, each awaited before the next, then `onClosed` once. The task holds the connection,
 /// so it stays open as long as the peer keeps it open; it ends once `onClosed` returned (what
 /// the collider awaits before a client's next socket registers). Errors are logged: a client
-/// that does not read what it is sent is closed with 1008 and logged so ("outgoing backlog").
+/// that does not read what it is sent is closed with 1008, one that sends faster than the
+/// service reads is dropped, each logged so ("outgoing backlog", "incoming backlog").
 @discardableResult
 func watch(_ connection: WebSocketConnection, log: ServiceEventLog, _ category: ServiceLogEntry.Category,
            onText: @escaping @Sendable (String) async -> Void,

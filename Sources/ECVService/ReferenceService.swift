@@ -75,7 +75,8 @@ public final class ReferenceService: Sendable {
         let server = HTTPServer(tls: configuration.tls, limits: HTTPServerLimits(
             maxBodyBytes: limits.maxRequestBodyBytes, maxURLBytes: limits.maxURLBytes, maxHeaderBytes: limits.maxHeaderBytes,
             headerTimeout: limits.headerTimeout, bodyTimeout: limits.bodyTimeout,
-            maxWaitingConnectionsPerAddress: limits.maxWaitingConnectionsPerAddress), maxOutgoingWebSocketBytes: limits.maxOutgoingWebSocketBytes)
+            maxWaitingConnectionsPerAddress: limits.maxWaitingConnectionsPerAddress), maxOutgoingWebSocketBytes: limits.maxOutgoingWebSocketBytes,
+            maxUnreadIncomingWebSocketBytes: limits.maxUnreadIncomingWebSocketBytes)
         let router = router
         let core = core
         server.route("*", "/") { request in await router.handle(request) }

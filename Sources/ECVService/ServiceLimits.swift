@@ -74,6 +74,10 @@ public struct ServiceLimits: Sendable, Equatable {
     /// buffer): a send past it closes the socket with 1008, logged. At least the largest frame the
     /// service sends: a worst-case agent offer, a collider frame relayed with every byte escaped.
     public var maxOutgoingWebSocketBytes: Int = 4 << 20
+    /// What each WebSocket's client may have sent that the service has not processed yet (the
+    /// service reads as fast as a client sends): a message past it drops the connection, logged
+    /// ("incoming backlog"). At least the largest frame any socket kind accepts.
+    public var maxUnreadIncomingWebSocketBytes: Int = 4 << 20
 
     public init() {}
 
@@ -97,6 +101,7 @@ public struct ServiceLimits: Sendable, Equatable {
             ("maxAgents", maxAgents), ("queueSocketFrameBytes", queueSocketFrameBytes),
             ("agentSocketFrameBytes", agentSocketFrameBytes), ("colliderFrameBytes", colliderFrameBytes),
             ("agentClientFrameBytes", agentClientFrameBytes), ("maxOutgoingWebSocketBytes", maxOutgoingWebSocketBytes),
+            ("maxUnreadIncomingWebSocketBytes", maxUnreadIncomingWebSocketBytes),
         ]
         if let (name, _) = positive.first(where: { $0.1 < 1 }) { return "limits.\(name) must be at least 1" }
         if headerTimeout <= .zero || bodyTimeout <= .zero { return "limits.headerTimeout and bodyTimeout must be positive" }
@@ -109,6 +114,9 @@ public struct ServiceLimits: Sendable, Equatable {
         if largestSentFrame > maxOutgoingWebSocketBytes {
             return "limits.maxOutgoingWebSocketBytes (\(maxOutgoingWebSocketBytes)) must hold the largest frame the service sends "
                 + "(\(largestSentFrame) bytes with these field and frame limits)"
+        }
+        if maxUnreadIncomingWebSocketBytes < max(queueSocketFrameBytes, agentSocketFrameBytes, colliderFrameBytes) {
+            return "limits.maxUnreadIncomingWebSocketBytes must hold the largest frame a socket accepts"
         }
         if worstCaseOfferFrameBytes > agentClientFrameBytes {
             return "the DialEx field limits allow offer frames of \(worstCaseOfferFrameBytes) bytes, more than "

@@ -20,10 +20,15 @@ public final class HTTPServer: Sendable {
     ///   - maxOutgoingWebSocketBytes: what each WebSocket may hold that its peer has not read (past
     ///     the kernel's send buffer); a send past it closes the socket with 1008, announced by an
     ///     `.error` event ("outgoing backlog: …") before its `.closed`. nil: no bound.
+    ///   - maxUnreadIncomingWebSocketBytes: what each WebSocket's peer may have sent that its
+    ///     handler has not read from `events` yet (libsoup reads as fast as the peer sends); a
+    ///     message past it drops the connection (no close frame: the peer is busy sending),
+    ///     announced by an `.error` event ("incoming backlog: …"). nil: no bound.
     public init(tls: TLSIdentity? = nil, limits: HTTPServerLimits = HTTPServerLimits(),
-                maxIncomingWebSocketPayloadSize: Int = 4 << 20, maxOutgoingWebSocketBytes: Int? = 4 << 20) {
+                maxIncomingWebSocketPayloadSize: Int = 4 << 20, maxOutgoingWebSocketBytes: Int? = 4 << 20,
+                maxUnreadIncomingWebSocketBytes: Int? = 8 << 20) {
         core = ServerCore(tls: tls, limits: limits, maxIncomingWebSocketPayloadSize: maxIncomingWebSocketPayloadSize,
-                          maxOutgoingWebSocketBytes: maxOutgoingWebSocketBytes)
+                          maxOutgoingWebSocketBytes: maxOutgoingWebSocketBytes, maxUnreadIncomingWebSocketBytes: maxUnreadIncomingWebSocketBytes)
     }
 
     deinit {

@@ -16,6 +16,7 @@ final class ServerCore {
     let limits: HTTPServerLimits
     private let maxIncomingWebSocketPayloadSize: Int
     private let maxOutgoingWebSocketBytes: Int?
+    private let maxUnreadIncomingWebSocketBytes: Int?
     private nonisolated let routes = Mutex<[ServerRoute]>([])
     private nonisolated let webSocketRoutes = Mutex<[WebSocketRoute]>([])
     private nonisolated let bound = Mutex<(host: String, port: UInt16?)>(("127.0.0.1", nil))
@@ -44,11 +45,13 @@ final class ServerCore {
         let task: Task<Void, Never>
     }
 
-    nonisolated init(tls: TLSIdentity?, limits: HTTPServerLimits, maxIncomingWebSocketPayloadSize: Int, maxOutgoingWebSocketBytes: Int?) {
+    nonisolated init(tls: TLSIdentity?, limits: HTTPServerLimits, maxIncomingWebSocketPayloadSize: Int, maxOutgoingWebSocketBytes: Int?,
+                     maxUnreadIncomingWebSocketBytes: Int?) {
         self.tls = tls
         self.limits = limits
         self.maxIncomingWebSocketPayloadSize = maxIncomingWebSocketPayloadSize
         self.maxOutgoingWebSocketBytes = maxOutgoingWebSocketBytes
+        self.maxUnreadIncomingWebSocketBytes = maxUnreadIncomingWebSocketBytes
     }
 
     nonisolated var boundPort: UInt16? { bound.withLock { $0.port } }
@@ -339,7 +342,8 @@ final class ServerCore {
         let host = request.headers["Host"] ?? "\(boundHost):\(boundPort ?? 0)"
         let socket = WebSocketCore.wrap(UnsafeMutableRawPointer(connection), url: "\(scheme)://\(host)\(path)", side: .server,
                                         maxIncomingPayloadSize: route.maxIncomingPayloadSize ?? maxIncomingWebSocketPayloadSize,
-                                        maxOutgoingBytes: maxOutgoingWebSocketBytes, keepaliveInterval: route.keepaliveInterval)
+                                        maxOutgoingBytes: maxOutgoingWebSocketBytes, maxUnreadIncomingBytes: maxUnreadIncomingWebSocketBytes,
+                                        keepaliveInterval: route.keepaliveInterval)
         let core = socket.core
         if core.currentState != .closed {
             let id = ObjectIdentifier(core)

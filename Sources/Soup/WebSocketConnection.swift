@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What arrives on a WebSocket, in order. `.closed` is always the last event and arrives exactly
 /// once, whether the peer closed, the network failed or we closed.
@@ -41,6 +42,55 @@ public enum WebSocketError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
+/// The events of one WebSocket, in order: an `AsyncSequence` over the connection's stream that
+/// counts, as it hands them out, the text and binary bytes received but not yet read, so that a
+/// peer sending faster than they are read can be bounded (`HTTPServer`'s
+/// `maxUnreadIncomingWebSocketBytes`). Iterate it once.
+public struct WebSocketEvents: AsyncSequence, Sendable {
+    public typealias Element = WebSocketEvent
+    let stream: AsyncStream<WebSocketEvent>
+    let unread: UnreadBytes
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var base: AsyncStream<WebSocketEvent>.AsyncIterator
+        let unread: UnreadBytes
+
+        public mutating func next() async -> WebSocketEvent? {
+            let event = await base.next()
+            if let event { unread.read(event.payloadBytes) }
+            return event
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(base: stream.makeAsyncIterator(), unread: unread) }
+}
+
+/// Bytes of text and binary messages received and not yet read from `WebSocketEvents`.
+final class UnreadBytes: Sendable {
+    private let count = Mutex(0)
+    var value: Int { count.withLock { $0 } }
+    /// Adds `bytes`; false (and nothing added) when that would pass `limit`.
+    func receive(_ bytes: Int, limit: Int?) -> Bool {
+        count.withLock { count in
+            if let limit, count + bytes > limit { return false }
+            count += bytes
+            return true
+        }
+    }
+    func read(_ bytes: Int) { count.withLock { $0 -= bytes } }
+}
+
+extension WebSocketEvent {
+    /// The message's bytes (0 for errors and the close).
+    var payloadBytes: Int {
+        switch self {
+        case .text(let text): text.utf8.count
+        case .binary(let bytes): bytes.count
+        case .error, .closed: 0
+        }
+    }
+}
+
 /// One WebSocket, client or server side.
 ///
 /// Sends may be called from any task; they are queued to the main loop in call order. Keep a
@@ -50,14 +100,14 @@ public final class WebSocketConnection: Sendable {
     public enum Side: Sendable { case client, server }
 
     /// Every message and the final `.closed`. Iterate it once.
-    public let events: AsyncStream<WebSocketEvent>
+    public let events: WebSocketEvents
     public let url: String
     public let side: Side
     /// The subprotocol both sides agreed on, if any.
     public let subprotocol: String?
     let core: WebSocketCore
 
-    init(core: WebSocketCore, events: AsyncStream<WebSocketEvent>, url: String, side: Side, subprotocol: String?) {
+    init(core: WebSocketCore, events: WebSocketEvents, url: String, side: Side, subprotocol: String?) {
         self.core = core
         self.events = events
         self.url = url

@@ -24,6 +24,10 @@ final class WebSocketCore {
     nonisolated static let maxUnsentBytes = 1 << 20
     /// libsoup's outgoing queue, bounded in bytes (nil: not bounded, or no TCP socket to measure).
     private var backlog: OutgoingBacklog?
+    /// Messages received and not read yet, bounded by `maxUnreadIncoming` (nil: not bounded).
+    private let unread = UnreadBytes()
+    private var maxUnreadIncoming: Int?
+    private var unreadOverflowed = false
     /// Client frames are masked: 4 bytes more on the wire.
     private let masked: Bool
     private var closedReported = false
@@ -33,15 +37,19 @@ final class WebSocketCore {
     private var socket: OpaquePointer { connection.opaque }
 
     /// Wraps `connection` (retained) and returns the public object.
-    /// - Parameter maxOutgoingBytes: the most bytes the connection may hold that the peer has not
-    ///   taken; a send past it closes the connection with 1008 (nil: no bound).
+    /// - Parameters:
+    ///   - maxOutgoingBytes: the most bytes the connection may hold that the peer has not taken; a
+    ///     send past it closes the connection with 1008 (nil: no bound).
+    ///   - maxUnreadIncomingBytes: the most bytes of received messages not yet read from `events`;
+    ///     a message past it drops the connection (nil: no bound).
     static func wrap(_ connection: UnsafeMutableRawPointer, url: String, side: WebSocketConnection.Side,
-                     maxIncomingPayloadSize: Int, maxOutgoingBytes: Int?, keepaliveInterval: Duration?,
-                     onClosed: (() -> Void)? = nil) -> WebSocketConnection {
+                     maxIncomingPayloadSize: Int, maxOutgoingBytes: Int?, maxUnreadIncomingBytes: Int? = nil,
+                     keepaliveInterval: Duration?, onClosed: (() -> Void)? = nil) -> WebSocketConnection {
         let (events, continuation) = AsyncStream<WebSocketEvent>.makeStream(bufferingPolicy: .unbounded)
         let core = WebSocketCore(connection: OwnedGObject(retaining: connection), url: url, masked: side == .client,
                                  continuation: continuation)
         core.onClosed = onClosed
+        core.maxUnreadIncoming = maxUnreadIncomingBytes
         if let maxOutgoingBytes, let socket = core.underlyingSocket {
             core.backlog = OutgoingBacklog(descriptor: g_socket_get_fd(socket), limit: maxOutgoingBytes)
         }
@@ -49,7 +57,8 @@ final class WebSocketCore {
         if let keepaliveInterval { core.applyKeepalive(keepaliveInterval) }
         let subprotocol = soup_websocket_connection_get_protocol(core.socket).map { String(cString: $0) }
         if soup_websocket_connection_get_state(core.socket) != SOUP_WEBSOCKET_STATE_OPEN { core.connectionClosed() }
-        return WebSocketConnection(core: core, events: events, url: url, side: side, subprotocol: subprotocol)
+        return WebSocketConnection(core: core, events: WebSocketEvents(stream: events, unread: core.unread), url: url, side: side,
+                                   subprotocol: subprotocol)
     }
 
     private init(connection: OwnedGObject, url: String, masked: Bool, continuation: AsyncStream<WebSocketEvent>.Continuation) {
@@ -197,7 +206,20 @@ final class WebSocketCore {
     }
 
     private func received(_ event: WebSocketEvent) {
+        guard unread.receive(event.payloadBytes, limit: maxUnreadIncoming) else { return unreadExceeded() }
         continuation.yield(event)
+    }
+
+    /// The peer sends faster than its messages are read: the message is not delivered, `events`
+    /// says why before its `.closed`, and the connection's stream is closed at once. Not a
+    /// shutdown, as `abort` does: a socket shut down for reading still takes what a sender keeps
+    /// writing, and libsoup would go on reading it for as long as the sender writes.
+    private func unreadExceeded() {
+        guard !closedReported, !unreadOverflowed, let limit = maxUnreadIncoming else { return }
+        unreadOverflowed = true
+        state.withLock { if $0 == .open { $0 = .closing } }
+        continuation.yield(.error("incoming backlog: the peer sent more than \(limit) bytes not read yet; dropping the connection"))
+        if let stream = soup_websocket_connection_get_io_stream(socket) { g_io_stream_close(stream, nil, nil) }
     }
 
     private func closingStarted() {

@@ -117,6 +117,74 @@ import Testing
         await test.stop()
     }
 
+    /// Issue #34: a peer that never read, sent 3,000 x 60 kB OFFERs by another peer on the public
+    /// key, grew the service by 187 MiB in 5 s. A sender that floods faster than the service reads
+    /// is dropped once 4 MiB wait unprocessed ("incoming backlog"); RSS stays within 32 MiB.
+    @Test func aFloodingPeerIsCutWithinItsUnreadBytes() async throws {
+        let test = try await Self.start()
+        let peers = try await Self.rawPeers(test, ["deaf", "flooder"])
+        let before = residentMemoryBytes()
+        await Self.send(Self.bigOffer, count: 200, from: peers[1]) // 12 MB as fast as the socket takes them
+        try await eventually(.seconds(10), "the flooder cut") { Self.logged(test, "incoming backlog") }
+        #expect(await peers[1].readToEnd(seconds: 5).closed, "the service dropped the flooder's connection")
+        let growth = residentMemoryBytes() - before
+        #expect(growth < 32 << 20, "RSS grew by \(growth >> 20) MiB")
+        await test.stop()
+    }
+
+    /// The same peer that never reads, sent to at a pace the service keeps up with: its socket is
+    /// closed once 1 MiB waits unread ("outgoing backlog"), what follows for it is held within its
+    /// bytes, and the rest is refused with EXPIRE; RSS stays within 32 MiB.
+    @Test func aPeerThatNeverReadsIsCutAndWhatFollowsIsHeldWithinItsBytes() async throws {
+        let test = try await TestService.start { configuration in
+            configuration.peerServer = PeerServerConfiguration(keys: [PeerAPIKey(key: "demo")])
+            configuration.limits.maxOutgoingWebSocketBytes = 2 << 20
+            configuration.limits.maxUnreadIncomingWebSocketBytes = 64 << 20 // the sender is not what is measured here
+        }
+        let peers = try await Self.rawPeers(test, ["deaf", "sender"])
+        let before = residentMemoryBytes()
+        await Self.send(Self.bigOffer, count: 200, from: peers[1]) // 12 MB
+        try await eventually(.seconds(10), "the deaf peer cut, and its held bytes full") {
+            Self.logged(test, "outgoing backlog") && Self.logged(test, "bytes) waiting: sender's OFFER expires")
+        }
+        let growth = residentMemoryBytes() - before
+        #expect(growth < 32 << 20, "RSS grew by \(growth >> 20) MiB")
+        await test.stop()
+    }
+
+    /// An OFFER of 60 kB for the peer "deaf".
+    static let bigOffer: String = (try? ECVJSON.encodeString(PeerJSMessage(type: .offer, dst: "deaf", payload: .object([
+        "type": .string("media"), "connectionId": .string("mc_1"),
+        "sdp": .object(["type": .string("offer"), "sdp": .string(String(repeating: "s", count: 60_000))])])))) ?? ""
+
+    /// Peers on raw sockets that never read, open with their ids (in order).
+    static func rawPeers(_ test: TestService, _ ids: [String]) async throws -> [HostileClient] {
+        let port = UInt16(try #require(URL(string: test.base)?.port))
+        let clients = try ids.map { id in
+            let client = try HostileClient(port: port, sendTimeout: 5)
+            client.upgrade(path: "/peerjs/peerjs?key=demo&id=\(id)&token=t0k3n")
+            return client
+        }
+        let server = try #require(test.service.peerServer)
+        try await eventually(.seconds(5), "the peers open") { server.registeredPeers(key: "demo") == ids.sorted() }
+        return clients
+    }
+
+    /// Writes `frame` `count` times on a thread of its own (the writes block while the service
+    /// reads), or until a write fails.
+    static func send(_ frame: String, count: Int, from client: HostileClient) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                for _ in 0..<count where client.sendFrame(frame) {}
+                done.resume()
+            }
+        }
+    }
+
+    static func logged(_ test: TestService, _ text: String) -> Bool {
+        test.service.log.entries.contains { $0.category == .peer && $0.message.contains(text) }
+    }
+
     @Test func silentPeersAreDroppedAndTheirContactsHearLeave() async throws {
         let clock = ManualACDClock()
         let test = try await Self.start(clock: clock) { $0.aliveTimeout = .seconds(60) }

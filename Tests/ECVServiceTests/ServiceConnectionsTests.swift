@@ -10,8 +10,13 @@ final class HostileClient: Sendable {
     let fd: Int32
     private let queue = DispatchQueue(label: "hostile-client")
 
-    init(port: UInt16) throws {
+    /// - Parameter sendTimeout: seconds a blocked write waits before it gives up (nil: for ever).
+    init(port: UInt16, sendTimeout: Int? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let sendTimeout {
+            var timeout = timeval(tv_sec: sendTimeout, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian

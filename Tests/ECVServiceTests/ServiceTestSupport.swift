@@ -277,7 +277,9 @@ extension HostileClient {
     }
 
     /// One text frame as a client sends it: masked (with a zero mask, so the payload reads as is).
-    func sendFrame(_ text: String) {
+    /// False when the socket did not take all of it (closed, or a send timeout passed).
+    @discardableResult
+    func sendFrame(_ text: String) -> Bool {
         let count = text.utf8.count
         var header: [UInt8] = [0x81]
         switch count {
@@ -285,6 +287,7 @@ extension HostileClient {
         case ...0xFFFF: header += [0x80 | 126, UInt8(count >> 8), UInt8(count & 0xFF)]
         default: header += [0x80 | 127] + (0..<8).reversed().map { UInt8((count >> ($0 * 8)) & 0xFF) }
         }
-        _ = (header + [0, 0, 0, 0] + Array(text.utf8)).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let frame = header + [0, 0, 0, 0] + Array(text.utf8)
+        return frame.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == frame.count
     }
 }

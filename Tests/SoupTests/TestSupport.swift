@@ -5,7 +5,7 @@ import Soup
 import Testing
 
 /// Reads events until `.closed` (inclusive) or until `count` events arrived.
-func collect(_ events: AsyncStream<WebSocketEvent>, count: Int = .max, seconds: Double = 10) async throws -> [WebSocketEvent] {
+func collect(_ events: WebSocketEvents, count: Int = .max, seconds: Double = 10) async throws -> [WebSocketEvent] {
     try await within(seconds, "collecting WebSocket events") {
         var received: [WebSocketEvent] = []
         for await event in events {
