@@ -14,11 +14,14 @@ extension Pad {
     /// the pad free) when the pad did not go idle within `timeout`.
     ///
     /// GStreamer calls an idle probe at once when no thread is inside a push here, otherwise
-    /// from the last thread to leave it; new pushes wait for as long as the probe stays.
+    /// from the last thread to leave it. An idle probe alone holds nothing back once it has been
+    /// called (a buffer no probe matches passes), so the same probe also blocks downstream data:
+    /// pushes that come meanwhile wait until it is cancelled.
     public func blockWhenIdle(timeout: Duration) -> PadProbe? {
         let blockBox = IdleBlockBox().published()
         let box = Unmanaged.passRetained(blockBox).toOpaque()
-        let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_IDLE, { _, _, data in
+        let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_IDLE.rawValue | GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM.rawValue)
+        let id = gst_pad_add_probe(pad, mask, { _, _, data in
             guard let data else { return GST_PAD_PROBE_OK }
             let box = Unmanaged<IdleBlockBox>.fromOpaque(data).takeUnretainedValue()
             box.received()
@@ -32,5 +35,21 @@ extension Pad {
             return nil
         }
         return probe
+    }
+}
+
+extension Pad {
+    /// Sends this source pad's sticky stream-start, caps and segment events straight into `sink`.
+    ///
+    /// A push checks the sticky events its pad owes a new peer before it meets a blocking probe,
+    /// so a buffer that waited at a block while the peer was replaced reaches the new peer ahead
+    /// of its caps (an encoder then refuses it, not negotiated, and the stream stops for good).
+    /// Call this while the pad is still blocked, after linking the new peer.
+    public func sendStickyEvents(to sink: Pad) {
+        for type in [GST_EVENT_STREAM_START, GST_EVENT_CAPS, GST_EVENT_SEGMENT] {
+            guard let event = gst_pad_get_sticky_event(pad, type, 0) else { continue }
+            // gst_pad_send_event takes the reference gst_pad_get_sticky_event gave us.
+            _ = gst_pad_send_event(sink.pad, event)
+        }
     }
 }

@@ -56,6 +56,7 @@ extension SendMedia {
             try upstream.link(pad: newEntry.from.pad, to: first, pad: newEntry.to.pad, filter: newEntry.caps.map { text throws(GStreamerError) in try Caps(text) })
             if let downstream, let source = payloader.staticPad(newOutput.pad) { try source.link(to: downstream) }
             try added.syncStateWithParent()
+            if let entryPad = upstreamPad.peer { upstreamPad.sendStickyEvents(to: entryPad) }
         } catch {
             added.remove(from: bin)
             throw .gstreamer(error)

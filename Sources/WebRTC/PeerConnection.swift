@@ -32,7 +32,7 @@ public actor PeerConnection {
     private var receiveOnlyCaps: [MediaKind: String] = [:]
     var session: PeerSession?
     private var sessionCount = 0
-    private var started = false
+    private(set) var started = false
     private var closed = false
 
     var negotiation = NegotiationState()

@@ -81,6 +81,13 @@ extension PeerConnection {
     private func prepareVideoSend(_ codec: VideoCodec, payloadType: Int) async -> Bool {
         guard let media else { return false }
         let replacing = media.videoEncodingName != codec.rawValue
+        // An offer can arrive while the pipeline is still on its way to PLAYING (a room hands a
+        // stored offer over at once); elements swapped in meanwhile could miss the transition.
+        let startDeadline = ContinuousClock.now + .seconds(15)
+        while replacing, !started, !isClosed, ContinuousClock.now < startDeadline {
+            // Cancelled: the wait ends early and the swap goes ahead.
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         for attempt in 1...(replacing ? 2 : 1) {
             if replacing, !replaceVideoEncoding(with: codec, media: media) { return false }
             do throws(MediaRuntimeError) { try media.setPayloadType(.video, to: payloadType) } catch {
