@@ -143,7 +143,9 @@ final class KycCustomer: EnQualifyVideoCallDelegate {
         }
         let succeeded = await finished.value()
         lastFailure.withLock { $0 = call.lastError }
-        call.closeSession()
+        // A session that may close itself (canAutoClose) does so when its call ends; closing it
+        // again would only fail (sessionCloseFailed) after its sessionCloseCompleted.
+        if !sessionModel.canAutoClose { call.closeSession() }
         let closed = await sessionClosed.value()
         await call.delegateCallsDelivered()
         call.deinitialize(deinitializeCore: true)

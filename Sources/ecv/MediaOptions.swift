@@ -6,7 +6,7 @@ import MediaRuntime
 /// The ConnectParameters flags shared by `ecv pipeline`, `ecv call` and `ecv agent`.
 enum MediaOptions {
     static let spec = OptionSpec(values: ["codec", "width", "height", "fps", "bitrate", "audio-bitrate", "hw", "source", "audio-source",
-                                          "earpiece", "turn", "turn-user", "turn-credential"],
+                                          "earpiece", "turn", "turn-username", "turn-credential"],
                                  flags: ["codec-only", "audio-only", "no-audio-processing", "no-aec", "no-ns", "tracing", "no-speaker", "relay-only"])
 
     static let help = """
