@@ -21,7 +21,8 @@ extension SendMedia {
     /// frames through again, the first of them a key frame. The bitrate the encoder ran at (set
     /// by the app or by adaptation) carries over; payload type and header extensions are the
     /// caller's to set again, as after any negotiation.
-    public func replaceVideoEncoding(with replacement: PipelineGraph, in bin: Bin) throws(MediaRuntimeError) {
+    public func replaceVideoEncoding(with compiled: PipelineGraph, in bin: Bin) throws(MediaRuntimeError) {
+        let replacement = Self.convertingFirst(compiled)
         let (graph, elements) = running.withLock { ($0.graph, $0.elements) }
         let roles = Self.videoEncodingRoles
         let oldIDs = Set(graph.nodes.filter { $0.role.map(roles.contains) ?? false }.map(\.id))
@@ -66,6 +67,28 @@ extension SendMedia {
         let (kbps, transportWideCCID) = controls.withLock { ($0.videoBitrateKbps, $0.transportWideCCID) }
         if transportWideCCID != nil { try setTransportWideCC(id: transportWideCCID) }
         if let kbps, kbps != replacement.videoBitrate?.initialKbps { try setVideoBitrate(kbps: kbps, requestKeyFrame: false) }
+    }
+
+    /// The id of the converter a replaced encoding starts with.
+    static let encodingConverter = "video_encoding_convert"
+
+    /// `graph` with a `videoconvert` in front of its video encoding. The raw format was agreed
+    /// with the encoder being replaced (vp9enc takes Y444, say); the frames already queued in it
+    /// reach the new encoder before upstream agrees on another one, and x264enc fed Y444 makes
+    /// High 4:4:4, which the constrained-baseline caps refuse: not negotiated, and the video
+    /// stopped for good. The converter passes frames through untouched once the format fits.
+    static func convertingFirst(_ graph: PipelineGraph) -> PipelineGraph {
+        let roles = videoEncodingRoles
+        let ids = Set(graph.nodes.filter { $0.role.map(roles.contains) ?? false }.map(\.id))
+        guard !ids.contains(encodingConverter),
+              let entryIndex = graph.links.firstIndex(where: { ids.contains($0.to.node) && !ids.contains($0.from.node) }),
+              let firstIndex = graph.nodes.firstIndex(where: { $0.id == graph.links[entryIndex].to.node }) else { return graph }
+        var result = graph
+        let entry = graph.links[entryIndex]
+        result.nodes.insert(PipelineNode(id: encodingConverter, factory: "videoconvert", role: .videoEncoderUpload), at: firstIndex)
+        result.links[entryIndex] = PipelineLink(from: entry.from, to: PadRef(encodingConverter))
+        result.links.append(PipelineLink(from: PadRef(encodingConverter), to: entry.to, caps: entry.caps))
+        return result
     }
 
     /// `graph` with its video encoding nodes, their links, output and bitrate control taken from
