@@ -76,8 +76,9 @@ extension PeerConnection {
 
     /// Makes the send graph encode `codec` (replacing its video encoding if it runs another
     /// codec) with `payloadType`, and waits (bounded) until the payloader announces it. A
-    /// replaced encoding that has sent nothing after 2 s is built once more (it happened, rarely
-    /// and only on busy hosts, that a new encoding never received a frame).
+    /// replaced encoding that has sent nothing after 2 s is built once more: a safety net for
+    /// what made new encodings stay silent before (frames passing an idle block, a swap while the
+    /// pipeline started, a raw format the new encoder refused), each fixed where it happened.
     private func prepareVideoSend(_ codec: VideoCodec, payloadType: Int) async -> Bool {
         guard let media else { return false }
         let replacing = media.videoEncodingName != codec.rawValue
