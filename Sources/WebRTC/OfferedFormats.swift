@@ -31,7 +31,7 @@ enum OfferedFormats {
             case .vp9:
                 if (format.parameters["profile-id"] ?? "0") == "0" { return (codec, format) }
             case .h264:
-                let usable = section.formats.filter { $0.encodingName == "H264" && h264Profile($0)?.carriesOurStream == true }
+                let usable = section.formats.filter { $0.encodingName == "H264" && $0.clockRate == VideoCodec.clockRate && h264Profile($0)?.carriesOurStream == true }
                 let nonInterleaved = usable.filter { $0.parameters["packetization-mode"] == "1" }
                 let unspecified = usable.filter { $0.parameters["packetization-mode"] == nil }
                 let best = (nonInterleaved.isEmpty ? unspecified : nonInterleaved).min { h264Profile($0)!.rank < h264Profile($1)!.rank }

@@ -66,18 +66,43 @@ private func checkBounds(_ sections: [SDPMediaSection], _ sdp: String) {
 
 private func checkChoices(_ section: SDPMediaSection) {
     let kind = section.kind ?? .video
-    for name in ["VP8", "VP9", "H264", "OPUS", "vp8"] {
-        _ = OfferedFormats.mismatch(encodingName: name, kind: kind, in: section)
-        guard let format = OfferedFormats.choose(encodingName: name, in: section) else { continue }
-        let upper = name.uppercased()
-        guard section.formats.contains(format), format.encodingName == upper,
-              format.clockRate == OfferedFormats.clockRate(upper) else { fatalError("chose \(format) for \(name)") }
-        if upper == "H264" {
-            let mode = format.parameters["packetization-mode"]
-            let offersMode1 = section.formats.contains { $0.encodingName == "H264" && $0.clockRate == 90000 && $0.parameters["packetization-mode"] == "1" }
-            guard mode == "1" || (mode == nil && !offersMode1) else { fatalError("H.264 packetization-mode \(mode ?? "nil")") }
+    for name in ["VP8", "VP9", "H264", "OPUS", "vp8"] { _ = OfferedFormats.mismatch(encodingName: name, kind: kind, in: section) }
+    var chosen: [SDPFormat] = []
+    if let opus = OfferedFormats.choose(encodingName: "OPUS", in: section) {
+        guard section.formats.contains(opus), opus.encodingName == "OPUS", opus.clockRate == 48000 else { fatalError("chose \(opus) for OPUS") }
+        chosen.append(opus)
+    }
+    // Every codec at once (the offer's order decides) and each one alone (an allowlist).
+    let preferences = [VideoCodecPreference(codecs: VideoCodec.allCases, restricted: false)]
+        + VideoCodec.allCases.map { VideoCodecPreference(codecs: [$0], restricted: true) }
+    for preference in preferences {
+        guard let (codec, format) = OfferedFormats.chooseVideo(in: section, from: preference) else { continue }
+        guard preference.codecs.contains(codec), section.formats.contains(format), format.encodingName == codec.rawValue,
+              format.clockRate == VideoCodec.clockRate else { fatalError("chose \(format) as \(codec) from \(preference)") }
+        // No earlier format of the section is one of the preference's codecs that would do.
+        if let earlier = section.formats.prefix(while: { $0 != format }).first(where: { candidate in
+            candidate.clockRate == VideoCodec.clockRate && VideoCodec(rawValue: candidate.encodingName).map(preference.codecs.contains) == true
+                && VideoCodec(rawValue: candidate.encodingName) != codec
+                && OfferedFormats.chooseVideo(in: SDPMediaSection(index: 0, media: "video", port: 9, mid: nil, formats: [candidate], extensions: [:]),
+                                              from: preference) != nil
+        }) {
+            fatalError("chose \(format) although \(earlier) comes first")
         }
-        if upper == "VP9", (format.parameters["profile-id"] ?? "0") != "0" { fatalError("VP9 profile \(format.parameters)") }
+        switch codec {
+        case .h264:
+            let mode = format.parameters["packetization-mode"]
+            let usable = section.formats.filter { $0.encodingName == "H264" && $0.clockRate == VideoCodec.clockRate && OfferedFormats.h264Profile($0)?.carriesOurStream == true }
+            let offersMode1 = usable.contains { $0.clockRate == VideoCodec.clockRate && $0.parameters["packetization-mode"] == "1" }
+            guard mode == "1" || (mode == nil && !offersMode1) else { fatalError("H.264 packetization-mode \(mode ?? "nil")") }
+            guard OfferedFormats.h264Profile(format)?.carriesOurStream == true else { fatalError("H.264 profile \(format.parameters)") }
+        case .vp9:
+            if (format.parameters["profile-id"] ?? "0") != "0" { fatalError("VP9 profile \(format.parameters)") }
+        case .vp8:
+            break
+        }
+        chosen.append(format)
+    }
+    for format in chosen {
         // webrtcbin parses these caps: nothing from the offer but numbers and our own names.
         let caps = OfferedFormats.codecPreferences(for: format, kind: kind, in: section)
             .replacingOccurrences(of: OfferedFormats.transportWideCCURI, with: "")
@@ -89,6 +114,18 @@ private func checkChoices(_ section: SDPMediaSection) {
 }
 
 private func checkRewrites(_ sdp: String, _ sections: [SDPMediaSection]) {
+    // Our own rewrites of a description: RTX for every video codec once, the offered formats kept
+    // after an answer's own (its first format still first), a refused section made inactive.
+    if sdp.utf8.count <= 16 * 1024 {
+        let withRTX = SDPRewrite.addingRTXForEveryVideoCodec(sdp)
+        guard SDPRewrite.addingRTXForEveryVideoCodec(withRTX) == withRTX else { fatalError("RTX rewrite not idempotent") }
+        let kept = SDPRewrite.addingOfferedVideoFormats(sdp, offer: withRTX)
+        for (before, after) in zip(sections, SDPMediaSections.parse(kept)) where before.kind == .video && !before.isRejected {
+            guard after.formats.first?.payloadType == before.formats.first?.payloadType else { fatalError("the answer's first format moved") }
+        }
+        if !sections.isEmpty, let first = SDPMediaSections.parse(SDPRewrite.inactivating(sdp, sectionIndex: 0)).first,
+           first.direction != "inactive" { fatalError("section 0 not inactive") }
+    }
     let fingerprint = "AB:CD:EF:01:23:45:67:89"
     let once = SDPRewrite.fingerprints(sdp, sha256: fingerprint)
     guard SDPRewrite.fingerprints(once, sha256: fingerprint) == once else { fatalError("fingerprint rewrite not idempotent") }
