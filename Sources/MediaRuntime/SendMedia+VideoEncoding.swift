@@ -24,12 +24,10 @@ extension SendMedia {
     public func replaceVideoEncoding(with compiled: PipelineGraph, in bin: Bin) throws(MediaRuntimeError) {
         let replacement = Self.convertingFirst(compiled)
         let (graph, elements) = running.withLock { ($0.graph, $0.elements) }
-        let roles = Self.videoEncodingRoles
-        let oldIDs = Set(graph.nodes.filter { $0.role.map(roles.contains) ?? false }.map(\.id))
-        let newNodes = replacement.nodes.filter { $0.role.map(roles.contains) ?? false }
-        let newIDs = Set(newNodes.map(\.id))
-        guard canChangeVideoCodec, let entry = graph.links.first(where: { oldIDs.contains($0.to.node) && !oldIDs.contains($0.from.node) }),
-              let newEntry = replacement.links.first(where: { newIDs.contains($0.to.node) && !newIDs.contains($0.from.node) }),
+        let (oldIDs, oldEntry) = Self.videoEncoding(of: graph)
+        let (newIDs, newEntry) = Self.videoEncoding(of: replacement)
+        let newNodes = replacement.nodes.filter { newIDs.contains($0.id) }
+        guard canChangeVideoCodec, let entry = oldEntry.map({ graph.links[$0] }), let newEntry = newEntry.map({ replacement.links[$0] }),
               newEntry.from == entry.from, let oldOutput = graph.output(.video), let newOutput = replacement.output(.video) else {
             throw .unavailable(control: "video codec change", reason: "the video is not encoded in this graph")
         }
@@ -69,6 +67,12 @@ extension SendMedia {
         if let kbps, kbps != replacement.videoBitrate?.initialKbps { try setVideoBitrate(kbps: kbps, requestKeyFrame: false) }
     }
 
+    /// The ids of `graph`'s video encoding nodes, and the index of the link that feeds them.
+    static func videoEncoding(of graph: PipelineGraph) -> (ids: Set<String>, entry: Int?) {
+        let ids = Set(graph.nodes.filter { $0.role.map(videoEncodingRoles.contains) ?? false }.map(\.id))
+        return (ids, graph.links.firstIndex { ids.contains($0.to.node) && !ids.contains($0.from.node) })
+    }
+
     /// The id of the converter a replaced encoding starts with.
     static let encodingConverter = "video_encoding_convert"
 
@@ -78,10 +82,8 @@ extension SendMedia {
     /// High 4:4:4, which the constrained-baseline caps refuse: not negotiated, and the video
     /// stopped for good. The converter passes frames through untouched once the format fits.
     static func convertingFirst(_ graph: PipelineGraph) -> PipelineGraph {
-        let roles = videoEncodingRoles
-        let ids = Set(graph.nodes.filter { $0.role.map(roles.contains) ?? false }.map(\.id))
-        guard !ids.contains(encodingConverter),
-              let entryIndex = graph.links.firstIndex(where: { ids.contains($0.to.node) && !ids.contains($0.from.node) }),
+        let (ids, entryLink) = videoEncoding(of: graph)
+        guard !ids.contains(encodingConverter), let entryIndex = entryLink,
               let firstIndex = graph.nodes.firstIndex(where: { $0.id == graph.links[entryIndex].to.node }) else { return graph }
         var result = graph
         let entry = graph.links[entryIndex]

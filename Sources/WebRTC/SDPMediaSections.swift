@@ -206,28 +206,9 @@ enum SDPRewrite {
                 additions[section.index, default: []].append((number, format.payloadType))
             }
         }
-        guard !additions.isEmpty else { return sdp }
-        var index = -1
-        var lines: [String] = []
-        func flush() {
-            for addition in additions[index] ?? [] {
-                lines.append("a=rtpmap:\(addition.rtx) rtx/90000")
-                lines.append("a=fmtp:\(addition.rtx) apt=\(addition.codec)")
-            }
-        }
-        for line in sdp.split(whereSeparator: \.isNewline) {
-            if line.hasPrefix("m=") {
-                flush()
-                index += 1
-                if let added = additions[index] {
-                    lines.append(String(line) + added.map { " \($0.rtx)" }.joined())
-                    continue
-                }
-            }
-            lines.append(String(line))
-        }
-        flush()
-        return lines.joined(separator: "\r\n") + "\r\n"
+        return appendingFormats(sdp, additions.mapValues { added in
+            (added.map(\.rtx), added.flatMap { ["a=rtpmap:\($0.rtx) rtx/90000", "a=fmtp:\($0.rtx) apt=\($0.codec)"] })
+        })
     }
 
     /// `answer` with every video format of `offer` that its video sections leave out appended
@@ -244,28 +225,33 @@ enum SDPRewrite {
             let absent = source.formats.map(\.payloadType).filter { !present.contains($0) }
             if !absent.isEmpty { missing[section.index] = absent }
         }
-        guard !missing.isEmpty else { return answer }
         let offerLines = offer.split(whereSeparator: \.isNewline)
         func attributes(of payloadType: Int) -> [String] {
             offerLines.filter { line in
                 ["a=rtpmap:", "a=fmtp:", "a=rtcp-fb:"].contains { line.hasPrefix($0 + "\(payloadType) ") }
             }.map(String.init)
         }
+        return appendingFormats(answer, missing.mapValues { ($0, $0.flatMap(attributes(of:))) })
+    }
+
+    /// `sdp` with payload types added to the `m=` line of the sections whose index `additions`
+    /// names, and their attribute lines added at the end of those sections; unchanged without any.
+    private static func appendingFormats(_ sdp: String, _ additions: [Int: (payloadTypes: [Int], lines: [String])]) -> String {
+        guard !additions.isEmpty else { return sdp }
         var index = -1
         var lines: [String] = []
-        func flush() { for payloadType in missing[index] ?? [] { lines.append(contentsOf: attributes(of: payloadType)) } }
-        for line in answer.split(whereSeparator: \.isNewline) {
+        for line in sdp.split(whereSeparator: \.isNewline) {
             if line.hasPrefix("m=") {
-                flush()
+                lines.append(contentsOf: additions[index]?.lines ?? [])
                 index += 1
-                if let absent = missing[index] {
-                    lines.append(String(line) + absent.map { " \($0)" }.joined())
+                if let added = additions[index] {
+                    lines.append(String(line) + added.payloadTypes.map { " \($0)" }.joined())
                     continue
                 }
             }
             lines.append(String(line))
         }
-        flush()
+        lines.append(contentsOf: additions[index]?.lines ?? [])
         return lines.joined(separator: "\r\n") + "\r\n"
     }
 
