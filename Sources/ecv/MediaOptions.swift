@@ -35,7 +35,7 @@ enum MediaOptions {
 
     static func parameters(_ arguments: inout Arguments) throws(CLIError) -> ConnectParameters {
         var parameters = ConnectParameters()
-        let codecs = arguments.value("codec")?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } ?? []
+        let codecs = arguments.value("codec")?.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) } ?? []
         if codecs.contains(where: \.isEmpty) { throw .usage("--codec takes a codec or a comma-separated list, e.g. H264 or H264,VP9") }
         if let preferred = codecs.first { parameters.videoCodec = preferred }
         if codecs.count > 1 { parameters.videoCodecs = codecs }

@@ -21,6 +21,15 @@ import Testing
         await service.stop()
     }
 
+    /// A list with an empty entry, or --codec-only without a codec, is bad usage before dialing.
+    @Test func malformedCodecListsAreUsageErrors() async throws {
+        for (words, message) in [(["--codec", "H264,"], "comma-separated list"), (["--codec", "H264,,VP9"], "comma-separated list"),
+                                 (["--codec-only"], "--codec-only needs --codec")] {
+            let result = try await ECVProcess.run(["call", "--service-url", "http://127.0.0.1:9"] + words)
+            #expect(result.status == 2 && result.stderr.contains(message), "\(words): \(result.stderr)")
+        }
+    }
+
     @Test func anAllowlistAgainstADefaultEndPicksItsCodec() async throws {
         let (service, base) = try await startLoopbackService()
         let bot = try await startLoopbackAgent(named: "Default", base: base)
