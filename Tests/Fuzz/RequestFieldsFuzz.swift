@@ -2,7 +2,7 @@
 // service reads them (RequestHead.decodeQuery, bearerToken). Properties: a query made by
 // percent-encoding any names and values decodes back to them, in order; any query decodes to one
 // item per non-empty `&` segment; a bearer token is never empty nor padded, and comes only from a
-// `Bearer` scheme; "Bearer <token>" gives the token back.
+// `Bearer` scheme (after optional leading spaces); "Bearer <token>" gives the token back.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestFields(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
@@ -24,7 +24,8 @@ public func fuzzRequestFields(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt
 
     if let token = bearerToken(text) {
         if token.isEmpty || token.first == " " || token.last == " " { fatalError("token \"\(token)\" from \"\(text)\"") }
-        if !text.lowercased().hasPrefix("bearer") { fatalError("a token from another scheme: \"\(text)\"") }
+        // Leading spaces are optional whitespace before the field value (RFC 9110 §5.5), not part of it.
+        if !text.drop(while: { $0 == " " }).lowercased().hasPrefix("bearer") { fatalError("a token from another scheme: \"\(text)\"") }
     }
     let plain = String(text.unicodeScalars.filter { $0.isASCII && $0.value > 32 && $0.value < 127 })
     if !plain.isEmpty, bearerToken("Bearer " + plain) != plain { fatalError("Bearer \(plain) lost its token") }
