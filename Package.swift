@@ -9,6 +9,7 @@
 //   GStreamer, Soup                 the binding (GObjects, GStreamer, libsoup), on GLibCore (GStreamer also on MediaPipeline)
 //   MediaRuntime                    PipelineGraph -> live GStreamer graph, runtime controls
 //   WebRTC                          a peer connection over webrtcbin
+//   CallEngine                      one side of one call under every product: signaling adapter, peer, feeds, controls, recording
 //   ECVProtocol                     the wire protocol's types (REST, signaling, data channel)
 //   ECV                             the public SDK of the seeds
 //   ECVPeer                         the SkyWay peer model on a PeerJS server (on ECV)
@@ -55,14 +56,15 @@ let package = Package(
         .target(name: "MediaPipeline", swiftSettings: strict),
         .target(name: "MediaRuntime", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], swiftSettings: strict),
         .target(name: "WebRTC", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime"], swiftSettings: strict),
+        .target(name: "CallEngine", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC"], swiftSettings: strict),
         // The ECV system
         .target(name: "ECVProtocol", swiftSettings: strict),
-        .target(name: "ECV", dependencies: ["GLibCore", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+        .target(name: "ECV", dependencies: ["GLibCore", "CallEngine", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                 swiftSettings: strict),
-        .target(name: "ECVPeer", dependencies: ["GLibCore", "ECV", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+        .target(name: "ECVPeer", dependencies: ["GLibCore", "CallEngine", "ECV", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                 swiftSettings: strict),
         .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
-        .target(name: "ECVAgent", dependencies: ["GLibCore", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
+        .target(name: "ECVAgent", dependencies: ["GLibCore", "CallEngine", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
                 swiftSettings: strict),
         .target(name: "EnQualify", dependencies: ["GLibCore", "ECV", "ECVProtocol"], swiftSettings: strict),
         .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "MediaPipeline", "MediaRuntime", "GStreamer",

@@ -8,6 +8,7 @@
 @_exported import enum MediaPipeline.MediaKind
 @_exported import struct MediaPipeline.VideoFrame
 @_exported import struct MediaPipeline.VideoInfo
+@_exported import protocol MediaPipeline.VideoRenderer
 @_exported import struct ECVProtocol.ICEServer
 @_exported import struct MediaPipeline.PeerStats
 @_exported import struct MediaPipeline.LossRecovery

@@ -1,3 +1,4 @@
+import CallEngine
 import MediaPipeline
 import Synchronization
 
@@ -76,15 +77,16 @@ public struct MediaTrackInfo: Sendable, Equatable {
 
 extension WebRtcConnection {
     func trackInfo(_ party: MediaStream.Party) -> [MediaTrackInfo] {
-        let (codecs, remoteKinds, started) = state.withLock { ($0.live.negotiatedCodecs, $0.live.remoteKinds, $0.setup.started) }
+        let started = state.withLock { $0.setup.started }
+        let (codecs, remoteKinds) = (leg?.negotiatedCodecs ?? [:], leg?.remoteKinds ?? [])
         let kinds: [MediaKind] = switch party {
         case .local: started ? (parameters.videoCallEnabled ? [.video, .audio] : [.audio]) : []
         case .remote: [MediaKind.video, .audio].filter(remoteKinds.contains)
         }
         return kinds.map { kind in
-            // "VP8/97": the codec and payload type the offer/answer agreed on.
-            let negotiated = codecs[kind.rawValue]?.split(separator: "/")
-            var info = MediaTrackInfo(kind: kind, codec: negotiated?.first.map(String.init), payloadType: negotiated?.last.flatMap { Int($0) },
+            // The codec and payload type the offer/answer agreed on.
+            let negotiated = codecs[kind]
+            var info = MediaTrackInfo(kind: kind, codec: negotiated?.encodingName, payloadType: negotiated?.payloadType,
                                       frames: 0, isEnabled: isEnabled(kind, party))
             guard kind == .video else { return info }
             let seen = (party == .local ? localFeed : remoteFeed).measurement

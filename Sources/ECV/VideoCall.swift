@@ -15,13 +15,17 @@ public final class VideoCall: Sendable {
     private let broadcaster = Broadcaster<VideoCallEvent>()
     private let agentOutcome = OneShot<Bool, Never>()
 
+    /// How far the call's dial went.
+    enum Dial: Sendable { case notDialed, dialing, dialed }
+
+    /// Where the call is in its life; only forward. `ended`: the call is over, its teardown runs
+    /// and only `CallEnded` may still be raised; `finished`: its last event was raised.
+    enum Life: Sendable, Comparable { case live, hangingUp, ended, finished }
+
     struct State {
         var rtcId: String
-        var isDialed = false
-        var dialing = false
-        var hangingUp = false
-        var ended = false
-        var finished = false
+        var dial = Dial.notDialed
+        var life = Life.live
         var lastError = ErrorObject()
         var lastEvent = VideoCallEvent.none
         var queueInfo: QueueInfo?
@@ -61,7 +65,7 @@ public final class VideoCall: Sendable {
     public var dialResponse: [String: any Sendable]? { state.withLock { $0.dialResponse } }
     public var isAgentConnected: Bool { state.withLock { $0.isAgentConnected } }
     public var webRtcConnection: WebRtcConnection? { state.withLock { $0.connection } }
-    public var isEnded: Bool { state.withLock { $0.ended } }
+    public var isEnded: Bool { state.withLock { $0.life >= .ended } }
     /// How this call waits for its agent, once the wait began (configuration and overrides decide).
     public var queueWaitMode: QueueWaitMode? { state.withLock { $0.waitMode } }
 
@@ -77,8 +81,8 @@ public final class VideoCall: Sendable {
     /// Set it to true for a transferred leg, which must never be dialed again, then call
     /// `createQueueSocket()`.
     public var isDialed: Bool {
-        get { state.withLock { $0.isDialed } }
-        set { state.withLock { $0.isDialed = newValue } }
+        get { state.withLock { $0.dial == .dialed } }
+        set { state.withLock { state in if newValue { state.dial = .dialed } else if state.dial == .dialed { state.dial = .notDialed } } }
     }
 
     /// Per-call queue mode overrides (nil: the configuration's). Read when the wait begins.
@@ -110,8 +114,8 @@ public final class VideoCall: Sendable {
     func emit(_ type: VideoCallEventType, detail: String? = nil, objData: (any Sendable)? = nil, data: [String: String] = [:]) {
         let event = VideoCallEvent(type: type, detail: detail, objData: objData, data: data)
         let delivered = state.withLock { state -> Bool in
-            guard !state.finished, !state.ended || type == .CallEnded else { return false }
-            if type == .CallEnded { state.finished = true }
+            guard state.life < .ended || state.life == .ended && type == .CallEnded else { return false }
+            if type == .CallEnded { state.life = .finished }
             let last = state.lastEvent
             state.lastEvent = event
             sdk.modules.deliver(self, event, last: last)
@@ -125,7 +129,7 @@ public final class VideoCall: Sendable {
 
     /// Ends the event stream without `CallEnded` (a transferred leg: `TransferCompleted` was last).
     private func finishSilently() {
-        let finishing = state.withLock { state in defer { state.finished = true }; return !state.finished }
+        let finishing = state.withLock { state in defer { state.life = .finished }; return state.life != .finished }
         if finishing { broadcaster.finish() }
     }
 
@@ -136,7 +140,7 @@ public final class VideoCall: Sendable {
         state.withLock { $0.lastError = error }
         Logger.error("[\(rtcId)] \(name.rawValue): \(message)")
         emit(.Error, detail: message, objData: error, data: ["name": name.rawValue])
-        if endingCall { end(name.rawValue) }
+        if endingCall { end(CallEndReason(rawValue: name.rawValue)) }
         return error
     }
 
@@ -153,10 +157,10 @@ public final class VideoCall: Sendable {
     /// mode the configuration and the per-call overrides select.
     public func start(dialCallParameters: DialCallParameters = DialCallParameters()) async {
         let refusal: (ErrorName, String)? = state.withLock { state in
-            if state.ended { return (.CALL_ENDED, "the call has ended") }
+            if state.life >= .ended { return (.CALL_ENDED, "the call has ended") }
             if state.rtcId.isEmpty { return (.CALL_NOT_INITIALIZED, "the call has no rtcId; it cannot be dialed") }
-            if state.isDialed || state.dialing { return (.CALL_ALREADY_DIALED, "call \(state.rtcId) was already dialed") }
-            state.dialing = true
+            if state.dial != .notDialed { return (.CALL_ALREADY_DIALED, "call \(state.rtcId) was already dialed") }
+            state.dial = .dialing
             return nil
         }
         if let (name, message) = refusal { fail(name, message, endingCall: false); return }
@@ -166,17 +170,16 @@ public final class VideoCall: Sendable {
         do {
             let (response, raw) = try await sdk.service.dial(request, headers: dialCallParameters.additionalHeaders)
             let abandoned = state.withLock { state in
-                state.dialing = false
-                state.isDialed = true
+                state.dial = .dialed
                 state.dialResponse = raw
                 state.callerToken = response.callerToken
-                return state.ended || state.hangingUp
+                return state.life != .live
             }
             if abandoned {
                 // A hangup that raced the dial went out without the token the answer just brought.
                 if response.callerToken != nil {
                     do {
-                        try await sdk.service.hangup(rtcId: response.rtcId, reason: CallEndReason.localHangup, callerToken: response.callerToken)
+                        try await sdk.service.hangup(rtcId: response.rtcId, reason: CallEndReason.localHangup.rawValue, callerToken: response.callerToken)
                     } catch {
                         fail(.HANGUP_FAILED, "the service refused the hangup of \(response.rtcId): \(error)", endingCall: false)
                     }
@@ -187,7 +190,7 @@ public final class VideoCall: Sendable {
             emit(.OnQueue, detail: response.queue)
             await beginWaiting()
         } catch {
-            state.withLock { $0.dialing = false }
+            state.withLock { $0.dial = .notDialed }
             let name: ErrorName = error.serviceCode == ServiceErrorCode.alreadyDialed.rawValue ? .CALL_ALREADY_DIALED : .ERROR_DIALING
             fail(name, "DialEx for \(rtcId) failed: \(error)", endingCall: true)
         }
@@ -198,9 +201,9 @@ public final class VideoCall: Sendable {
     @discardableResult
     public func createQueueSocket() async -> Bool {
         let refusal: (ErrorName, String)? = state.withLock { state in
-            if state.ended { return (.CALL_ENDED, "the call has ended") }
+            if state.life >= .ended { return (.CALL_ENDED, "the call has ended") }
             if state.rtcId.isEmpty { return (.CALL_NOT_INITIALIZED, "the call has no rtcId") }
-            if !state.isDialed { return (.CALL_NOT_DIALED, "set isDialed (a transferred leg) or start() the call first") }
+            if state.dial != .dialed { return (.CALL_NOT_DIALED, "set isDialed (a transferred leg) or start() the call first") }
             return nil
         }
         if let (name, message) = refusal { fail(name, message, endingCall: false); return false }
@@ -281,10 +284,8 @@ public final class VideoCall: Sendable {
         case .wait:
             break
         case .agentConnected:
-            if state.withLock({ $0.transferPending }) {
-                state.withLock { $0.transferPending = false }
-                emit(.TransferCancelled)
-            }
+            let cancelled = state.withLock { state in defer { state.transferPending = false }; return state.transferPending }
+            if cancelled { emit(.TransferCancelled) }
             agentDidConnect(agentName: nil, agentId: nil)
         case .transferPending:
             let first = state.withLock { state in defer { state.transferPending = true }; return !state.transferPending }
@@ -338,11 +339,12 @@ public final class VideoCall: Sendable {
         end(CallEndReason.transferred)
     }
 
-    static func endDetail(_ reason: ECVProtocol.CallEndReason?) -> String {
+    /// The caller's end for the service's: the agent's ends are the remote side's, the caller's own hangup is local.
+    static func endDetail(_ reason: CallEndReason?) -> CallEndReason {
         switch reason {
-        case ECVProtocol.CallEndReason.agentHangup?, ECVProtocol.CallEndReason.agentLost?, nil: CallEndReason.remoteHangup
-        case ECVProtocol.CallEndReason.callerHangup?: CallEndReason.localHangup
-        case let other?: other.rawValue
+        case .agentHangup?, .agentLost?, nil: .remoteHangup
+        case .callerHangup?: .localHangup
+        case let other?: other
         }
     }
 
@@ -352,8 +354,8 @@ public final class VideoCall: Sendable {
     /// nil, after an `Error`, when the call was never dialed or has ended.
     public func connect(parameters: ConnectParameters = ConnectParameters()) -> WebRtcConnection? {
         let outcome: Result<WebRtcConnection, ErrorObject> = state.withLock { state in
-            if state.ended { return .failure(ErrorObject(name: .CALL_ENDED, message: "the call has ended")) }
-            if !state.isDialed { return .failure(ErrorObject(name: .CALL_NOT_DIALED, message: "connect() needs a dialed call")) }
+            if state.life >= .ended { return .failure(ErrorObject(name: .CALL_ENDED, message: "the call has ended")) }
+            if state.dial != .dialed { return .failure(ErrorObject(name: .CALL_NOT_DIALED, message: "connect() needs a dialed call")) }
             if let existing = state.connection { return .success(existing) }
             let connection = WebRtcConnection(call: self, parameters: parameters)
             state.connection = connection
@@ -389,9 +391,9 @@ public final class VideoCall: Sendable {
     /// `CallEnded` (`LOCAL_HANGUP`) follows.
     public func hangup() {
         let (proceed, dialed, dialing) = state.withLock { state -> (Bool, Bool, Bool) in
-            guard !state.ended, !state.hangingUp else { return (false, false, false) }
-            state.hangingUp = true
-            return (true, state.isDialed, state.dialing)
+            guard state.life == .live else { return (false, false, false) }
+            state.life = .hangingUp
+            return (true, state.dial == .dialed, state.dial == .dialing)
         }
         guard proceed else { return }
         emit(.Hangup)
@@ -401,7 +403,7 @@ public final class VideoCall: Sendable {
             }
             await webRtcConnection?.close(sendBye: true)
             if dialed || dialing {
-                do { try await sdk.service.hangup(rtcId: rtcId, reason: CallEndReason.localHangup, callerToken: callerToken) } catch {
+                do { try await sdk.service.hangup(rtcId: rtcId, reason: CallEndReason.localHangup.rawValue, callerToken: callerToken) } catch {
                     fail(.HANGUP_FAILED, "the service refused the hangup of \(rtcId): \(error)", endingCall: false)
                 }
             }
@@ -412,31 +414,30 @@ public final class VideoCall: Sendable {
     /// Ends the call once: stops the queue wait, closes media and signaling, tells the service
     /// when the end is ours (an error, a timeout, a lost peer) and the call was dialed, then
     /// `CallEnded`. Ends the service reported (or a hangup already sent) are not echoed back.
-    func end(_ detail: String, notifyService: Bool? = nil) {
-        let serviceKnows = [CallEndReason.remoteHangup, CallEndReason.transferred, CallEndReason.localHangup].contains(detail)
-            || [ECVProtocol.CallEndReason.queueTimeout, .serviceShutdown].map(\.rawValue).contains(detail)
+    func end(_ reason: CallEndReason, notifyService: Bool? = nil) {
+        let serviceKnows = [.remoteHangup, .transferred, .localHangup, .queueTimeout, .serviceShutdown].contains(reason)
         let notify = notifyService ?? !serviceKnows
         let taken = state.withLock { state -> (waiter: (any QueueWaiter)?, connection: WebRtcConnection?, dialed: Bool)? in
-            guard !state.ended else { return nil }
-            state.ended = true
+            guard state.life < .ended else { return nil }
+            state.life = .ended
             defer { state.waiter = nil }
-            return (state.waiter, state.connection, state.isDialed)
+            return (state.waiter, state.connection, state.dial == .dialed)
         }
         guard let taken else { return }
         agentOutcome.resolve(.success(false))
         Task {
             taken.waiter?.stop()
-            await taken.connection?.close(sendBye: detail != CallEndReason.remoteHangup)
+            await taken.connection?.close(sendBye: reason != .remoteHangup)
             if notify && taken.dialed {
                 // An end of our making often means the service is unreachable: telling it is tried
                 // for one request timeout, not the whole reconnect window, so `CallEnded` is not held up.
                 let window = Duration.milliseconds(max(0, min(sdk.config.httpTimeoutMs, sdk.config.reconnectWindowMs)))
-                do { try await sdk.service.hangup(rtcId: rtcId, reason: detail, callerToken: callerToken, retryWindow: window) } catch {
-                    fail(.HANGUP_FAILED, "the service was not told that \(rtcId) ended (\(detail)): \(error)", endingCall: false)
+                do { try await sdk.service.hangup(rtcId: rtcId, reason: reason.rawValue, callerToken: callerToken, retryWindow: window) } catch {
+                    fail(.HANGUP_FAILED, "the service was not told that \(rtcId) ended (\(reason)): \(error)", endingCall: false)
                 }
             }
             state.withLock { $0.connection = nil }
-            if detail == CallEndReason.transferred { finishSilently() } else { emit(.CallEnded, detail: detail) }
+            if reason == .transferred { finishSilently() } else { emit(.CallEnded, detail: reason.rawValue) }
             sdk.forget(self)
         }
     }

@@ -133,13 +133,5 @@ public struct VideoCallEvent: Sendable, CustomStringConvertible {
     }
 }
 
-/// Why a call ended (`CallEnded.detail`).
-public enum CallEndReason {
-    public static let localHangup = "LOCAL_HANGUP"
-    public static let remoteHangup = "REMOTE_HANGUP"
-    public static let peerDisconnected = "PEER_DISCONNECTED"
-    public static let connectionTimeout = "CONNECTION_TIMEOUT"
-    /// The call moved to a new rtcId. Not a `CallEnded` detail: a transferred leg's last event is
-    /// `TransferCompleted` (see `VideoCall`); kept for code that compares end reasons.
-    public static let transferred = "TRANSFERRED"
-}
+// Why a call ended: one typed value for every party (`CallEnded.detail` is its raw value).
+@_exported import struct ECVProtocol.CallEndReason

@@ -1,3 +1,4 @@
+import CallEngine
 import ECVProtocol
 import MediaRuntime
 import WebRTC
@@ -23,14 +24,10 @@ extension WebRtcConnection {
         }
     }
 
-    /// Runs a control in the peer's one order of operations, with the running send graph (nil
-    /// before the peer runs or once it closed: then at once, and the peer applies the state when
-    /// it starts). Each control changes the state, applies it, raises its event and tells the
-    /// agent as one step, so controls from several tasks leave the media, the last event and the
-    /// agent's last STATUS in agreement.
+    /// Runs a control in the leg's one order of operations (`CallLeg.inControlOrder`): each
+    /// control changes the state, applies it, raises its event and tells the agent as one step.
     func inControlOrder(_ control: @escaping @Sendable (SendMedia?) -> Void) {
-        if let peer = peerConnection, peer.submit({ peer in control(peer.media) }) { return }
-        control(nil)
+        if let leg { leg.inControlOrder(control) } else { control(nil) }
     }
 
     /// Switches between the registered front and back sources (a pad switch, no renegotiation).
@@ -92,20 +89,17 @@ extension WebRtcConnection {
     /// Applies the controls' state as it is now to `media`. A control that fails is reported
     /// (`Error`), never hidden behind the event already sent.
     private func applyControls(to media: SendMedia?) {
-        // Pre-encoded media has no mute stage: it is sent as it was encoded.
-        guard let media, media.graph.audioMute != nil else { return }
-        let (audioOn, videoOn) = state.withLock { ($0.controls.audioEnabled && !$0.controls.onHold, $0.controls.videoEnabled && !$0.controls.onHold) }
-        do throws(MediaRuntimeError) {
-            try media.setAudioMuted(!audioOn)
-            if parameters.videoCallEnabled { try media.setVideoMuted(!videoOn) }
-        } catch {
-            call.fail(.WEBRTC_FAILED, "cannot apply the media controls (audio \(audioOn ? "on" : "off"), video \(videoOn ? "on" : "off")): \(error)",
+        guard let media else { return }
+        let sendState = state.withLock { state in
+            SendState(audioEnabled: state.controls.audioEnabled && !state.controls.onHold,
+                      videoEnabled: parameters.videoCallEnabled ? state.controls.videoEnabled && !state.controls.onHold : nil)
+        }
+        do throws(MediaRuntimeError) { try CallLeg.apply(sendState, to: media) } catch {
+            call.fail(.WEBRTC_FAILED, "cannot apply the media controls (audio \(sendState.audioEnabled ? "on" : "off"), video \(sendState.videoEnabled == true ? "on" : "off")): \(error)",
                       endingCall: false)
         }
     }
 
     /// Waits until every control submitted before has been applied (tests, diagnostics).
-    package func controlsApplied() async {
-        await peerConnection?.perform { _ in }
-    }
+    package func controlsApplied() async { await leg?.controlsApplied() }
 }

@@ -1,41 +1,11 @@
+import CallEngine
 import Foundation
 import MediaRuntime
 import WebRTC
 
 @_exported import enum MediaPipeline.RecordingFormat
 @_exported import struct MediaPipeline.RecordingSummary
-
-/// How a call is laid out in its recording.
-public enum RecordingLayout: Sendable, Hashable {
-    /// Each party's video and audio as a track of its own, as sent (no re-encoding), with hold,
-    /// mute and transfer periods as chapters and a stats sidecar. Any format.
-    case separateTracks
-    /// One picture, re-encoded: the agent full-frame at the size its picture arrives in, the
-    /// caller inset in a corner with its own shape, both voices mixed; VP8 and Opus, so WebM or
-    /// Matroska (not MP4). No chapters.
-    case pictureInPicture
-}
-
-/// The recording a call session runs: its file, and what keeps the call's life in it.
-package enum ActiveRecording: Sendable {
-    case tracks(CallRecording, CallMarkers?)
-    case composite(CompositeRecording)
-
-    package func stop() async throws(RecordingError) -> RecordingSummary {
-        switch self {
-        case .tracks(let recording, let markers):
-            markers?.stop()
-            return try await recording.stop()
-        case .composite(let recording):
-            return try await recording.stop()
-        }
-    }
-
-    /// The recording with separate tracks, which holds chapters and marks.
-    package var tracks: CallRecording? {
-        if case .tracks(let recording, _) = self { recording } else { nil }
-    }
-}
+@_exported import enum MediaPipeline.RecordingLayout
 
 /// Recording a call from the caller's side, with the call's life written into the file.
 extension WebRtcConnection {
@@ -45,10 +15,10 @@ extension WebRtcConnection {
     /// The recording is finalised when the call ends, or by `stopRecording()`.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska,
                                layout: RecordingLayout = .separateTracks) async throws(ECVError) {
-        guard let session else { throw call.reportedFailure(.RECORDING_FAILED, "startRecording() needs a started room (after startRoom())") }
+        guard let leg else { throw call.reportedFailure(.RECORDING_FAILED, "startRecording() needs a started room (after startRoom())") }
         let events = call.events()
         do {
-            try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "caller", remote: "agent")) {
+            try await leg.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "caller", remote: "agent")) {
                 CallMarkers(recording: $0, events: events)
             }
         } catch {
@@ -59,7 +29,7 @@ extension WebRtcConnection {
     /// Finalises the recording and returns what it holds; nil when none is running.
     @discardableResult
     public func stopRecording() async throws(ECVError) -> RecordingSummary? {
-        do { return try await session?.stopRecording() } catch {
+        do { return try await leg?.stopRecording() } catch {
             throw call.reportedFailure(.RECORDING_FAILED, "the recording was not finalised: \(error)", underlying: error)
         }
     }
@@ -67,7 +37,7 @@ extension WebRtcConnection {
     /// Writes the current remote video frame as a PNG (needs a running recording with separate
     /// tracks, whose decode branch provides the picture).
     public func snapshot(to url: URL) async throws(ECVError) {
-        guard let recording = session?.recording?.tracks else {
+        guard let recording = leg?.recording?.tracks else {
             throw call.reportedFailure(.RECORDING_FAILED, "snapshot() needs a running recording with separate tracks")
         }
         do { try await recording.snapshot(to: url) } catch {
@@ -78,7 +48,7 @@ extension WebRtcConnection {
 
 /// Turns a call's events into recording chapters: periods for hold, local and remote mutes and
 /// photo mode; marks for transfer and flash.
-package final class CallMarkers: Sendable {
+package final class CallMarkers: RecordingCompanion {
     private let task: Task<Void, Never>
 
     init(recording: CallRecording, events: AsyncStream<VideoCallEvent>) {
@@ -111,6 +81,6 @@ package final class CallMarkers: Sendable {
         }
     }
 
-    func stop() { task.cancel() }
+    package func stop() { task.cancel() }
     deinit { task.cancel() }
 }

@@ -13,7 +13,7 @@ extension WebRtcConnection {
             }
             if first || !lost { connectionConfirmed(first: first) } else { confirmRecovery() }
         case .disconnected, .failed:
-            // The session rebuilds a failed peer (webrtcbin cannot restart ICE). One loss is
+            // The leg rebuilds a failed peer (webrtcbin cannot restart ICE). One loss is
             // reported once, however often ICE flaps in it.
             let report = state.withLock { state -> Bool in
                 state.live.connected = false
@@ -30,16 +30,15 @@ extension WebRtcConnection {
 
     /// The media connection is up: `WebRtcConnected` (and `ConnectionTimeoutEnd` the first time).
     private func connectionConfirmed(first: Bool) {
-        let codecs = state.withLock { state in
+        state.withLock { state in
             state.live.connectedOnce = true
             state.live.connected = true
             state.live.lossReported = []
             state.live.recoveryCheck = nil
             state.live.recoveryDeadline?.cancel()
             state.live.recoveryDeadline = nil
-            return (state.live.negotiatedCodecs, state.live.codecsByDirection)
         }
-        call.emit(.WebRtcConnected, data: Dictionary(uniqueKeysWithValues: codecs.0.map { ($0.key + "Codec", $0.value) }).merging(codecs.1) { kept, _ in kept })
+        call.emit(.WebRtcConnected, data: connectedCodecData)
         if first { call.emit(.ConnectionTimeoutEnd) }
     }
 
@@ -48,7 +47,7 @@ extension WebRtcConnection {
     /// `WebRtcConnected` is reported) only once packets arrive again, checked every 200 ms while
     /// the recovery deadline runs. A remote that never sent media is taken at ICE's word.
     private func confirmRecovery() {
-        let sentMedia = state.withLock { !$0.live.remoteKinds.isEmpty }
+        let sentMedia = !(leg?.remoteKinds.isEmpty ?? true)
         guard sentMedia else { connectionConfirmed(first: false); return }
         let check = Task { [weak self] in
             guard let before = await self?.packetsReceived() else { return }

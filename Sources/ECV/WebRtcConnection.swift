@@ -1,3 +1,4 @@
+import CallEngine
 import ECVProtocol
 import Foundation
 import GLibCore
@@ -9,8 +10,9 @@ import WebRTC
 /// The media side of a call (the seed's `WebRtcConnection`): joins the call's room, connects a
 /// real WebRTC peer, renders frames, carries the text channel, and offers the call controls.
 ///
-/// The room, the signaling and the peer are a `CallSession`, as on the agent's side; this class
-/// turns the session's steps and events into the seed's events and applies the call controls.
+/// The room, the signaling and the peer are a `CallLeg` over the room's signaling, as on the
+/// agent's side; this class turns the leg's steps and events into the seed's events and keeps
+/// the seed's controls.
 public final class WebRtcConnection: Sendable {
     public let parameters: ConnectParameters
     let call: VideoCall
@@ -30,8 +32,7 @@ public final class WebRtcConnection: Sendable {
 
     /// What the running connection knows.
     struct Live {
-        var session: CallSession?
-        var tasks: [Task<Void, Never>] = []
+        var leg: CallLeg?
         var connectedOnce = false
         var connected = false
         var closed = false
@@ -40,12 +41,6 @@ public final class WebRtcConnection: Sendable {
         var recoveryCheck: Task<Void, Never>?
         /// `WebRtcDisconnected` / `WebRtcFailed` were reported for the current loss.
         var lossReported: Set<PeerState> = []
-        /// "audio"/"video" → codec and payload type agreed with the remote, e.g. "VP8/97".
-        var negotiatedCodecs: [String: String] = [:]
-        /// "videoCodecSent", "audioCodecReceived"…: the codec of each direction the answer makes travel.
-        var codecsByDirection: [String: String] = [:]
-        /// The kinds of media the agent's side has sent so far.
-        var remoteKinds: Set<MediaKind> = []
     }
 
     /// Media controls' state: what the app asked for, and what hold and photo mode impose.
@@ -65,13 +60,26 @@ public final class WebRtcConnection: Sendable {
     }
     /// The connection's one state, behind one lock.
     let state = Mutex(State())
+    /// The connection's own tasks (timeouts, recovery checks), cancelled when it closes.
+    let tasks = TaskSet()
 
     /// The codec and payload type each kind of media was negotiated with ("audio"/"video" →
     /// "OPUS/111", "H264/102"), from the last completed offer/answer; also in the
     /// `WebRtcConnected` event's data as `audioCodec`/`videoCodec`; the data also names each
     /// direction the answer makes travel (`videoCodecSent`, `videoCodecReceived`, …), so a
     /// direction that is not negotiated (a receive-only far end) has no key.
-    public var negotiatedCodecs: [String: String] { state.withLock { $0.live.negotiatedCodecs } }
+    public var negotiatedCodecs: [String: String] { leg?.negotiatedCodecNames ?? [:] }
+
+    /// `WebRtcConnected`'s codec keys: `audioCodec`/`videoCodec`, and `videoCodecSent`,
+    /// `audioCodecReceived`… for each direction the answer makes travel.
+    var connectedCodecData: [String: String] {
+        guard let leg else { return [:] }
+        var data = Dictionary(uniqueKeysWithValues: leg.negotiatedCodecNames.map { ($0.key + "Codec", $0.value) })
+        for (direction, codec) in leg.codecsByDirection {
+            data[direction.kind.rawValue + "Codec" + (direction.sending ? "Sent" : "Received")] = codec.description
+        }
+        return data
+    }
 
     init(call: VideoCall, parameters: ConnectParameters) {
         self.call = call
@@ -141,11 +149,11 @@ public final class WebRtcConnection: Sendable {
     /// What the agent sends (the seed's `remoteStream`); its tracks appear as the media arrives.
     public var remoteStream: MediaStream { MediaStream(party: .remote, connection: self, feed: remoteFeed) }
 
-    var session: CallSession? { state.withLock { $0.live.session } }
+    var leg: CallLeg? { state.withLock { $0.live.leg } }
     /// The peer connection, once `startRoom()` created it (the SDK's own tests and diagnostics).
-    package var peerConnection: PeerConnection? { session?.peer }
+    package var peerConnection: PeerConnection? { leg?.peer }
     /// The text channel, once created.
-    var textChannel: DataChannelHandle? { session?.textChannel }
+    var textChannel: DataChannelHandle? { leg?.channels.first }
     public var isConnected: Bool { state.withLock { $0.live.connected } }
 
     // MARK: Room
@@ -163,38 +171,48 @@ public final class WebRtcConnection: Sendable {
         guard !call.isEnded else { call.fail(.CALL_ENDED, "startRoom() on an ended call", endingCall: false); return }
         let config = call.sdk.config
         var media = MediaConfiguration(parameters: parameters.media, video: setup.video, audio: setup.audio,
-                                       receiveVideo: .renderer(name: "remote_video"), receiveAudio: setup.remoteAudio,
-                                       localPreview: setup.localPreview && parameters.videoCallEnabled ? "local_preview" : nil)
+                                       receiveVideo: .renderer(name: MediaConfiguration.remoteVideoSink), receiveAudio: setup.remoteAudio,
+                                       localPreview: setup.localPreview && parameters.videoCallEnabled ? MediaConfiguration.localPreviewSink : nil)
         media.sendsPreEncodedMedia = setup.preEncoded
-        var signaling = RoomSignaling.Options(
+        var options = RoomSignaling.Options(
             parameters: parameters, webrtcUrl: config.webrtcUrl, signalingUrl: config.signalingUrlIsExplicit ? config.signalingUrl : nil,
             pins: config.pinnedCertificates, signalingPins: config.signalingPinnedCertificates, credential: call.callerToken,
             trustedCAFile: config.trustedCAFile)
-        signaling.reconnectWindow = .milliseconds(max(0, config.reconnectWindowMs))
-        let iceServers = (config.iceServers + parameters.iceServers).map(WebRTC.ICEServer.init)
-        var plan = CallSessionPlan(room: call.rtcId, signaling: signaling, iceServers: iceServers, media: media,
-                                   textChannel: parameters.textChannelConfig, requiresICEServers: true)
-        plan.iceTransportPolicy = parameters.iceTransportPolicy ?? config.iceTransportPolicy
-        let session = CallSession(plan: plan, observer: self)
+        options.reconnectWindow = .milliseconds(max(0, config.reconnectWindowMs))
+        let signaling: RoomLegSignaling
+        do {
+            signaling = try RoomLegSignaling(room: call.rtcId, options: options) { [weak self] step in await self?.room(completed: step) }
+        } catch {
+            call.fail(.INVALID_PARAMETERS, error.description, endingCall: true)
+            return
+        }
+        let policy = parameters.iceTransportPolicy ?? config.iceTransportPolicy
+        var plan = CallLegPlan(peer: PeerConfiguration(iceServers: (config.iceServers + parameters.iceServers).map(WebRTC.ICEServer.init),
+                                                       iceTransportPolicy: policy == .relay ? .relay : .all, media: media))
+        plan.requiresICEServers = true
+        plan.createdChannels = parameters.textChannelConfig.flatMap { $0.enabled ? [$0] : nil } ?? []
+        plan.boundChannels = plan.createdChannels
+        plan.remoteVideo = remoteFeed
+        plan.localPreview = localFeed
+        let leg = CallLeg(plan: plan, signaling: signaling, observer: self)
         let closed = state.withLock { state in
-            if !state.live.closed { state.live.session = session }
+            if !state.live.closed { state.live.leg = leg }
             return state.live.closed
         }
-        guard !closed else { return }
-        do { try await session.start() } catch {
-            guard !session.isClosed else { return }
+        guard !closed else { await signaling.close(peer: nil, sendBye: false); return }
+        do { try await leg.start() } catch {
+            guard !leg.isClosed else { return }
             call.fail(Self.errorName(error), error.description, endingCall: true)
         }
     }
 
-    /// The seed's error name for a failed step of the session.
-    static func errorName(_ error: CallSessionError) -> ErrorName {
+    /// The seed's error name for a failed step of the leg.
+    static func errorName(_ error: CallLegError) -> ErrorName {
         switch error {
-        case .invalidOptions: .INVALID_PARAMETERS
-        case .join: .JOIN_ROOM_FAILED
+        case .invalidOptions, .relayWithoutTURN: .INVALID_PARAMETERS
+        case .signaling(.join, _): .JOIN_ROOM_FAILED
+        case .signaling(.connect, _): .SIGNALING_FAILED
         case .noICEServers: .NO_ICE_SERVERS_FOUND
-        case .relayWithoutTURN: .INVALID_PARAMETERS
-        case .signaling: .SIGNALING_FAILED
         case .peer(.unsupported): .INVALID_PARAMETERS
         case .peer: .WEBRTC_FAILED
         }
@@ -215,26 +233,21 @@ public final class WebRtcConnection: Sendable {
     }
 
     /// Keeps a task of this connection, cancelled when it closes (at once if it already has).
-    func keep(_ task: Task<Void, Never>) {
-        let closed = state.withLock { state in
-            if !state.live.closed { state.live.tasks.append(task) }
-            return state.live.closed
-        }
-        if closed { task.cancel() }
-    }
+    func keep(_ task: Task<Void, Never>) { tasks.keep(task) }
 
     /// Closes media and signaling; with `sendBye`, tells the other side first. Idempotent. A
     /// recording that cannot be finalised is reported (`RECORDING_FAILED`).
     func close(sendBye: Bool) async {
-        let (session, tasks) = state.withLock { state -> (CallSession?, [Task<Void, Never>]) in
-            guard !state.live.closed else { return (nil, []) }
+        let (leg, first) = state.withLock { state -> (CallLeg?, Bool) in
+            guard !state.live.closed else { return (nil, false) }
             state.live.closed = true
             state.live.connected = false
             state.live.recoveryDeadline?.cancel()
-            return (state.live.session, state.live.tasks)
+            return (state.live.leg, true)
         }
-        for task in tasks { task.cancel() }
-        switch await session?.close(sendBye: sendBye) {
+        guard first else { return }
+        tasks.cancelAll()
+        switch await leg?.close(sendBye: sendBye) {
         case .success(let summary)?:
             Logger.info("[\(call.rtcId)] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
         case .failure(let error)?:
@@ -246,23 +259,15 @@ public final class WebRtcConnection: Sendable {
 
     /// The call's media pipeline as Graphviz text (every element, pad and negotiated caps), for
     /// diagnostics; nil before the peer runs.
-    public func pipelineDOT() async -> String? {
-        guard let peer = peerConnection else { return nil }
-        return await peer.dot
-    }
+    public func pipelineDOT() async -> String? { await leg?.pipelineDOT() }
 
     /// A stats sample of the peer connection; nil before the peer runs or after it closed.
-    public func stats() async -> PeerStats? {
-        guard let peer = peerConnection else { return nil }
-        do { return try await peer.stats() } catch {
-            Logger.debug("[\(call.rtcId)] stats: \(error)")
-            return nil
-        }
-    }
+    public func stats() async -> PeerStats? { await leg?.stats() }
 }
 
-extension WebRtcConnection: CallSessionObserver {
-    package func session(_ session: CallSession, completed step: CallSessionStep) async {
+extension WebRtcConnection: CallLegObserver {
+    /// The room's steps, before the leg's own.
+    func room(completed step: RoomStep) async {
         switch step {
         case .joined(let joined):
             call.emit(.JoinedRoom, detail: joined.isInitiator ? "initiator" : "answerer", objData: joined)
@@ -270,11 +275,15 @@ extension WebRtcConnection: CallSessionObserver {
             call.emit(.SignalingConnected, objData: self)
         case .signalingRegistered(let clientId):
             call.emit(.SignalingRegistered, detail: clientId)
+        }
+    }
+
+    package func leg(_ leg: CallLeg, completed step: CallLegStep) async {
+        switch step {
         case .peerCreated(let role):
             call.emit(.RtcPeerConnectionCreated, detail: role.rawValue, objData: self)
-        case .mediaStarted(let channel):
-            if let channel { attachTextChannel(channel) }
-            if let preview = await session.peer?.media?.appSink(named: "local_preview") { localFeed.attach(preview) }
+        case .mediaStarted(let channels):
+            if let channel = channels.first { attachTextChannel(channel) }
             call.emit(.GotLocalStream, detail: parameters.videoCallEnabled ? "audio+video" : "audio", objData: localStream)
             applyMediaState()
             if !state.withLock({ $0.controls.remoteAudioEnabled }) { await applyRemoteAudioPlayback() }
@@ -282,12 +291,12 @@ extension WebRtcConnection: CallSessionObserver {
         }
     }
 
-    package func session(_ session: CallSession, observed event: CallSessionEvent) async {
+    package func leg(_ leg: CallLeg, observed event: CallLegEvent) async {
         switch event {
         case .received(let message):
             switch message {
-            case .offer: call.emit(.GotOffer, objData: message)
-            case .answer: call.emit(.GotAnswer, objData: message)
+            case .offer: call.emit(.GotOffer, objData: ECVProtocol.SignalingMessage(message))
+            case .answer: call.emit(.GotAnswer, objData: ECVProtocol.SignalingMessage(message))
             default: break
             }
         case .remoteLeft:
@@ -321,21 +330,9 @@ extension WebRtcConnection: CallSessionObserver {
         case .stateChanged(let peerState):
             peerStateChanged(peerState)
         case .remoteStream(let stream):
-            if stream.kind == .video, let sink = stream.appSink { remoteFeed.attach(sink) }
-            state.withLock { _ = $0.live.remoteKinds.insert(stream.kind) }
             call.emit(.GotRemoteStream, detail: stream.kind.rawValue, objData: remoteStream, data: ["codec": stream.encodingName])
         case .remoteDataChannel(let handle):
             call.emit(.WebRtcOnDataChannel, detail: handle.boundLabel ?? handle.label)
-        case .negotiated(let codecs):
-            state.withLock { $0.live.negotiatedCodecs = Dictionary(uniqueKeysWithValues: codecs.map { ($0.key.rawValue, $0.value.description) }) }
-        case .directionsNegotiated(let directions):
-            state.withLock { state in
-                state.live.codecsByDirection = [:]
-                for direction in directions {
-                    guard let codec = state.live.negotiatedCodecs[direction.kind.rawValue] else { continue }
-                    state.live.codecsByDirection[direction.kind.rawValue + "Codec" + (direction.sending ? "Sent" : "Received")] = codec
-                }
-            }
         case .unmatchedMedia(_, let reason):
             Logger.warn("[\(call.rtcId)] \(reason)")
         case .mediaSilent(let direction, let everCarried):

@@ -224,7 +224,7 @@ public final class AgentBot: Sendable {
         case .callConnected:
             break // the accept's ack already started the call's media
         case .callEnded(let rtcId, let reason):
-            if let call = takeEnding(rtcId) { call.serviceEnded(reason: reason.rawValue) }
+            if let call = takeEnding(rtcId) { call.serviceEnded(reason: reason) }
             broadcaster.yield(.callEnded(rtcId: rtcId, reason: reason.rawValue))
         case .transferPending(let rtcId, let target):
             call(rtcId: rtcId)?.emit(.transferPending(target: target.description))
@@ -233,7 +233,7 @@ public final class AgentBot: Sendable {
         case .transferCompleted(let rtcId, let newRtcId):
             if let call = takeEnding(rtcId) {
                 call.emit(.transferCompleted(newRtcId: newRtcId))
-                call.serviceEnded(reason: ECV.CallEndReason.transferred)
+                call.serviceEnded(reason: .transferred)
             }
         case .ack(let requestId):
             state.withLock { $0.pending.removeValue(forKey: requestId) }?.resolve(.success(()))

@@ -39,5 +39,5 @@ public enum AgentCallEvent: Sendable, Equatable {
     case mediaSilent(kind: String, direction: String, everCarried: Bool)
     /// Bandwidth adaptation changed what the agent sends to the caller.
     case bandwidthChanged(targetKbps: Int, estimateKbps: Int, reason: String)
-    case ended(reason: String)
+    case ended(reason: CallEndReason)
 }

@@ -1,3 +1,4 @@
+import CallEngine
 import ECV
 import ECVProtocol
 import Foundation
@@ -13,17 +14,17 @@ public final class AgentCall: Sendable {
     public let offer: CallOffer
     public var rtcId: String { offer.rtcId }
     /// The end reason of a call whose caller left the room (`bye`) before the service said why.
-    public static let callerLeft = "CALLER_LEFT"
+    public static let callerLeft = CallEndReason.callerLeft
     /// The end reason of a call whose signaling socket could not be reopened within the window
     /// (the service is gone): the media ran on until then.
-    public static let signalingLost = "SIGNALING_FAILED"
+    public static let signalingLost = CallEndReason.signalingLost
     /// Weak: a call's tasks (a late `bye`, the service's end) may outlive the bot that took it.
     weak let bot: AgentBot?
-    private let broadcaster = Broadcaster<AgentCallEvent>()
+    /// Every event of the call, replayed to each subscriber (see `events()`).
+    private let broadcaster = Broadcaster<AgentCallEvent>(replay: .all)
 
     private struct State {
-        var session: CallSession?
-        var tasks: [Task<Void, Never>] = []
+        var leg: CallLeg?
         var ended = false
         /// `closeMedia` ran: a session that `start()` builds later would never be closed, so none is.
         var mediaClosed = false
@@ -32,11 +33,13 @@ public final class AgentCall: Sendable {
         var closing: Task<Void, Never>?
         var connected = false
         var flashWaiters: [OneShot<DataChannelCommand.FlashApproval, Never>] = []
-        var renderer: (@Sendable (VideoFrame) -> Void)?
-        var history: [AgentCallEvent] = []
     }
     /// The call's one state, behind one lock.
     private let state = Locked(State())
+    /// The call's own tasks (the text channel's reader), cancelled when its media closes.
+    private let tasks = TaskSet()
+    /// Where the caller's decoded pictures go (`onCallerFrame`).
+    private let callerFeed = RendererFeed()
 
     init(offer: CallOffer, bot: AgentBot) {
         self.offer = offer
@@ -51,48 +54,35 @@ public final class AgentCall: Sendable {
     /// "events from now on" taken then would race `joinedRoom`, `connected` and `textChannelOpen`
     /// (under load it lost them, and a bot waiting for one of them waited for ever).
     public func events() -> AsyncStream<AgentCallEvent> {
-        state.withLock { state in broadcaster.subscribe(replaying: state.history) }
+        broadcaster.subscribe()
     }
     /// Only the events after this call: for waiting on the answer to a request about to be sent
     /// (an earlier answer of the same kind is in the history `events()` starts with).
-    public func upcomingEvents() -> AsyncStream<AgentCallEvent> { broadcaster.subscribe() }
+    public func upcomingEvents() -> AsyncStream<AgentCallEvent> { broadcaster.subscribe(replaying: false) }
     /// Every event so far, in order (for bots that subscribe late and for tests).
-    public var eventHistory: [AgentCallEvent] { state.value.history }
+    public var eventHistory: [AgentCallEvent] { broadcaster.history }
     /// The peer connection, once the media started (the SDK's own tests and diagnostics).
-    package var peerConnection: PeerConnection? { state.value.session?.peer }
+    package var peerConnection: PeerConnection? { leg?.peer }
+    private var leg: CallLeg? { state.value.leg }
     public var isConnected: Bool { state.value.connected }
     public var isEnded: Bool { state.value.ended }
 
     /// The call's media pipeline as Graphviz text, for diagnostics; nil before the media started.
-    public func pipelineDOT() async -> String? {
-        guard let peer = peerConnection else { return nil }
-        return await peer.dot
-    }
+    public func pipelineDOT() async -> String? { await leg?.pipelineDOT() }
 
     /// What the offer/answer agreed on ("audio"/"video" → "OPUS/111", "VP8/96"); empty before.
-    public func negotiatedCodecs() async -> [String: String] {
-        guard let peer = peerConnection else { return [:] }
-        return Dictionary(uniqueKeysWithValues: await peer.negotiatedCodecs.map { ($0.key.rawValue, $0.value.description) })
-    }
+    public func negotiatedCodecs() async -> [String: String] { leg?.negotiatedCodecNames ?? [:] }
 
     /// A stats sample of the call's peer connection (with the bandwidth adaptation's decision);
     /// nil before the media runs or after the call ended.
-    public func stats() async -> PeerStats? {
-        guard let peer = state.value.session?.peer else { return nil }
-        do { return try await peer.stats() } catch { return nil }
-    }
+    public func stats() async -> PeerStats? { await leg?.stats() }
 
     /// Receives the caller's decoded frames (when the bot decodes video).
-    public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { state.withLock { $0.renderer = handler } }
+    public func onCallerFrame(_ handler: @escaping @Sendable (VideoFrame) -> Void) { callerFeed.current = FrameHandler(handler) }
 
-    /// Records and yields under the state's lock, so `events()` (which subscribes under it)
-    /// sees each event exactly once, in the order of the history.
-    func emit(_ event: AgentCallEvent) {
-        state.withLock { state in
-            state.history.append(event)
-            broadcaster.yield(event)
-        }
-    }
+    /// Records the event in the history and delivers it; `events()` sees each event exactly once,
+    /// in the order of the history.
+    func emit(_ event: AgentCallEvent) { broadcaster.yield(event) }
 
     // MARK: Media
 
@@ -101,28 +91,40 @@ public final class AgentCall: Sendable {
     package func start() async {
         guard let bot else { return }
         let configuration = bot.configuration
-        let signaling = RoomSignaling.Options(parameters: configuration.parameters, webrtcUrl: configuration.webrtcUrl,
-                                              signalingUrl: configuration.signalingUrl, pins: configuration.pinnedCertificates,
-                                              signalingPins: configuration.signalingPinnedCertificates, credential: bot.sessionToken,
-                                              trustedCAFile: configuration.trustedCAFile)
+        let options = RoomSignaling.Options(parameters: configuration.parameters, webrtcUrl: configuration.webrtcUrl,
+                                            signalingUrl: configuration.signalingUrl, pins: configuration.pinnedCertificates,
+                                            signalingPins: configuration.signalingPinnedCertificates, credential: bot.sessionToken,
+                                            trustedCAFile: configuration.trustedCAFile)
         let media = MediaConfiguration(parameters: configuration.parameters.media, video: configuration.video, audio: configuration.audio,
                                        receiveVideo: configuration.receiveVideo, receiveAudio: configuration.receiveAudio,
                                        sendsMedia: configuration.sendsMedia)
-        var plan = CallSessionPlan(room: rtcId, signaling: signaling,
-                                   iceServers: (configuration.iceServers + configuration.parameters.iceServers).map(WebRTC.ICEServer.init),
-                                   media: media, textChannel: configuration.parameters.textChannelConfig, requiresICEServers: false,
-                                   jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
+        let signaling: RoomLegSignaling
+        do {
+            signaling = try RoomLegSignaling(room: rtcId, options: options) { [weak self] step in
+                if case .joined(let joined) = step { self?.emit(.joinedRoom(initiator: joined.isInitiator)) }
+            }
+        } catch {
+            bot.eventError("call \(rtcId): \(error)")
+            await hangup()
+            return
+        }
         // The bot's ConnectParameters decide; an agent has no SDK configuration above them.
-        plan.iceTransportPolicy = configuration.parameters.iceTransportPolicy ?? .all
-        let session = CallSession(plan: plan, observer: self)
+        var plan = CallLegPlan(peer: PeerConfiguration(
+            iceServers: (configuration.iceServers + configuration.parameters.iceServers).map(WebRTC.ICEServer.init),
+            iceTransportPolicy: configuration.parameters.iceTransportPolicy == .relay ? .relay : .all,
+            jitterBufferLatencyMs: configuration.jitterBufferLatencyMs, media: media))
+        plan.createdChannels = configuration.parameters.textChannelConfig.flatMap { $0.enabled ? [$0] : nil } ?? []
+        plan.boundChannels = plan.createdChannels
+        plan.remoteVideo = callerFeed
+        let leg = CallLeg(plan: plan, signaling: signaling, observer: self)
         let ended = state.withLock { state in
             let over = state.ended || state.mediaClosed
-            if !over { state.session = session }
+            if !over { state.leg = leg }
             return over
         }
-        guard !ended else { return }
-        do { try await session.start() } catch {
-            guard !session.isClosed else { return }
+        guard !ended else { await signaling.close(peer: nil, sendBye: false); return }
+        do { try await leg.start() } catch {
+            guard !leg.isClosed else { return }
             bot.eventError("call \(rtcId): \(error)")
             await hangup()
         }
@@ -130,7 +132,7 @@ public final class AgentCall: Sendable {
 
     private func attach(_ channel: DataChannelHandle) {
         let events = channel.events()
-        let task = Task { [weak self] in
+        tasks.run { [weak self] in
             for await event in events {
                 guard let self else { return }
                 switch event {
@@ -140,16 +142,6 @@ public final class AgentCall: Sendable {
                 }
             }
         }
-        keep(task)
-    }
-
-    /// Keeps a task of this call, cancelled when it ends (at once if it has).
-    private func keep(_ task: Task<Void, Never>) {
-        let ended = state.withLock { state in
-            if !state.ended { state.tasks.append(task) }
-            return state.ended
-        }
-        if ended { task.cancel() }
     }
 
     private func received(_ text: String) {
@@ -178,7 +170,7 @@ public final class AgentCall: Sendable {
 
     /// Sends a command (or any text) to the caller on the text channel.
     public func send(_ command: DataChannelCommand) throws(AgentBotError) {
-        guard let channel = state.value.session?.textChannel else { throw .textChannel("the call's text channel is not open") }
+        guard let channel = leg?.channels.first else { throw .textChannel("the call's text channel is not open") }
         do { try channel.send(command.text) } catch { throw .textChannel(error.description) }
     }
 
@@ -221,14 +213,12 @@ public final class AgentCall: Sendable {
 
     /// Ends the call for everyone: the service tells the caller (`REMOTE_HANGUP` there). The
     /// media closes here whatever the service answers.
-    public func hangup() async { await hangup(reason: ECVProtocol.CallEndReason.agentHangup.rawValue) }
+    public func hangup() async { await hangup(reason: .agentHangup) }
 
-    /// The end reason of a call whose ends shared no codec.
-    static let noCommonCodec = "NO_COMMON_CODEC"
     /// How long a caller gets to end a call without a common codec itself.
     static let noCommonCodecGrace: Duration = .seconds(2)
 
-    private func hangup(reason: String) async {
+    private func hangup(reason: CallEndReason) async {
         guard !state.value.ended else { return }
         do { try await bot?.request(.hangup(rtcId: rtcId)) } catch {
             bot?.eventError("call \(rtcId): the service did not take the hangup: \(error)")
@@ -246,31 +236,31 @@ public final class AgentCall: Sendable {
     /// the call ends, or by `stopRecording()`.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska,
                                layout: RecordingLayout = .separateTracks) async throws(AgentBotError) {
-        guard let session = state.value.session else { throw .recording("the call's media has not started") }
+        guard let leg else { throw .recording("the call's media has not started") }
         do {
-            try await session.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "agent", remote: "caller"))
+            try await leg.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "agent", remote: "caller"))
         } catch {
             throw .recording("cannot record to \(url.path): \(error)")
         }
     }
 
     /// Whether a recording runs (either layout).
-    public var isRecording: Bool { state.value.session?.recording != nil }
+    public var isRecording: Bool { leg?.recording != nil }
 
     /// The running recording with separate tracks, where this bot's actions become chapters.
-    package var activeRecording: CallRecording? { state.value.session?.recording?.tracks }
+    package var activeRecording: CallRecording? { leg?.recording?.tracks }
 
     /// Finalises the recording, if any.
     @discardableResult
     public func stopRecording() async throws(AgentBotError) -> RecordingSummary? {
-        do { return try await state.value.session?.stopRecording() } catch {
+        do { return try await leg?.stopRecording() } catch {
             throw .recording("the recording was not finalised: \(error)")
         }
     }
 
     // MARK: End
 
-    func serviceEnded(reason: String) {
+    func serviceEnded(reason: CallEndReason) {
         Task {
             await closeMedia(sendBye: false)
             finish(reason: reason)
@@ -278,7 +268,7 @@ public final class AgentCall: Sendable {
     }
 
     /// The bot logged out, which ends its calls on the service (`AGENT_LOST`); the media is closed.
-    func loggedOut() { finish(reason: ECVProtocol.CallEndReason.agentLost.rawValue) }
+    func loggedOut() { finish(reason: .agentLost) }
 
     private func remoteLeft() {
         Task {
@@ -287,7 +277,7 @@ public final class AgentCall: Sendable {
         }
     }
 
-    private func finish(reason: String) {
+    private func finish(reason: CallEndReason) {
         let first = state.withLock { state in defer { state.ended = true }; return !state.ended }
         // A second end (the service's after the caller's `bye`) still leaves the bot's ending calls.
         guard first else { bot?.forget(self); return }
@@ -306,19 +296,18 @@ public final class AgentCall: Sendable {
     func closeMedia(sendBye: Bool) async {
         let closing = state.withLock { state -> Task<Void, Never> in
             if let closing = state.closing { return closing }
-            let (session, tasks) = (state.session, state.tasks)
-            state.tasks = []
             state.mediaClosed = true
-            let closing = Task { await self.close(session, cancelling: tasks, sendBye: sendBye) }
+            let leg = state.leg
+            let closing = Task { await self.close(leg, sendBye: sendBye) }
             state.closing = closing
             return closing
         }
         await closing.value
     }
 
-    private func close(_ session: CallSession?, cancelling tasks: [Task<Void, Never>], sendBye: Bool) async {
-        for task in tasks { task.cancel() }
-        switch await session?.close(sendBye: sendBye) {
+    private func close(_ leg: CallLeg?, sendBye: Bool) async {
+        tasks.cancelAll()
+        switch await leg?.close(sendBye: sendBye) {
         case .success(let summary)?:
             Logger.info("[agent] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
         case .failure(let error)?:
@@ -330,31 +319,21 @@ public final class AgentCall: Sendable {
     }
 }
 
-extension AgentCall: CallSessionObserver {
-    package func session(_ session: CallSession, completed step: CallSessionStep) async {
-        switch step {
-        case .joined(let joined): emit(.joinedRoom(initiator: joined.isInitiator))
-        case .mediaStarted(let channel?): attach(channel)
-        default: break
-        }
+extension AgentCall: CallLegObserver {
+    package func leg(_ leg: CallLeg, completed step: CallLegStep) async {
+        if case .mediaStarted(let channels) = step, let channel = channels.first { attach(channel) }
     }
 
-    package func session(_ session: CallSession, observed event: CallSessionEvent) async {
+    package func leg(_ leg: CallLeg, observed event: CallLegEvent) async {
         switch event {
         case .peer(.stateChanged(.connected)):
             state.withLock { $0.connected = true }
             emit(.connected)
         case .peer(.stateChanged(.disconnected)), .peer(.stateChanged(.failed)):
-            // The session rebuilds a failed peer (webrtcbin cannot restart ICE).
+            // The leg rebuilds a failed peer (webrtcbin cannot restart ICE).
             state.withLock { $0.connected = false }
             emit(.disconnected)
         case .peer(.remoteStream(let stream)):
-            if stream.kind == .video, let sink = stream.appSink {
-                let state = self.state
-                sink.setSampleHandler { sample in
-                    if let handler = state.value.renderer, let frame = sample.videoFrame() { handler(frame) }
-                }
-            }
             emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
         case .peer(.error(let message)):
             bot?.eventError("call \(rtcId): webrtc: \(message)")
@@ -372,7 +351,7 @@ extension AgentCall: CallSessionObserver {
                 // The caller learns it from our answer (or its own) and ends the call itself,
                 // reporting why; a caller that does not is hung up on.
                 try? await Task.sleep(for: Self.noCommonCodecGrace)
-                await hangup(reason: Self.noCommonCodec)
+                await hangup(reason: .noCommonCodec)
             }
         case .peer(.adoptedDataChannel(let remoteLabel, let configuredLabel)):
             bot?.eventError("call \(rtcId): the caller opened its text channel as '\(remoteLabel)', not '\(configuredLabel)'; using it as the text channel")

@@ -1,3 +1,4 @@
+import CallEngine
 import ECVProtocol
 import WebRTC
 
@@ -87,4 +88,39 @@ struct PeerICE: Sendable {
 /// A peer connection's configuration for a PeerJS connection.
 func peerConfiguration(ice: PeerICE, media: MediaConfiguration) -> PeerConfiguration {
     PeerConfiguration(iceServers: ice.servers.map(WebRTC.ICEServer.init), iceTransportPolicy: ice.policy == .relay ? .relay : .all, media: media)
+}
+
+/// A call leg's signaling through the peer's server socket: the connection's messages go out as
+/// PeerJS OFFER/ANSWER/CANDIDATE; the far end's arrive through `deliver` (the peer routes them by
+/// connection id) and wait, bounded, until the leg's peer exists. A PeerJS connection is reached
+/// already when it is created (the CALL, or the offer that made it), so connecting says only the role.
+final class PeerJSLegSignaling: CallLegSignaling {
+    let connection: ConnectionSignaling
+    private let role: PeerConnection.Role
+    private let stream: AsyncStream<CallSignalingEvent>
+    private let continuation: AsyncStream<CallSignalingEvent>.Continuation
+    /// What may wait for the peer: an offer and its early candidates (a browser sends a few dozen).
+    static let maxWaiting = 128
+
+    init(_ connection: ConnectionSignaling, role: PeerConnection.Role) {
+        self.connection = connection
+        self.role = role
+        (stream, continuation) = AsyncStream.makeStream(of: CallSignalingEvent.self, bufferingPolicy: .bufferingOldest(Self.maxWaiting))
+    }
+
+    /// The one stream of the far end's messages (a connection has one leg, which takes it once).
+    func events() -> AsyncStream<CallSignalingEvent> { stream }
+
+    func connect() async throws(CallLegError) -> SignalingReady { SignalingReady(role: role) }
+
+    func send(_ message: WebRTC.SignalingMessage) { connection.relay(message) }
+
+    /// The far end's offer, answer or candidate.
+    func deliver(_ message: WebRTC.SignalingMessage) { continuation.yield(.message(message)) }
+
+    /// PeerJS has no `bye` for a connection: it ends by its data channel, a peer by `LEAVE`.
+    func close(peer: PeerConnection?, sendBye: Bool) async {
+        continuation.finish()
+        await peer?.close()
+    }
 }

@@ -1,7 +1,7 @@
 // The types an app meets through the peer API, re-exported so `import ECVPeer` is enough. Only
 // values: the SDK's renderer protocol and media descriptions, never the layers beneath.
-@_exported import protocol ECV.VideoRenderer
-@_exported import enum ECV.RecordingLayout
+@_exported import protocol MediaPipeline.VideoRenderer
+@_exported import enum MediaPipeline.RecordingLayout
 @_exported import struct MediaPipeline.VideoFrame
 @_exported import struct MediaPipeline.VideoInputs
 @_exported import enum MediaPipeline.VideoSourceSpec

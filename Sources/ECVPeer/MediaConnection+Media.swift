@@ -1,13 +1,15 @@
+import CallEngine
 import ECV
 import ECVProtocol
 import Foundation
 import MediaPipeline
+import MediaRuntime
 import WebRTC
 
 extension MediaConnection {
     static let controlChannelLabel = "ecv-peer-call"
 
-    /// Builds the peer connection for `stream` and starts it: the caller offers (with the closing
+    /// Builds the call's leg for `stream` and starts it: the caller offers (with the closing
     /// channel), the callee applies the offer that came with the call.
     func start(stream: MediaStream?) async {
         let claimed = state.withLock { state -> Bool in
@@ -20,61 +22,54 @@ extension MediaConnection {
         let constraints = stream?.constraints ?? MediaConstraints()
         var media = MediaConfiguration(parameters: constraints.parameters, video: constraints.videoInputs,
                                        audio: constraints.audioFlag ? constraints.microphone : .silence,
-                                       receiveVideo: .renderer(name: "remote_video"), receiveAudio: .discard,
+                                       receiveVideo: .renderer(name: MediaConfiguration.remoteVideoSink), receiveAudio: .discard,
                                        sendsMedia: stream != nil,
-                                       localPreview: stream != nil && constraints.videoFlag ? "local_preview" : nil)
+                                       localPreview: stream != nil && constraints.videoFlag ? MediaConfiguration.localPreviewSink : nil)
         if stream == nil { media.parameters.videoCallEnabled = true }
-        let signaling = self.signaling
-        let ice = self.ice()
-        if let refusal = ice.refusal { await end(error: refusal); return }
-        let pc = PeerConnection(configuration: peerConfiguration(ice: ice, media: media),
-                                role: outgoing ? .offerer : .answerer) { message in signaling.relay(message) }
-        let events = pc.events()
+        let control = DataChannelConfig(enabled: true, label: Self.controlChannelLabel)
+        var plan = CallLegPlan(peer: peerConfiguration(ice: ice(), media: media))
+        plan.createdChannels = outgoing ? [control] : []
+        plan.boundChannels = plan.createdChannels
+        // A PeerJS call that fails is over: the far end does not offer again.
+        plan.rebuildsWhenFailed = false
+        plan.remoteVideo = arrivingStream.feed
+        // The first call sending a local stream feeds its preview.
+        if let stream, stream.party == .local, stream.added(sender: self) { plan.localPreview = stream.feed }
+        let leg = CallLeg(plan: plan, signaling: signaling, observer: self)
         let adopted = state.withLock { state -> Bool in
             guard !state.closed else { return false }
-            state.inbox.peerConnection = pc
+            state.leg = leg
             return true
         }
-        guard adopted else { await pc.close(); return }
-        keep(Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.handle(event)
+        guard adopted else { return }
+        do { try await leg.start() } catch {
+            guard !leg.isClosed else { return }
+            let reason: PeerError = switch error {
+            case .relayWithoutTURN:
+                PeerError(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
+            case .peer(let peerError): PeerError(peerError.isUnsupported ? .invalidArgument : .webrtc, "the call's media did not start: \(peerError)")
+            default: PeerError(.webrtc, "the call's media did not start: \(error)")
             }
-        })
-        let control = DataChannelConfig(enabled: true, label: Self.controlChannelLabel)
-        do throws(WebRTC.PeerError) { try await pc.start(dataChannels: outgoing ? [control] : []) } catch {
-            await end(error: PeerError(error.isUnsupported ? .invalidArgument : .webrtc, "the call's media did not start: \(error)"))
-            return
+            await end(error: reason)
         }
-        if outgoing { watchClosing(await pc.openDataChannel(control)) }
-        if let stream, stream.party == .local {
-            if stream.added(sender: self), let preview = await pc.media?.appSink(named: "local_preview") { stream.feed.attach(preview) }
-            await applySendState()
-        }
-        let waiting = state.withLock { state in defer { state.inbox.waiting = [] }; return state.inbox.waiting }
-        for message in waiting { await pc.receive(message) }
     }
 
-    /// An OFFER, ANSWER or CANDIDATE of this connection from the other peer.
+    /// An OFFER, ANSWER or CANDIDATE of this connection from the other peer, to the call's leg in
+    /// arrival order (what comes before the leg runs waits for it).
     func receive(_ message: PeerJSMessage) async {
         guard let converted = ConnectionSignaling.incoming(message, from: peer, report: { hub.emit(.error($0)) }) else { return }
-        let pc = state.withLock { $0.closed ? nil : $0.inbox.route(converted) }
-        await pc?.receive(converted)
+        signaling.deliver(converted)
     }
 
     private func handle(_ event: WebRTC.PeerEvent) async {
         switch event {
         case .remoteStream(let remote):
-            let (stream, first) = state.withLock { state -> (MediaStream, Bool) in
-                if let existing = state.remoteStream { return (existing, false) }
-                let created = MediaStream(remote: ())
-                state.remoteStream = created
-                return (created, true)
+            let first = state.withLock { state -> Bool in
+                defer { state.remoteStream = arrivingStream }
+                return state.remoteStream == nil
             }
-            stream.noteRemote(remote.kind)
-            if remote.kind == .video, let sink = remote.appSink { stream.feed.attach(sink) }
-            if first { hub.emit(.stream(stream)) }
+            arrivingStream.noteRemote(remote.kind)
+            if first { hub.emit(.stream(arrivingStream)) }
         case .remoteDataChannel(let handle):
             watchClosing(handle)
         case .stateChanged(.connected):
@@ -94,30 +89,32 @@ extension MediaConnection {
     private func watchClosing(_ handle: DataChannelHandle) {
         guard state.withLock({ state in defer { if state.control == nil { state.control = handle } }; return state.control == nil }) else { return }
         let events = handle.events()
-        keep(Task { [weak self] in
+        tasks.run { [weak self] in
             for await event in events where event == .closed || event == .text(MediaConnection.closeNotice) {
                 await self?.end(error: nil)
                 return
             }
-        })
+        }
     }
 
     /// Said on the closing channel before it closes, so the far end hears of the end even when the
     /// channel's own close is lost (PeerJS ignores messages on this channel).
     static let closeNotice = "close"
 
-    /// Gives this call's send graph the local stream's mute states and camera.
+    /// Gives this call's send graph the local stream's mute states and camera, in the leg's
+    /// order of operations.
     func applySendState() async {
-        guard let stream = state.withLock({ $0.localStream }), let pc = state.withLock({ $0.inbox.peerConnection }) else { return }
+        guard let stream = state.withLock({ $0.localStream }), let leg = state.withLock({ $0.leg }) else { return }
         let (audio, video, camera) = stream.sendState
-        guard let media = await pc.media else { return }
-        do {
-            try media.setAudioMuted(!audio || stream.constraints?.audioFlag == false)
-            try media.setVideoMuted(!video)
-            if stream.constraints?.cameras.back != nil, media.activeCamera != camera.rawValue { try media.switchCamera(to: camera.rawValue) }
-        } catch {
-            hub.emit(.error(PeerError(.webrtc, "cannot apply the stream's tracks to the call with \(peer): \(error)")))
+        let sendState = SendState(audioEnabled: audio && stream.constraints?.audioFlag != false, videoEnabled: video,
+                                  camera: stream.constraints?.cameras.back != nil ? camera.rawValue : nil)
+        leg.inControlOrder { [hub, peer] media in
+            guard let media else { return }
+            do throws(MediaRuntimeError) { try CallLeg.apply(sendState, to: media) } catch {
+                hub.emit(.error(PeerError(.webrtc, "cannot apply the stream's tracks to the call with \(peer): \(error)")))
+            }
         }
+        await leg.controlsApplied()
     }
 
     /// The other peer left the server (`LEAVE`) or could not be reached (`EXPIRE`).
@@ -129,26 +126,33 @@ extension MediaConnection {
         let taken = state.withLock { state -> MediaConnection.State? in
             guard !state.closed else { return nil }
             state.closed = true
-            defer { state.tasks = []; state.recording = nil; state.inbox.peerConnection = nil; state.inbox.waiting = [] }
             return state
         }
         guard let taken else { return }
         if let error { hub.emit(.error(error), lasting: true) }
-        if let recording = taken.recording {
-            do { _ = try await recording.stop() } catch {
-                hub.emit(.error(PeerError(.recording, "the recording was not finalised: \(error)")))
-            }
-        }
+        tasks.cancelAll()
         taken.localStream?.removed(sender: self)
-        if let control = taken.control {
-            await sayClosing(on: control, .text(Self.closeNotice))
-            await closeCompletely(control)
+        // The closing channel says so before it closes, and closes completely: the far end hears
+        // of the end. The caller's is the leg's, closed after the recording; the callee's was
+        // adopted from the caller, and closes first.
+        let control = taken.control
+        if let control, taken.leg?.channels.contains(where: { $0 === control }) != true { await Self.closeTelling(control) }
+        let finalised = await taken.leg?.close(sendBye: false) { channel in
+            if channel === control { await Self.closeTelling(channel) } else { channel.close() }
         }
-        await taken.inbox.peerConnection?.close()
-        for task in taken.tasks { task.cancel() }
+        if case .failure(let recordingError)? = finalised {
+            hub.emit(.error(PeerError(.recording, "the recording was not finalised: \(recordingError)")))
+        }
         hub.emit(.close)
         hub.finish()
         onEnded(self)
+    }
+}
+
+extension MediaConnection {
+    static func closeTelling(_ control: DataChannelHandle) async {
+        await sayClosing(on: control, .text(closeNotice))
+        await closeCompletely(control)
     }
 }
 
@@ -182,4 +186,16 @@ func closeCompletely(_ channel: DataChannelHandle) async {
 
 extension WebRTC.PeerError {
     var isUnsupported: Bool { if case .unsupported = self { true } else { false } }
+}
+
+extension MediaConnection: CallLegObserver {
+    package func leg(_ leg: CallLeg, completed step: CallLegStep) async {
+        guard case .mediaStarted(let channels) = step else { return }
+        if let control = channels.first { watchClosing(control) }
+        if state.withLock({ $0.localStream })?.party == .local { await applySendState() }
+    }
+
+    package func leg(_ leg: CallLeg, observed event: CallLegEvent) async {
+        if case .peer(let peerEvent) = event { await handle(peerEvent) }
+    }
 }

@@ -1,3 +1,4 @@
+import CallEngine
 import ECV
 import ECVProtocol
 import Foundation
@@ -45,24 +46,27 @@ public final class MediaConnection: Sendable {
     /// What the caller attached to the call (PeerJS `metadata`).
     public let metadata: PeerJSValue?
     let outgoing: Bool
-    let signaling: ConnectionSignaling
+    let signaling: PeerJSLegSignaling
     let ice: @Sendable () -> PeerICE
     let onEnded: @Sendable (MediaConnection) -> Void
     let hub = EventHub<MediaConnectionEvent>()
 
     struct State {
-        var inbox = SignalInbox()
+        var leg: CallLeg?
         var localStream: MediaStream?
+        /// The far end's stream, shown once its first track arrived.
         var remoteStream: MediaStream?
         var started = false
         var open = false
         var closed = false
-        var recording: ActiveRecording?
         /// The call's closing channel (created by the caller, adopted by the callee).
         var control: DataChannelHandle?
-        var tasks: [Task<Void, Never>] = []
     }
     let state = Mutex(State())
+    /// The far end's stream, fed from the start, announced (STREAM) with its first track.
+    let arrivingStream = MediaStream(remote: ())
+    /// The connection's own tasks (the closing channel's watch), cancelled when it ends.
+    let tasks = TaskSet()
 
     init(peer: String, connectionId: String, metadata: PeerJSValue?, outgoing: Bool, send: @escaping @Sendable (PeerJSMessage) -> Bool,
          ice: @escaping @Sendable () -> PeerICE, onEnded: @escaping @Sendable (MediaConnection) -> Void) {
@@ -72,9 +76,9 @@ public final class MediaConnection: Sendable {
         self.outgoing = outgoing
         self.ice = ice
         self.onEnded = onEnded
-        signaling = ConnectionSignaling(remotePeer: peer, connectionId: connectionId, type: .media, send: send) { payload in
+        signaling = PeerJSLegSignaling(ConnectionSignaling(remotePeer: peer, connectionId: connectionId, type: .media, send: send) { payload in
             payload.metadata = metadata
-        }
+        }, role: outgoing ? .offerer : .answerer)
         InstanceCounter.increment("MediaConnection")
     }
 
@@ -97,8 +101,7 @@ public final class MediaConnection: Sendable {
     /// Takes an incoming call, sending `stream` (nil: receive only). Once per connection.
     public func answer(stream: MediaStream? = nil) {
         guard !outgoing else { hub.emit(.error(PeerError(.invalidArgument, "answer(stream:) is for incoming calls"))); return }
-        let task = Task { await self.start(stream: stream) }
-        keep(task)
+        tasks.run { await self.start(stream: stream) }
     }
 
     /// Ends the call on both sides. Idempotent; CLOSE follows.
@@ -113,53 +116,29 @@ public final class MediaConnection: Sendable {
 
     /// Records the call as the ECV call records: both directions to `url`, finalised on close.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska, layout: RecordingLayout = .separateTracks) async throws(PeerError) {
-        guard let pc = state.withLock({ $0.inbox.peerConnection }) else { throw PeerError(.recording, "the call's media has not started") }
-        guard state.withLock({ $0.recording == nil }) else { throw PeerError(.recording, "the call is already being recorded") }
-        let started: ActiveRecording
+        guard let leg = state.withLock({ $0.leg }) else { throw PeerError(.recording, "the call's media has not started") }
         do {
-            switch layout {
-            case .separateTracks:
-                started = .tracks(try await pc.startRecording(to: url, format: format, labels: RecordingLabels(local: "local", remote: "remote")), nil)
-            case .pictureInPicture:
-                started = .composite(try await pc.startCompositeRecording(to: url, format: format))
-            }
+            try await leg.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "local", remote: "remote"))
+        } catch .alreadyStarted {
+            throw PeerError(.recording, "the call is already being recorded")
+        } catch .alreadyStopped {
+            throw PeerError(.recording, "the call ended while the recording started")
         } catch {
             throw PeerError(.recording, "cannot record to \(url.path): \(error)")
-        }
-        let closed = state.withLock { state -> Bool in
-            if !state.closed { state.recording = started }
-            return state.closed
-        }
-        if closed {
-            _ = try? await started.stop() // the call ended meanwhile: the file is finalised, and the start reported as failed
-            throw PeerError(.recording, "the call ended while the recording started")
         }
     }
 
     /// Finalises the recording and returns what it holds; nil when none runs.
     @discardableResult
     public func stopRecording() async throws(PeerError) -> RecordingSummary? {
-        guard let recording = state.withLock({ state in defer { state.recording = nil }; return state.recording }) else { return nil }
-        do { return try await recording.stop() } catch { throw PeerError(.recording, "the recording was not finalised: \(error)") }
+        do { return try await state.withLock({ $0.leg })?.stopRecording() } catch {
+            throw PeerError(.recording, "the recording was not finalised: \(error)")
+        }
     }
 
     /// A stats sample; nil before the media runs or after the call ended.
-    public func stats() async -> PeerStats? {
-        guard let pc = state.withLock({ $0.inbox.peerConnection }) else { return nil }
-        do { return try await pc.stats() } catch { return nil }
-    }
+    public func stats() async -> PeerStats? { await state.withLock({ $0.leg })?.stats() }
 
     /// The negotiated codecs by kind ("video": "VP8/96"), once offer and answer completed.
-    public func negotiatedCodecs() async -> [String: String] {
-        guard let pc = state.withLock({ $0.inbox.peerConnection }) else { return [:] }
-        return Dictionary(uniqueKeysWithValues: await pc.negotiatedCodecs.map { ($0.key.rawValue, $0.value.description) })
-    }
-
-    func keep(_ task: Task<Void, Never>) {
-        let closed = state.withLock { state in
-            if !state.closed { state.tasks.append(task) }
-            return state.closed
-        }
-        if closed { task.cancel() }
-    }
+    public func negotiatedCodecs() async -> [String: String] { state.withLock({ $0.leg })?.negotiatedCodecNames ?? [:] }
 }

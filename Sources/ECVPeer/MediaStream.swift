@@ -1,3 +1,4 @@
+import CallEngine
 import ECV
 import MediaPipeline
 import Synchronization

@@ -84,7 +84,7 @@ public final class Peer: Sendable {
             Task { await connection.end(error: PeerError(.disconnected, "the peer is not connected to the server")) }
             return connection
         }
-        connection.keep(Task { await connection.start(stream: stream) })
+        connection.tasks.run { await connection.start(stream: stream) }
         return connection
     }
 

@@ -126,6 +126,28 @@ public struct CallEndReason: RawRepresentable, Codable, Sendable, Hashable, Expr
     public static let queueTimeout: CallEndReason = "QUEUE_TIMEOUT"
     /// The service is shutting down.
     public static let serviceShutdown: CallEndReason = "SERVICE_SHUTDOWN"
+
+    // The ends a party reports (the seed's `CallEnded` details on the caller's side; the agent
+    // bot's `ended(reason:)`), besides the service's above.
+
+    /// This side hung up.
+    public static let localHangup: CallEndReason = "LOCAL_HANGUP"
+    /// The other side hung up (or the service ended the call for it).
+    public static let remoteHangup: CallEndReason = "REMOTE_HANGUP"
+    /// The media connection was lost for longer than the connection timeout.
+    public static let peerDisconnected: CallEndReason = "PEER_DISCONNECTED"
+    /// The media never connected within the connection timeout.
+    public static let connectionTimeout: CallEndReason = "CONNECTION_TIMEOUT"
+    /// The call moved to a new rtcId. Not a `CallEnded` detail: a transferred leg's last event is
+    /// `TransferCompleted`; kept for code that compares end reasons.
+    public static let transferred: CallEndReason = "TRANSFERRED"
+    /// The caller left the room (`bye`) before the service said why (the agent's side).
+    public static let callerLeft: CallEndReason = "CALLER_LEFT"
+    /// The signaling socket could not be reopened within the window (the service is gone); the
+    /// media ran on until then.
+    public static let signalingLost: CallEndReason = "SIGNALING_FAILED"
+    /// The two ends share no codec for a kind of media both wanted.
+    public static let noCommonCodec: CallEndReason = "NO_COMMON_CODEC"
 }
 
 /// Machine-readable error codes in `ServiceErrorResponse` and agent-socket `error` events. Open,

@@ -123,7 +123,7 @@ extension EnQualifyVideoCall {
                 defer { if autoClose { closeSession() } }
                 guard started else {
                     // The customer gave up waiting (endVideoCall): an end, not a failure.
-                    if event.detail == CallEndReason.localHangup, failure == nil {
+                    if event.detail == CallEndReason.localHangup.rawValue, failure == nil {
                         tell { $0.hangupConfirmation() }
                         return
                     }
@@ -133,7 +133,7 @@ extension EnQualifyVideoCall {
                 }
                 // A call that broke off (not hung up by either side) is also a failure of the call.
                 let reason = event.detail ?? ""
-                if reason != CallEndReason.localHangup, reason != CallEndReason.remoteHangup {
+                if reason != CallEndReason.localHangup.rawValue, reason != CallEndReason.remoteHangup.rawValue {
                     let message = "the call ended: \(reason)"
                     tell(failure: message) { $0.videoCallFailed(error: message) }
                 }

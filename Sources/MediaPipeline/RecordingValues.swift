@@ -94,3 +94,14 @@ public struct RecordingSummary: Sendable {
         self.problems = problems
     }
 }
+
+/// How a call is laid out in its recording.
+public enum RecordingLayout: Sendable, Hashable {
+    /// Each party's video and audio as a track of its own, as sent (no re-encoding), with hold,
+    /// mute and transfer periods as chapters and a stats sidecar. Any format.
+    case separateTracks
+    /// One picture, re-encoded: the agent full-frame at the size its picture arrives in, the
+    /// caller inset in a corner with its own shape, both voices mixed; VP8 and Opus, so WebM or
+    /// Matroska (not MP4). No chapters.
+    case pictureInPicture
+}

@@ -111,7 +111,7 @@ enum CallCommand {
         var outcome = try await leg.run(first, record: record) { await $0.start(dialCallParameters: dial) }
         // A transfer ends this leg and names the next one (§7.1 of the Turkish guide): a new call
         // object for the new rtcId, never dialed, waiting on the queue socket until an agent takes it.
-        while outcome.endDetail == CallEndReason.transferred, let next = outcome.transferredTo, !interrupted.value {
+        while outcome.endDetail == CallEndReason.transferred.rawValue, let next = outcome.transferredTo, !interrupted.value {
             if !json { say("call \(current.value.rtcId) transferred to \(next)") }
             guard let transferred = await sdk.createVideoCall(rtcId: next) else { throw .failed("no call object for the transferred leg \(next)") }
             current.withLock { $0 = transferred }
@@ -124,7 +124,7 @@ enum CallCommand {
         let call = current.value
         // Only a call that ended by a hangup (either side) succeeded; a timeout, a vanished peer or
         // an error exits non-zero, so scripts can tell. A transfer is followed, so it never ends here.
-        let cleanEnds: Set<String> = [CallEndReason.localHangup, CallEndReason.remoteHangup]
+        let cleanEnds: Set<String> = [CallEndReason.localHangup.rawValue, CallEndReason.remoteHangup.rawValue]
         guard let detail = outcome.endDetail, cleanEnds.contains(detail) else {
             let reason = call.lastError.name != .NO_ERROR ? call.lastError.description : outcome.endDetail ?? "no CallEnded event"
             throw .failed("the call ended with \(reason)")
@@ -258,7 +258,7 @@ final class CallOutcome: Sendable {
             // A transferred leg's last event (no CallEnded follows it).
             if event.type == .TransferCompleted, let rtcId = event.data["rtcId"], !rtcId.isEmpty {
                 state.transferredTo = rtcId
-                state.endDetail = CallEndReason.transferred
+                state.endDetail = CallEndReason.transferred.rawValue
             }
         }
     }

@@ -54,7 +54,7 @@ import Testing
         await connection.startRoom()
         try await eventually(.seconds(15), "connected with frames") { types().contains(.WebRtcConnected) && renderer.count > 10 }
         let agentCall = try #require(bot.call(rtcId: call.rtcId))
-        let agentEnded = Task { () -> String? in
+        let agentEnded = Task { () -> CallEndReason? in
             // events() starts with the call's history, so an end before this subscription is in it.
             for await case .ended(let reason) in agentCall.events() { return reason }
             return nil
@@ -123,8 +123,8 @@ import Testing
         try await Task.sleep(for: .milliseconds(300)) // late events would show here
         let after = events.value.dropFirst(seenBeforeKill)
         let ends = after.filter { $0.0.type == .CallEnded }
-        #expect(ends.count == 1 && ends.first?.0.detail == CallEndReason.peerDisconnected, "\(after.map(\.0.type))")
-        #expect(after.filter { $0.0.detail == CallEndReason.peerDisconnected }.count == 1, "PEER_DISCONNECTED once")
+        #expect(ends.count == 1 && ends.first?.0.detail == CallEndReason.peerDisconnected.rawValue, "\(after.map(\.0.type))")
+        #expect(after.filter { $0.0.detail == CallEndReason.peerDisconnected.rawValue }.count == 1, "PEER_DISCONNECTED once")
         #expect(!after.contains { $0.0.type == .WebRtcConnected }, "no spurious WebRtcConnected: \(after.map(\.0.type))")
         let lost = after.first { $0.0.type == .WebRtcDisconnected || $0.0.type == .WebRtcFailed }?.1
         print("remote gone: loss seen \(lost.map { "\($0 - killedAt)" } ?? "never") after the kill, ended "
