@@ -220,12 +220,12 @@ public final class AgentBot: Sendable {
                 }
             }
         case .offerWithdrawn(let rtcId, let reason):
-            broadcaster.yield(.offerWithdrawn(rtcId: rtcId, reason: reason.rawValue))
+            broadcaster.yield(.offerWithdrawn(rtcId: rtcId, reason: reason))
         case .callConnected:
             break // the accept's ack already started the call's media
         case .callEnded(let rtcId, let reason):
             if let call = takeEnding(rtcId) { call.serviceEnded(reason: reason) }
-            broadcaster.yield(.callEnded(rtcId: rtcId, reason: reason.rawValue))
+            broadcaster.yield(.callEnded(rtcId: rtcId, reason: reason))
         case .transferPending(let rtcId, let target):
             call(rtcId: rtcId)?.emit(.transferPending(target: target.description))
         case .transferCancelled(let rtcId, let reason):

@@ -147,11 +147,11 @@ public final class AgentCall: Sendable {
     private func received(_ text: String) {
         switch DataChannelCommand(parsing: text) {
         case .status(let media, let muted, _):
-            emit(.callerStatus(media: media.rawValue, muted: muted))
+            emit(.callerStatus(media: media, muted: muted))
             let period = "caller \(media.rawValue.lowercased()) muted"
             chapter { muted ? try $0.beginPeriod(period) : try $0.endPeriod(period) }
         case .flashReply(let request, let approval):
-            emit(.flashReply(turningOn: request == .on, approval: approval.rawValue))
+            emit(.flashReply(turningOn: request == .on, approval: approval))
             let waiters = state.withLock { state in defer { state.flashWaiters = [] }; return state.flashWaiters }
             for waiter in waiters { waiter.resolve(.success(approval)) }
         default:
@@ -334,7 +334,7 @@ extension AgentCall: CallLegObserver {
             state.withLock { $0.connected = false }
             emit(.disconnected)
         case .peer(.remoteStream(let stream)):
-            emit(.remoteStream(kind: stream.kind.rawValue, codec: stream.encodingName))
+            emit(.remoteStream(kind: stream.kind, codec: stream.encodingName))
         case .peer(.error(let message)):
             bot?.eventError("call \(rtcId): webrtc: \(message)")
         case .peer(.bandwidthChanged(let decision)):
@@ -343,10 +343,10 @@ extension AgentCall: CallLegObserver {
             bot?.eventError("call \(rtcId): \(reason)")
         case .peer(.mediaSilent(let direction, let everCarried)):
             bot?.eventError("call \(rtcId): no \(direction) for 5 s" + (everCarried ? "" : ", none at all so far"))
-            emit(.mediaSilent(kind: direction.kind.rawValue, direction: direction.sending ? "sent" : "received", everCarried: everCarried))
+            emit(.mediaSilent(kind: direction.kind, direction: direction.sending ? .sent : .received, everCarried: everCarried))
         case .peer(.noCommonCodec(let kind, let ours, let theirs)):
             bot?.eventError("call \(rtcId): \(NoCommonCodec.message(kind: kind.rawValue, ours: ours, theirs: theirs))")
-            emit(.noCommonCodec(kind: kind.rawValue, ours: ours, theirs: theirs))
+            emit(.noCommonCodec(kind: kind, ours: ours, theirs: theirs))
             Task {
                 // The caller learns it from our answer (or its own) and ends the call itself,
                 // reporting why; a caller that does not is hung up on.

@@ -7,3 +7,5 @@
 @_exported import enum ECVProtocol.TransferTarget
 @_exported import struct ECVProtocol.AgentStateUpdate
 @_exported import struct ECVProtocol.CallEndReason
+@_exported import enum ECVProtocol.OfferWithdrawnReason
+@_exported import enum MediaPipeline.MediaKind

@@ -118,7 +118,7 @@ enum AgentCommand {
             case .callStarted(let call):
                 calls.append(Task { await handle(call, record: record, layout: layout, script: script, json: json) })
             case .callEnded(let rtcId, let reason):
-                report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason])
+                report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason.rawValue])
                 handled += 1
                 if let maxCalls, handled >= maxCalls {
                     stopping.withLock { $0 = true }
@@ -157,7 +157,8 @@ enum AgentCommand {
         var failure: String?
         for await event in events {
             if json {
-                NDJSON.emit(["event": "call", "rtcId": call.rtcId, "what": "\(event)", "text": sentence(event)])
+                // `what`: the event's name (its values are in `text`), not a Swift dump of its payload.
+                NDJSON.emit(["event": "call", "rtcId": call.rtcId, "what": String(String(describing: event).prefix { $0 != "(" }), "text": sentence(event)])
             } else {
                 say("agent: call \(call.rtcId): \(sentence(event))")
             }
@@ -220,8 +221,8 @@ enum AgentCommand {
         case .disconnected: "media disconnected"
         case .remoteStream(let kind, let codec): "receiving the caller's \(kind) (\(codec))"
         case .textChannelOpen: "the text channel is open"
-        case .callerStatus(let media, let muted): "the caller \(muted ? "muted" : "unmuted") \(media.lowercased())"
-        case .flashReply(let turningOn, let approval): "the caller answered the flash-\(turningOn ? "on" : "off") request: \(approval)"
+        case .callerStatus(let media, let muted): "the caller \(muted ? "muted" : "unmuted") \(media.rawValue.lowercased())"
+        case .flashReply(let turningOn, let approval): "the caller answered the flash-\(turningOn ? "on" : "off") request: \(approval.rawValue)"
         case .text(let text): "the caller wrote: \(text)"
         case .transferPending(let target): "transferring to \(target)"
         case .transferCancelled(let reason): "the transfer was cancelled: \(reason)"

@@ -170,7 +170,7 @@ import Testing
         let c = try await connectedCall(sdk, log, agent: agent)
         c.connection.setVideoEnabled(state: false)
         try await eventually(.seconds(5), "agent told the caller muted video") {
-            c.agentCall.eventHistory.contains(.callerStatus(media: "VIDEO", muted: true))
+            c.agentCall.eventHistory.contains(.callerStatus(media: .video, muted: true))
         }
         try c.agentCall.sendStatus(media: .audio, muted: true)
         _ = try await log.wait(for: .RemoteAudioMuted, c.call.rtcId)

@@ -38,12 +38,12 @@ import Testing
         #expect(events.last { $0 == .AudioMuted || $0 == .AudioUnmuted } == (audioOn ? .AudioUnmuted : .AudioMuted))
         #expect(events.last { $0 == .VideoMuted || $0 == .VideoUnmuted } == (videoOn ? .VideoUnmuted : .VideoMuted))
 
-        @Sendable func statuses() -> [(media: String, muted: Bool)] {
+        @Sendable func statuses() -> [(media: DataChannelCommand.MediaKind, muted: Bool)] {
             c.agentCall.eventHistory.compactMap { if case .callerStatus(let media, let muted) = $0 { (media, muted) } else { nil } }
         }
         try await eventually(.seconds(20), "the agent got all 1000 STATUS messages") { statuses().count == 1000 }
-        #expect(statuses().last { $0.media == "AUDIO" }?.muted == !audioOn, "the agent's last audio STATUS")
-        #expect(statuses().last { $0.media == "VIDEO" }?.muted == !videoOn, "the agent's last video STATUS")
+        #expect(statuses().last { $0.media == .audio }?.muted == !audioOn, "the agent's last audio STATUS")
+        #expect(statuses().last { $0.media == .video }?.muted == !videoOn, "the agent's last video STATUS")
         c.call.hangup()
         _ = try await log.wait(for: .CallEnded, rtcId)
         await agent.logout()

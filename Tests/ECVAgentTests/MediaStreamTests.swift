@@ -65,7 +65,7 @@ import Testing
         _ = try await call.log.wait(for: .AudioMuted, call.caller.call.rtcId)
         #expect(!local.isAudioEnabled && local.audioTrack?.isEnabled == false)
         try await eventually(.seconds(5), "the agent hears of it") {
-            call.caller.agentCall.eventHistory.contains(.callerStatus(media: "AUDIO", muted: true))
+            call.caller.agentCall.eventHistory.contains(.callerStatus(media: .audio, muted: true))
         }
         await call.close()
     }

@@ -58,8 +58,8 @@ import Testing
         #expect(face == VerificationRetryAnswer(started: true, outcome: .failed, detail: "no face found"))
         // The customer paused its camera for each step and resumed it: the agent saw it.
         try await eventually(.seconds(5), "two camera pauses and resumes") {
-            verifier.eventHistory.filter { $0 == .callerStatus(media: "VIDEO", muted: true) }.count == 2
-                && verifier.eventHistory.filter { $0 == .callerStatus(media: "VIDEO", muted: false) }.count == 2
+            verifier.eventHistory.filter { $0 == .callerStatus(media: .video, muted: true) }.count == 2
+                && verifier.eventHistory.filter { $0 == .callerStatus(media: .video, muted: false) }.count == 2
         }
 
         try await verifier.postVerdict(result: "APPROVED", description: "documents and face match")

@@ -92,7 +92,7 @@ extension InteropTests {
                 let expectedTexts = ["HOLD|\(room)", "PICKUP|\(room)", "FLASH_ON", "TAKE_PHOTO_ON"]
                 let reached = expectedTexts.filter(summary.received.contains)
                 let history = agentCall.eventHistory
-                let statuses = [AgentCallEvent.callerStatus(media: "AUDIO", muted: true), .callerStatus(media: "AUDIO", muted: false)]
+                let statuses = [AgentCallEvent.callerStatus(media: .audio, muted: true), .callerStatus(media: .audio, muted: false)]
                 let statusesReached = statuses.filter(history.contains)
                 report.commandsExpected = expectedTexts.count + statuses.count + 1
                 report.commandsReached = reached.count + statusesReached.count + (flashReply == "UNAVAILABLE" ? 1 : 0)
