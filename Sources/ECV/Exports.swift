@@ -14,3 +14,7 @@
 @_exported import struct MediaPipeline.LossRecovery
 @_exported import struct MediaPipeline.BandwidthEstimator
 @_exported import enum ECVProtocol.ICETransportPolicy
+// What some events carry as `objData`: the join answer (`JoinedRoom`) and the offer or answer
+// (`GotOffer`, `SentOffer`, …), so an app can name what it casts to.
+@_exported import struct ECVProtocol.JoinParameters
+@_exported import enum ECVProtocol.SignalingMessage

@@ -19,7 +19,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
-lower="GStreamer MediaRuntime WebRTC"
+lower="GStreamer MediaRuntime WebRTC CallEngine"
 modifiers='([[:space:]]*(@[A-Za-z_]+([(][^)]*[)])?|final|indirect|nonisolated|static|class)[[:space:]]+)*'
 kinds='(class|struct|enum|protocol|actor|typealias)'
 
