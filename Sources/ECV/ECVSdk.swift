@@ -109,23 +109,9 @@ public final class ECVModules: Sendable {
     public typealias CallEventHandler = @Sendable (VideoCall, VideoCallEvent, VideoCallEvent) -> Void
 
     private let handlers = CallEventHandlers()
-    private let delivery: AsyncStream<(VideoCall, VideoCallEvent, VideoCallEvent)>.Continuation
-    private let worker: Task<Void, Never>
+    private let delivery = SerialDelivery()
 
-    init() {
-        let (stream, continuation) = AsyncStream.makeStream(of: (VideoCall, VideoCallEvent, VideoCallEvent).self)
-        delivery = continuation
-        let handlers = self.handlers
-        worker = Task.detached {
-            for await (call, event, last) in stream {
-                for handler in handlers { handler(call, event, last) }
-            }
-        }
-    }
-
-    deinit {
-        delivery.finish()
-    }
+    init() {}
 
     /// The handlers called for every event of every call, in order, one at a time. As in the seed:
     /// `onCallEvent.append { … }` adds one (atomically, from any thread) and `onCallEvent = []`
@@ -136,7 +122,8 @@ public final class ECVModules: Sendable {
     }
 
     func deliver(_ call: VideoCall, _ event: VideoCallEvent, last: VideoCallEvent) {
-        delivery.yield((call, event, last))
+        let handlers = self.handlers
+        delivery.enqueue { for handler in handlers { handler(call, event, last) } }
     }
 }
 

@@ -62,7 +62,9 @@ public final class EnQualifyVideoCall: Sendable {
     }
     /// The facade's one state, behind one lock.
     let state = Mutex(State())
-    let delegates = DelegateQueue()
+    /// The delegate's one serial context: calls delivered one at a time, in order. The delegate is
+    /// looked up when a call is delivered, so calls queued before `deinitialize` still reach it.
+    let delegates = SerialDelivery()
 
     /// The device's torch for the agent's approved flash requests; nil answers them `UNAVAILABLE`.
     public var torch: (any EnQualifyTorch)? {

@@ -77,31 +77,3 @@ extension EnQualifyVideoCallDelegate {
     public func signingCompleted() {}
     public func signingSetFailed(error: String) {}
 }
-
-/// Delivers delegate calls one at a time, in the order they were queued, on one task: the
-/// "one serial context" of the delegate. The delegate is looked up when a call is delivered, so
-/// calls queued before `deinitialize` still reach it and nothing after.
-final class DelegateQueue: Sendable {
-    typealias Delivery = @Sendable () -> Void
-    private let continuation: AsyncStream<Delivery>.Continuation
-    private let worker: Task<Void, Never>
-
-    init() {
-        let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
-        self.continuation = continuation
-        worker = Task.detached {
-            for await delivery in stream { delivery() }
-        }
-    }
-
-    deinit { continuation.finish() }
-
-    func enqueue(_ delivery: @escaping Delivery) { continuation.yield(delivery) }
-
-    /// Returns once everything queued before it was delivered.
-    func drained() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            if case .terminated = continuation.yield({ done.resume() }) { done.resume() }
-        }
-    }
-}
