@@ -12,25 +12,14 @@ public final class DataChannel: Object, @unchecked Sendable {
         case connecting, open, closing, closed
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_DATA_CHANNEL_STATE_CONNECTING.rawValue: self = .connecting
-            case GST_WEBRTC_DATA_CHANNEL_STATE_OPEN.rawValue: self = .open
-            case GST_WEBRTC_DATA_CHANNEL_STATE_CLOSING.rawValue: self = .closing
-            case GST_WEBRTC_DATA_CHANNEL_STATE_CLOSED.rawValue: self = .closed
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.connecting, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CONNECTING.rawValue)),
+            (.open, Int(GST_WEBRTC_DATA_CHANNEL_STATE_OPEN.rawValue)),
+            (.closing, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSING.rawValue)),
+            (.closed, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSED.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .connecting: Int(GST_WEBRTC_DATA_CHANNEL_STATE_CONNECTING.rawValue)
-            case .open: Int(GST_WEBRTC_DATA_CHANNEL_STATE_OPEN.rawValue)
-            case .closing: Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSING.rawValue)
-            case .closed: Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSED.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
 
         /// GStreamer's nick ("open"), for messages.
         public var description: String {

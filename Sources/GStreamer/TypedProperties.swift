@@ -1,13 +1,23 @@
 /// A GLib enum as a Swift enum (gstreamer-rs's model): the values the binding knows by name and
 /// any other as `unknown(Int)`, so a value a newer GStreamer adds reads as itself, never as a
-/// wrong known one, and a property is set only to a value its type has.
+/// wrong known one, and a property is set only to a value its type has. An enum lists its known
+/// values once (`known`, with the C enum's numbers); reading and writing follow from that list.
 public protocol GEnumeration: ValueConvertible, Hashable {
-    /// The value as GLib numbers it (the C enum's value).
-    init(gEnumValue: Int)
-    var gEnumValue: Int { get }
+    /// Each known value with its number in the C enum.
+    static var known: [(value: Self, number: Int)] { get }
+    /// A value the binding has no name for (an enum case `unknown(Int)` witnesses it).
+    static func unknown(_ number: Int) -> Self
+    /// The number of an `unknown` value; nil for a known one.
+    var unknownNumber: Int? { get }
 }
 
 extension GEnumeration {
+    /// The value GLib numbers `gEnumValue`.
+    public init(gEnumValue: Int) { self = Self.known.first { $0.number == gEnumValue }?.value ?? .unknown(gEnumValue) }
+
+    /// The value as GLib numbers it (the C enum's value).
+    public var gEnumValue: Int { unknownNumber ?? Self.known.first { $0.value == self }?.number ?? -1 }
+
     /// Stored by number: the property's enum type checks that it has the value.
     public var gstValue: Value { .int(gEnumValue) }
 }

@@ -9,29 +9,16 @@ extension WebRTCBin {
         case stable, closed, haveLocalOffer, haveRemoteOffer, haveLocalPranswer, haveRemotePranswer
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_SIGNALING_STATE_STABLE.rawValue: self = .stable
-            case GST_WEBRTC_SIGNALING_STATE_CLOSED.rawValue: self = .closed
-            case GST_WEBRTC_SIGNALING_STATE_HAVE_LOCAL_OFFER.rawValue: self = .haveLocalOffer
-            case GST_WEBRTC_SIGNALING_STATE_HAVE_REMOTE_OFFER.rawValue: self = .haveRemoteOffer
-            case GST_WEBRTC_SIGNALING_STATE_HAVE_LOCAL_PRANSWER.rawValue: self = .haveLocalPranswer
-            case GST_WEBRTC_SIGNALING_STATE_HAVE_REMOTE_PRANSWER.rawValue: self = .haveRemotePranswer
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.stable, Int(GST_WEBRTC_SIGNALING_STATE_STABLE.rawValue)),
+            (.closed, Int(GST_WEBRTC_SIGNALING_STATE_CLOSED.rawValue)),
+            (.haveLocalOffer, Int(GST_WEBRTC_SIGNALING_STATE_HAVE_LOCAL_OFFER.rawValue)),
+            (.haveRemoteOffer, Int(GST_WEBRTC_SIGNALING_STATE_HAVE_REMOTE_OFFER.rawValue)),
+            (.haveLocalPranswer, Int(GST_WEBRTC_SIGNALING_STATE_HAVE_LOCAL_PRANSWER.rawValue)),
+            (.haveRemotePranswer, Int(GST_WEBRTC_SIGNALING_STATE_HAVE_REMOTE_PRANSWER.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .stable: Int(GST_WEBRTC_SIGNALING_STATE_STABLE.rawValue)
-            case .closed: Int(GST_WEBRTC_SIGNALING_STATE_CLOSED.rawValue)
-            case .haveLocalOffer: Int(GST_WEBRTC_SIGNALING_STATE_HAVE_LOCAL_OFFER.rawValue)
-            case .haveRemoteOffer: Int(GST_WEBRTC_SIGNALING_STATE_HAVE_REMOTE_OFFER.rawValue)
-            case .haveLocalPranswer: Int(GST_WEBRTC_SIGNALING_STATE_HAVE_LOCAL_PRANSWER.rawValue)
-            case .haveRemotePranswer: Int(GST_WEBRTC_SIGNALING_STATE_HAVE_REMOTE_PRANSWER.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `ice-connection-state` (GstWebRTCICEConnectionState).
@@ -39,31 +26,17 @@ extension WebRTCBin {
         case new, checking, connected, completed, failed, disconnected, closed
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_ICE_CONNECTION_STATE_NEW.rawValue: self = .new
-            case GST_WEBRTC_ICE_CONNECTION_STATE_CHECKING.rawValue: self = .checking
-            case GST_WEBRTC_ICE_CONNECTION_STATE_CONNECTED.rawValue: self = .connected
-            case GST_WEBRTC_ICE_CONNECTION_STATE_COMPLETED.rawValue: self = .completed
-            case GST_WEBRTC_ICE_CONNECTION_STATE_FAILED.rawValue: self = .failed
-            case GST_WEBRTC_ICE_CONNECTION_STATE_DISCONNECTED.rawValue: self = .disconnected
-            case GST_WEBRTC_ICE_CONNECTION_STATE_CLOSED.rawValue: self = .closed
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.new, Int(GST_WEBRTC_ICE_CONNECTION_STATE_NEW.rawValue)),
+            (.checking, Int(GST_WEBRTC_ICE_CONNECTION_STATE_CHECKING.rawValue)),
+            (.connected, Int(GST_WEBRTC_ICE_CONNECTION_STATE_CONNECTED.rawValue)),
+            (.completed, Int(GST_WEBRTC_ICE_CONNECTION_STATE_COMPLETED.rawValue)),
+            (.failed, Int(GST_WEBRTC_ICE_CONNECTION_STATE_FAILED.rawValue)),
+            (.disconnected, Int(GST_WEBRTC_ICE_CONNECTION_STATE_DISCONNECTED.rawValue)),
+            (.closed, Int(GST_WEBRTC_ICE_CONNECTION_STATE_CLOSED.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .new: Int(GST_WEBRTC_ICE_CONNECTION_STATE_NEW.rawValue)
-            case .checking: Int(GST_WEBRTC_ICE_CONNECTION_STATE_CHECKING.rawValue)
-            case .connected: Int(GST_WEBRTC_ICE_CONNECTION_STATE_CONNECTED.rawValue)
-            case .completed: Int(GST_WEBRTC_ICE_CONNECTION_STATE_COMPLETED.rawValue)
-            case .failed: Int(GST_WEBRTC_ICE_CONNECTION_STATE_FAILED.rawValue)
-            case .disconnected: Int(GST_WEBRTC_ICE_CONNECTION_STATE_DISCONNECTED.rawValue)
-            case .closed: Int(GST_WEBRTC_ICE_CONNECTION_STATE_CLOSED.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `ice-gathering-state` (GstWebRTCICEGatheringState).
@@ -71,23 +44,13 @@ extension WebRTCBin {
         case new, gathering, complete
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_ICE_GATHERING_STATE_NEW.rawValue: self = .new
-            case GST_WEBRTC_ICE_GATHERING_STATE_GATHERING.rawValue: self = .gathering
-            case GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue: self = .complete
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.new, Int(GST_WEBRTC_ICE_GATHERING_STATE_NEW.rawValue)),
+            (.gathering, Int(GST_WEBRTC_ICE_GATHERING_STATE_GATHERING.rawValue)),
+            (.complete, Int(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .new: Int(GST_WEBRTC_ICE_GATHERING_STATE_NEW.rawValue)
-            case .gathering: Int(GST_WEBRTC_ICE_GATHERING_STATE_GATHERING.rawValue)
-            case .complete: Int(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `connection-state` (GstWebRTCPeerConnectionState).
@@ -95,29 +58,16 @@ extension WebRTCBin {
         case new, connecting, connected, disconnected, failed, closed
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_PEER_CONNECTION_STATE_NEW.rawValue: self = .new
-            case GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTING.rawValue: self = .connecting
-            case GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTED.rawValue: self = .connected
-            case GST_WEBRTC_PEER_CONNECTION_STATE_DISCONNECTED.rawValue: self = .disconnected
-            case GST_WEBRTC_PEER_CONNECTION_STATE_FAILED.rawValue: self = .failed
-            case GST_WEBRTC_PEER_CONNECTION_STATE_CLOSED.rawValue: self = .closed
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.new, Int(GST_WEBRTC_PEER_CONNECTION_STATE_NEW.rawValue)),
+            (.connecting, Int(GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTING.rawValue)),
+            (.connected, Int(GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTED.rawValue)),
+            (.disconnected, Int(GST_WEBRTC_PEER_CONNECTION_STATE_DISCONNECTED.rawValue)),
+            (.failed, Int(GST_WEBRTC_PEER_CONNECTION_STATE_FAILED.rawValue)),
+            (.closed, Int(GST_WEBRTC_PEER_CONNECTION_STATE_CLOSED.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .new: Int(GST_WEBRTC_PEER_CONNECTION_STATE_NEW.rawValue)
-            case .connecting: Int(GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTING.rawValue)
-            case .connected: Int(GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTED.rawValue)
-            case .disconnected: Int(GST_WEBRTC_PEER_CONNECTION_STATE_DISCONNECTED.rawValue)
-            case .failed: Int(GST_WEBRTC_PEER_CONNECTION_STATE_FAILED.rawValue)
-            case .closed: Int(GST_WEBRTC_PEER_CONNECTION_STATE_CLOSED.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `bundle-policy` (GstWebRTCBundlePolicy).
@@ -125,25 +75,14 @@ extension WebRTCBin {
         case none, balanced, maxCompat, maxBundle
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_BUNDLE_POLICY_NONE.rawValue: self = .none
-            case GST_WEBRTC_BUNDLE_POLICY_BALANCED.rawValue: self = .balanced
-            case GST_WEBRTC_BUNDLE_POLICY_MAX_COMPAT.rawValue: self = .maxCompat
-            case GST_WEBRTC_BUNDLE_POLICY_MAX_BUNDLE.rawValue: self = .maxBundle
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.none, Int(GST_WEBRTC_BUNDLE_POLICY_NONE.rawValue)),
+            (.balanced, Int(GST_WEBRTC_BUNDLE_POLICY_BALANCED.rawValue)),
+            (.maxCompat, Int(GST_WEBRTC_BUNDLE_POLICY_MAX_COMPAT.rawValue)),
+            (.maxBundle, Int(GST_WEBRTC_BUNDLE_POLICY_MAX_BUNDLE.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .none: Int(GST_WEBRTC_BUNDLE_POLICY_NONE.rawValue)
-            case .balanced: Int(GST_WEBRTC_BUNDLE_POLICY_BALANCED.rawValue)
-            case .maxCompat: Int(GST_WEBRTC_BUNDLE_POLICY_MAX_COMPAT.rawValue)
-            case .maxBundle: Int(GST_WEBRTC_BUNDLE_POLICY_MAX_BUNDLE.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `ice-transport-policy` (GstWebRTCICETransportPolicy).
@@ -151,21 +90,12 @@ extension WebRTCBin {
         case all, relay
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_ICE_TRANSPORT_POLICY_ALL.rawValue: self = .all
-            case GST_WEBRTC_ICE_TRANSPORT_POLICY_RELAY.rawValue: self = .relay
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.all, Int(GST_WEBRTC_ICE_TRANSPORT_POLICY_ALL.rawValue)),
+            (.relay, Int(GST_WEBRTC_ICE_TRANSPORT_POLICY_RELAY.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .all: Int(GST_WEBRTC_ICE_TRANSPORT_POLICY_ALL.rawValue)
-            case .relay: Int(GST_WEBRTC_ICE_TRANSPORT_POLICY_RELAY.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// A transceiver's direction (GstWebRTCRTPTransceiverDirection): `add-transceiver`'s argument.
@@ -173,27 +103,15 @@ extension WebRTCBin {
         case none, inactive, sendonly, recvonly, sendrecv
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_NONE.rawValue: self = .none
-            case GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE.rawValue: self = .inactive
-            case GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY.rawValue: self = .sendonly
-            case GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_RECVONLY.rawValue: self = .recvonly
-            case GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDRECV.rawValue: self = .sendrecv
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.none, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_NONE.rawValue)),
+            (.inactive, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE.rawValue)),
+            (.sendonly, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY.rawValue)),
+            (.recvonly, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_RECVONLY.rawValue)),
+            (.sendrecv, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDRECV.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .none: Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_NONE.rawValue)
-            case .inactive: Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE.rawValue)
-            case .sendonly: Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY.rawValue)
-            case .recvonly: Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_RECVONLY.rawValue)
-            case .sendrecv: Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDRECV.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// A transceiver's forward error correction (GstWebRTCFECType).
@@ -201,21 +119,12 @@ extension WebRTCBin {
         case none, ulpRED
         case unknown(Int)
 
-        public init(gEnumValue: Int) {
-            switch UInt32(exactly: gEnumValue) {
-            case GST_WEBRTC_FEC_TYPE_NONE.rawValue: self = .none
-            case GST_WEBRTC_FEC_TYPE_ULP_RED.rawValue: self = .ulpRED
-            default: self = .unknown(gEnumValue)
-            }
-        }
+        public static let known: [(value: Self, number: Int)] = [
+            (.none, Int(GST_WEBRTC_FEC_TYPE_NONE.rawValue)),
+            (.ulpRED, Int(GST_WEBRTC_FEC_TYPE_ULP_RED.rawValue)),
+        ]
 
-        public var gEnumValue: Int {
-            switch self {
-            case .none: Int(GST_WEBRTC_FEC_TYPE_NONE.rawValue)
-            case .ulpRED: Int(GST_WEBRTC_FEC_TYPE_ULP_RED.rawValue)
-            case .unknown(let value): value
-            }
-        }
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     // MARK: Properties

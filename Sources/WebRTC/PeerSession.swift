@@ -55,8 +55,6 @@ final class PeerSession: Sendable {
         var countingProbes: [PadProbe] = []
     }
     private let state = Locked(State())
-    /// The transport's libnice ends: arrivals, handshake replay, connectivity checks.
-    private let transport: TransportSetup
     /// The transport's RTP sessions, whose report interval follows the loss we see.
     private let rtpSessions: RTPSessionSetup
     /// The incoming streams' jitter buffers, whose wait for resent packets follows it too.
@@ -106,8 +104,9 @@ final class PeerSession: Sendable {
         }
         let (replay, nudge, arrivals, retransmissions) = (HandshakeReplay(), ConnectivityNudge(), ArrivalCount(), RetransmissionGate())
         (handshakeReplay, connectivityNudge, self.arrivals, self.retransmissions) = (replay, nudge, arrivals, retransmissions)
-        transport = TransportSetup(webrtc: webrtc, arrivals: arrivals, replay: configuration.replaysHandshake ? replay : nil,
-                                   nudge: configuration.nudgesConnectivityChecks ? nudge : nil)
+        // The transport's libnice ends: arrivals, handshake replay, connectivity checks.
+        let transport = TransportSetup(webrtc: webrtc, arrivals: arrivals, replay: configuration.replaysHandshake ? replay : nil,
+                                       nudge: configuration.nudgesConnectivityChecks ? nudge : nil)
         rtpSessions = RTPSessionSetup(rtcpMinInterval: configuration.rtcpMinInterval)
         jitterBuffers = JitterBufferSetup()
         sendSegments = SendSegmentSetup()
