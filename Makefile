@@ -55,11 +55,13 @@ $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS) $(INTEROP_NODEPS)
 	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $(INTEROP_NODEPS)
 	@touch $@
 
-# The try? rule (each reports its failure or says why not), the suite, then a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each: about 50 s in all
+# The try? rule (each reports its failure or says why not), the products' public API, Package.swift's
+# dependencies against the imports, the suite, then a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each: about 50 s in all
 # once the fuzz builds are cached in .build/fuzz; building them all first takes about 1.5 min).
 test: test-deps
 	@Tests/Support/check-try.sh $$(ls -d Sources/*/ | grep -v '^Sources/C')
 	@Tests/Support/check-public-api.sh
+	@Tests/Support/check-dependencies.sh
 	@SWIFT="$(SWIFT)" Tests/Support/run-suite.sh --no-parallel
 	@Tests/Fuzz/run.sh $${FUZZ_SMOKE_SECONDS:-4}
 

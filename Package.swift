@@ -1,6 +1,8 @@
 // swift-tools-version:6.0
 // ECVKit: the ECV Video Call SDK for headless Linux, in Swift on GStreamer.
-// Layers (a target imports only targets above it in this list; only the binding imports C):
+// Layers, from the bottom up as in docs/architecture.md (a target imports only targets of its own
+// line or the lines above it, its lower layers; only the binding imports C). Each target declares
+// exactly the targets it imports.
 //   CGLib, CGStreamer, CSoup, COpenSSL   C module maps (COpenSSL: libcrypto, for DTLS certificates)
 //   CGLibShims, CGStreamerShims, CSoupShims   shims
 //   GLibCore                        the GLib main loop and the utilities every layer shares
@@ -61,7 +63,7 @@ let package = Package(
         .target(name: "ECVProtocol", swiftSettings: strict),
         .target(name: "ECV", dependencies: ["GLibCore", "CallEngine", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                 swiftSettings: strict),
-        .target(name: "ECVPeer", dependencies: ["GLibCore", "CallEngine", "ECV", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+        .target(name: "ECVPeer", dependencies: ["GLibCore", "CallEngine", "ECV", "ECVProtocol", "Soup", "WebRTC", "MediaRuntime", "MediaPipeline"],
                 swiftSettings: strict),
         .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
         .target(name: "ECVAgent", dependencies: ["GLibCore", "CallEngine", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
@@ -77,10 +79,10 @@ let package = Package(
         .executableTarget(name: "bench-call", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
                                                              "ECV", "ECVService", "ECVAgent", "ECVProtocol", "NetworkTestSupport", "MediaTestSupport"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
-        .executableTarget(name: "bench-acd", dependencies: ["GLibCore", "BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
+        .executableTarget(name: "bench-acd", dependencies: ["BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
                           swiftSettings: strict),
         // Test helpers: a child process the recording tests SIGKILL mid-recording.
-        .executableTarget(name: "ecv-recording-probe", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
+        .executableTarget(name: "ecv-recording-probe", dependencies: ["WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
                           path: "Tests/Support/RecordingProbe", swiftSettings: strict),
         // A call end that runs inside a network namespace for the network tests and benchmark.
         .executableTarget(name: "ecv-network-peer", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer"],
@@ -98,26 +100,25 @@ let package = Package(
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
         .testTarget(name: "MediaRuntimeTests", dependencies: ["GLibCore", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "WebRTCTests", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
-        .testTarget(name: "NetworkTests", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport",
-                                                       "NetworkTestSupport"],
+        .testTarget(name: "NetworkTests", dependencies: ["GLibCore", "WebRTC", "MediaPipeline", "GStreamer", "NetworkTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
-        .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "WebRTC", "MediaPipeline",
-                                                    "MediaRuntime", "Soup", "GStreamer"], swiftSettings: strict),
+        .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "Soup", "GStreamer"],
+                    swiftSettings: strict),
         .testTarget(name: "ECVAgentTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
-                                                         "MediaRuntime", "GStreamer", "NetworkTestSupport"], swiftSettings: strict),
+                                                         "MediaRuntime", "GStreamer", "MediaTestSupport", "NetworkTestSupport"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["GLibCore", "ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport",
                                                    "NetworkTestSupport"], swiftSettings: strict),
         // The seed guides' and the README's own Swift examples, built as an app builds them:
         // importing only the ECV and ECVAgent products.
         .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent"], swiftSettings: strict),
-        .testTarget(name: "ECVPeerTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVPeer", "ECVService", "ECVProtocol", "Soup", "NetworkTestSupport"],
+        .testTarget(name: "ECVPeerTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVPeer", "ECVService", "NetworkTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "EnQualifyTests", dependencies: ["GLibCore", "ECVTestSupport", "EnQualify", "ECV", "ECVService", "ECVAgent",
                                                           "ECVProtocol"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVPeer", "ECVService", "ECVProtocol", "MediaPipeline", "NetworkTestSupport",
-                                                        "MediaRuntime", "GStreamer"], swiftSettings: strict),
+                                                        "MediaRuntime", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
     ]
 )

@@ -7,9 +7,33 @@ internal import CGStreamer
 public final class DataChannel: Object, @unchecked Sendable {
     // @unchecked Sendable: adds no stored state; the channel's API is thread-safe in GStreamer.
 
-    public enum ReadyState: String, Sendable {
+    /// `ready-state` (GstWebRTCDataChannelState).
+    public enum ReadyState: GEnumeration, Sendable, CustomStringConvertible {
         case connecting, open, closing, closed
+        case unknown(Int)
+
+        public static let known: [(value: Self, number: Int)] = [
+            (.connecting, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CONNECTING.rawValue)),
+            (.open, Int(GST_WEBRTC_DATA_CHANNEL_STATE_OPEN.rawValue)),
+            (.closing, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSING.rawValue)),
+            (.closed, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSED.rawValue)),
+        ]
+
+        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+
+        /// GStreamer's nick ("open"), for messages.
+        public var description: String {
+            switch self {
+            case .connecting: "connecting"
+            case .open: "open"
+            case .closing: "closing"
+            case .closed: "closed"
+            case .unknown(let value): "state \(value)"
+            }
+        }
     }
+
+    private static let readyStateKey = PropertyKey<ReadyState>("ready-state")
 
     var channel: OpaquePointer { OpaquePointer(raw) }
 
@@ -23,8 +47,8 @@ public final class DataChannel: Object, @unchecked Sendable {
     public var bufferedAmount: UInt64 { UInt64(property("buffered-amount")?.uintValue ?? 0) }
 
     public var readyState: ReadyState {
-        guard case .enumeration(let state)? = property("ready-state") else { return .closed }
-        return ReadyState(rawValue: state.nick) ?? .closed
+        // A readable property of GstWebRTCDataChannel itself (1.16 and later): `get` cannot throw for it.
+        (try? get(Self.readyStateKey)) ?? .closed
     }
 
     /// One of the properties above: each is a readable property of GstWebRTCDataChannel itself
@@ -65,7 +89,7 @@ public final class DataChannel: Object, @unchecked Sendable {
     private func requireOpen() throws(GStreamerError) {
         let state = readyState
         guard state == .open else {
-            throw .notSupported("\(diagnosticName) is \(state.rawValue), not open: message not sent")
+            throw .notSupported("\(diagnosticName) is \(state), not open: message not sent")
         }
     }
 }

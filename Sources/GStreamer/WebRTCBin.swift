@@ -9,10 +9,6 @@ internal import CGStreamerShims
 public final class WebRTCBin: Element, @unchecked Sendable {
     // @unchecked Sendable: adds no stored state; webrtcbin serialises its own operations.
 
-    public enum TransceiverDirection: String, Sendable {
-        case sendonly, recvonly, sendrecv, inactive
-    }
-
     public convenience init(name: String? = nil) throws(GStreamerError) {
         GStreamerRuntime.require()
         guard let created = gst_element_factory_make("webrtcbin", name) else {
@@ -73,18 +69,8 @@ public final class WebRTCBin: Element, @unchecked Sendable {
     /// Adds a transceiver; `caps` (e.g. with `extmap-N` fields) shape what it negotiates.
     @discardableResult
     public func addTransceiver(direction: TransceiverDirection, caps: Caps?) throws(GStreamerError) -> Object? {
-        let directionValue = GValueConversion.enumValue(type: gst_webrtc_rtp_transceiver_direction_get_type(),
-                                                        value: Int(nativeDirection(direction).rawValue))
+        let directionValue = GValueConversion.enumValue(type: gst_webrtc_rtp_transceiver_direction_get_type(), value: direction.gEnumValue)
         return try emit("add-transceiver", .enumeration(directionValue), .caps(caps))?.objectValue
-    }
-
-    private func nativeDirection(_ direction: TransceiverDirection) -> GstWebRTCRTPTransceiverDirection {
-        switch direction {
-        case .sendonly: GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY
-        case .recvonly: GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_RECVONLY
-        case .sendrecv: GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDRECV
-        case .inactive: GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE
-        }
     }
 
     /// Creates a data channel. `options` holds webrtcbin's fields: ordered, max-packet-lifetime,
@@ -112,16 +98,6 @@ public final class WebRTCBin: Element, @unchecked Sendable {
     }
 
     // MARK: State
-
-    public var signalingState: String { enumNick("signaling-state") }
-    public var iceConnectionState: String { enumNick("ice-connection-state") }
-    public var iceGatheringState: String { enumNick("ice-gathering-state") }
-    public var connectionState: String { enumNick("connection-state") }
-
-    private func enumNick(_ property: String) -> String {
-        // webrtcbin has had these readable properties since 1.16: `get` cannot throw for them.
-        (try? get(property))?.stringValue ?? "unknown"
-    }
 
     public var localDescription: SessionDescription? { description("current-local-description") ?? description("pending-local-description") }
     public var remoteDescription: SessionDescription? { description("current-remote-description") ?? description("pending-remote-description") }

@@ -17,11 +17,11 @@ enum LossRecoverySetup {
         // Video only, as libwebrtc: Chromium refuses an offer with an RTX stream for audio
         // ("Failed to add remote stream ssrc … media_type: audio"); Opus has its own FEC and PLC.
         // Also undoes what `on-new-transceiver` set for this transceiver when its pad was requested.
-        try transceiver.set("do-nack", recovery.retransmission && kind == .video)
+        try transceiver.set(TransceiverProperty.doNack, recovery.retransmission && kind == .video)
         // RED/ULPFEC for Opus is not what libwebrtc does (it uses Opus's own in-band FEC).
         if recovery.forwardErrorCorrection, kind == .video {
-            try transceiver.set("fec-type", fromString: "ulp-red")
-            try transceiver.set("fec-percentage", initialFECPercentage)
+            try transceiver.set(TransceiverProperty.fecType, .ulpRED)
+            try transceiver.set(TransceiverProperty.fecPercentage, initialFECPercentage)
         }
     }
 }

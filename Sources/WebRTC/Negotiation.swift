@@ -223,7 +223,7 @@ extension PeerConnection {
     private func noteNegotiated(answer: String) {
         negotiation.negotiated = NegotiatedCodec.from(answer: answer)
         let directions = session.map { expectedDirections(answer: answer, linked: $0.packetsByDirection) } ?? []
-        directionWatch.expect(directions, now: .now)
+        liveness.directionWatch.expect(directions, now: .now)
         emit(.negotiated(negotiation.negotiated))
         emit(.directionsNegotiated(directions))
     }

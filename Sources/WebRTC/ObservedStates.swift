@@ -60,9 +60,9 @@ struct WebRTCStates: Sendable {
 
     init(_ webrtc: WebRTCBin) {
         signaling = SignalingState(webrtc)
-        ice = ICEConnectionState(nick: webrtc.iceConnectionState) ?? .new
-        gathering = ICEGatheringState(nick: webrtc.iceGatheringState) ?? .new
-        connection = ConnectionState(nick: webrtc.connectionState) ?? .new
+        ice = ICEConnectionState(webrtc.iceConnectionState)
+        gathering = ICEGatheringState(webrtc.iceGatheringState)
+        connection = ConnectionState(webrtc.connectionState)
     }
 }
 
@@ -72,24 +72,64 @@ public enum SignalingState: String, Sendable {
     case haveLocalOffer = "have-local-offer", haveRemoteOffer = "have-remote-offer"
     case haveLocalPranswer = "have-local-pranswer", haveRemotePranswer = "have-remote-pranswer"
 
-    /// The state webrtcbin is in now (a nick GStreamer 1.22 does not have reads as closed).
-    init(_ webrtc: WebRTCBin) { self = SignalingState(rawValue: webrtc.signalingState) ?? .closed }
+    /// The state webrtcbin is in now (a value GStreamer 1.22 does not have reads as closed).
+    init(_ webrtc: WebRTCBin) {
+        self = switch webrtc.signalingState {
+        case .stable: .stable
+        case .haveLocalOffer: .haveLocalOffer
+        case .haveRemoteOffer: .haveRemoteOffer
+        case .haveLocalPranswer: .haveLocalPranswer
+        case .haveRemotePranswer: .haveRemotePranswer
+        case .closed, .unknown: .closed
+        }
+    }
 }
 
 /// webrtcbin's `ice-connection-state` (GstWebRTCICEConnectionState).
 public enum ICEConnectionState: String, Sendable {
     case new, checking, connected, completed, failed, disconnected, closed
-    init?(nick: String) { self.init(rawValue: nick) }
+
+    /// webrtcbin's state (a value GStreamer 1.22 does not have reads as new).
+    init(_ state: WebRTCBin.ICEConnectionState) {
+        self = switch state {
+        case .new, .unknown: .new
+        case .checking: .checking
+        case .connected: .connected
+        case .completed: .completed
+        case .failed: .failed
+        case .disconnected: .disconnected
+        case .closed: .closed
+        }
+    }
 }
 
 /// webrtcbin's `ice-gathering-state` (GstWebRTCICEGatheringState).
 public enum ICEGatheringState: String, Sendable {
     case new, gathering, complete
-    init?(nick: String) { self.init(rawValue: nick) }
+
+    /// webrtcbin's state (a value GStreamer 1.22 does not have reads as new).
+    init(_ state: WebRTCBin.ICEGatheringState) {
+        self = switch state {
+        case .new, .unknown: .new
+        case .gathering: .gathering
+        case .complete: .complete
+        }
+    }
 }
 
 /// webrtcbin's `connection-state` (GstWebRTCPeerConnectionState).
 public enum ConnectionState: String, Sendable {
     case new, connecting, connected, disconnected, failed, closed
-    init?(nick: String) { self.init(rawValue: nick) }
+
+    /// webrtcbin's state (a value GStreamer 1.22 does not have reads as new).
+    init(_ state: WebRTCBin.PeerConnectionState) {
+        self = switch state {
+        case .new, .unknown: .new
+        case .connecting: .connecting
+        case .connected: .connected
+        case .disconnected: .disconnected
+        case .failed: .failed
+        case .closed: .closed
+        }
+    }
 }

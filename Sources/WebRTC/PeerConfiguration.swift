@@ -17,6 +17,14 @@ public struct ICEServer: Sendable, Hashable, Codable {
 /// Which candidates ICE may use: every kind, or relayed (TURN) only.
 public enum ICETransportPolicy: String, Sendable, Hashable {
     case all, relay
+
+    /// webrtcbin's value for it.
+    var binding: WebRTCBin.ICETransportPolicy {
+        switch self {
+        case .all: .all
+        case .relay: .relay
+        }
+    }
 }
 
 /// How a peer connection is set up: ICE servers and policies, media, and how long to wait.
@@ -26,7 +34,7 @@ public struct PeerConfiguration: Sendable {
     /// The jitter buffer latency of received streams, in milliseconds (webrtcbin `latency`).
     /// In-order packets pass at once; it is the time a lost packet has to be resent. A stream's
     /// first packets no longer wait it out: the buffer starts once two arrive in sequence
-    /// (`PeerSession.fastStartPackets`). 100 ms (GStreamer's default is 200) still covers
+    /// (`JitterBufferSetup.fastStartPackets`). 100 ms (GStreamer's default is 200) still covers
     /// retransmission over round trips up to ~80 ms.
     public var jitterBufferLatencyMs: Int
     /// No media or data for this long while connected reports `.disconnected`.

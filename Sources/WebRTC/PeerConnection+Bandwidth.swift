@@ -3,10 +3,33 @@ import GStreamer
 import MediaPipeline
 import MediaRuntime
 
+/// The answer to what the path does: the receiving side's answer to loss (`LossResponse`), the
+/// frozen-picture watch, and the sender's rate control (`BandwidthEstimator`).
+struct Adaptation {
+    /// The receiving side's answer to loss (see `LossResponse`); nil without retransmission.
+    var lossResponse: LossResponse?
+    /// Asks again for a key frame while the far end's picture stays frozen (see `FrozenPictureWatch`).
+    var pictureWatch = FrozenPictureWatch()
+    /// The sender's rate control (see `adaptBandwidth`); nil when adaptation is off or no video is sent.
+    var bandwidth: BandwidthEstimator?
+    var lastTransportWideFeedback: TransportWideFeedback?
+    /// The decision the encoders run with now.
+    var appliedBandwidth: BandwidthEstimator.Decision?
+
+    /// A new webrtcbin starts with the configured feedback settings; the rate control goes on.
+    mutating func restart() {
+        lossResponse = nil
+        pictureWatch = FrozenPictureWatch()
+    }
+}
+
 /// Bandwidth adaptation: every liveness tick reads the far end's receiver reports for our video,
 /// folds them into the `BandwidthEstimator`, and applies a changed decision to the encoders
 /// (video bitrate and frame-rate cap, the video FEC share, Opus's expected loss).
 extension PeerConnection {
+    /// The frozen-picture watch, for tests that count its requests.
+    var pictureWatch: FrozenPictureWatch { adaptation.pictureWatch }
+
     /// Raises the RTCP allowance and lengthens the jitter buffer while incoming packets go
     /// missing (see `LossResponse`).
     func respondToLoss(totalLost: Int, bytesReceived: UInt64, kinds: [UInt: MediaKind], session: PeerSession) {
@@ -26,9 +49,9 @@ extension PeerConnection {
     /// Runs `change` on the loss response (made with the configured settings on first use) at the
     /// current time, and applies the feedback settings it returns, set against the ones before.
     private func changeFeedback(of session: PeerSession, _ change: (inout LossResponse, Double) -> LossResponse.Feedback?) {
-        var response = lossResponse ?? LossResponse(rtcpMinInterval: configuration.rtcpMinInterval,
+        var response = adaptation.lossResponse ?? LossResponse(rtcpMinInterval: configuration.rtcpMinInterval,
                                                     jitterBufferLatencyMs: configuration.jitterBufferLatencyMs)
-        defer { lossResponse = response }
+        defer { adaptation.lossResponse = response }
         let previous = response.current
         guard let feedback = change(&response, ProcessInfo.processInfo.systemUptime) else { return }
         do throws(GStreamerError) {
@@ -44,7 +67,7 @@ extension PeerConnection {
         let decoding = session.incomingBranches.filter { $0.decodedPictures != nil }
         guard !decoding.isEmpty else { return }
         let pictures = decoding.reduce(0) { $0 + ($1.decodedPictures ?? 0) }
-        guard pictureWatch.update(videoBytesReceived: videoBytesReceived, picturesDecoded: pictures) else { return }
+        guard adaptation.pictureWatch.update(videoBytesReceived: videoBytesReceived, picturesDecoded: pictures) else { return }
         for branch in decoding { branch.requestKeyFrame() }
     }
 
@@ -62,9 +85,9 @@ extension PeerConnection {
         // Pre-encoded video has no encoder whose rate could follow the estimate.
         guard parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, let media, media.graph.videoBitrate != nil else { return }
         guard stats.outbound.contains(where: { $0.kind == .video }) else { return }
-        if bandwidth == nil {
+        if adaptation.bandwidth == nil {
             let ceiling = (media.videoBitrateKbps ?? parameters.effectiveVideoMaxBitrateKbps) + Self.audioAllowanceKbps
-            bandwidth = BandwidthEstimator(
+            adaptation.bandwidth = BandwidthEstimator(
                 settings: .init(minKbps: parameters.lossRecovery.minVideoBitrateKbps + Self.audioAllowanceKbps, maxKbps: ceiling,
                                 lowRateFloorKbps: parameters.lossRecovery.lowRateFloorKbps + Self.audioAllowanceKbps),
                 frameRate: parameters.effectiveVideoFps)
@@ -82,15 +105,15 @@ extension PeerConnection {
         // rtpsession keeps its last reading when feedback stops (the far end hears nothing, or
         // its feedback is lost): the same reading twice says nothing new.
         let reading = session.transportWideFeedback
-        let feedback = reading == lastTransportWideFeedback ? nil : reading
-        lastTransportWideFeedback = reading
+        let feedback = reading == adaptation.lastTransportWideFeedback ? nil : reading
+        adaptation.lastTransportWideFeedback = reading
         let report = BandwidthEstimator.Report(time: stats.timestamp, bytesSent: stats.outbound.reduce(0) { $0 + $1.bytesSent },
                                                reported: reported, roundTripTime: stats.roundTripTime,
                                                transportPackets: feedback.map {
                                                    .init(sent: $0.packetsSent, lost: max(0, $0.packetsSent - $0.packetsReceived),
                                                          sentKbps: Double($0.sentBitsPerSecond) / 1000, receivedKbps: Double($0.receivedBitsPerSecond) / 1000)
                                                })
-        guard let decision = bandwidth?.update(report) else { return }
+        guard let decision = adaptation.bandwidth?.update(report) else { return }
         apply(decision, media: media, session: session)
         emit(.bandwidthChanged(decision))
     }
@@ -102,8 +125,8 @@ extension PeerConnection {
     /// Applies what changed since the last decision: each control reconfigures something (a new
     /// frame rate restarts the encoder), so an unchanged one is left alone.
     private func apply(_ decision: BandwidthEstimator.Decision, media: SendMedia, session: PeerSession) {
-        let previous = appliedBandwidth
-        appliedBandwidth = decision
+        let previous = adaptation.appliedBandwidth
+        adaptation.appliedBandwidth = decision
         session.retransmissions.follow(targetKbps: decision.targetKbps)
         do throws(MediaRuntimeError) {
             if decision.targetKbps != previous?.targetKbps || decision.fecPercentage != previous?.fecPercentage {

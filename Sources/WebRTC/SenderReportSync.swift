@@ -23,7 +23,7 @@ enum SenderReportSync {
 
     static func configure(_ webrtc: WebRTCBin) throws(GStreamerError) {
         guard let rtpBin = webrtc.rtpBin else { throw .notSupported("webrtcbin has no rtpbin child to configure") }
-        try rtpBin.set("min-ts-offset", minimumCorrection)
-        try rtpBin.set("rtcp-sync-send-time", false)
+        try rtpBin.set(RTPBinProperty.minTsOffset, minimumCorrection)
+        try rtpBin.set(RTPBinProperty.rtcpSyncSendTime, false)
     }
 }

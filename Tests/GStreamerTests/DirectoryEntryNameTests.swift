@@ -1,8 +1,8 @@
 import Glibc
-@testable import GLibCore
+@testable import GStreamer
 import Testing
 
-/// `SharedDatagramSocket.entryName` reads a `readdir` record's name within the record. The kernel
+/// `DatagramSocket.entryName` reads a `readdir` record's name within the record. The kernel
 /// packs records by their real length (about 24 bytes for a descriptor number), so a record can end
 /// where mapped memory ends; the test places one exactly there, before a page that may not be read.
 /// Reading `dirent`'s whole 256-byte name array (the code before) dies here with SIGSEGV.
@@ -22,7 +22,7 @@ import Testing
         record.storeBytes(of: UInt16(recordLength), toByteOffset: lengthOffset, as: UInt16.self)
         for (index, byte) in name.enumerated() { record.storeBytes(of: byte, toByteOffset: nameOffset + index, as: UInt8.self) }
 
-        #expect(SharedDatagramSocket.entryName(record.assumingMemoryBound(to: dirent.self)) == "1234")
+        #expect(DatagramSocket.entryName(record.assumingMemoryBound(to: dirent.self)) == "1234")
     }
 
     /// A name that fills its record with no terminating zero (never written by the kernel, but the
@@ -32,6 +32,6 @@ import Testing
         var entry = dirent()
         entry.d_reclen = UInt16(nameOffset + 3)
         withUnsafeMutableBytes(of: &entry.d_name) { $0.copyBytes(from: Array("56789".utf8)) }
-        #expect(SharedDatagramSocket.entryName(&entry) == "567")
+        #expect(DatagramSocket.entryName(&entry) == "567")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import GLibCore
+import GStreamer
 import NetworkTestSupport
 import Testing
 
@@ -69,7 +70,7 @@ struct LinkLocalSendTests {
         defer { for socket in sockets { close(socket.descriptor) } }
         let endpoint = try #require(DatagramEndpoint(host: address, port: sockets[0].port))
         let destination = try #require(DatagramEndpoint(host: address, port: sockets[1].port))
-        let shared = try #require(SharedDatagramSocket.find(boundTo: [endpoint])[endpoint])
+        let shared = try #require(DatagramSocket.duplicates(boundTo: [endpoint])[endpoint])
         defer { shared.close() }
         #expect(shared.send([7, 7, 7], to: destination), "sendto \(destination) failed: errno \(errno)")
         var poller = pollfd(fd: sockets[1].descriptor, events: Int16(POLLIN), revents: 0)

@@ -69,16 +69,10 @@ extension PeerConnection {
         return tracks
     }
 
-    /// The RTP tees of the current session's incoming streams, found by the names `PeerSession`
-    /// gives them (`rx<session>_<kind>_<pad>_rtp`). Streams that arrive later come as events.
+    /// The RTP tees of the current session's incoming streams, as the session holds them. Streams
+    /// that arrive later come as events.
     func currentRemoteRTPTees() -> [(kind: MediaKind, tee: Element)] {
-        guard let pipeline = mediaPipeline, let number = session?.number else { return [] }
-        return pipeline.children.compactMap { element -> (MediaKind, Element)? in
-            let name = element.name
-            guard element.factoryName == "tee", name.hasPrefix("rx\(number)_"), name.hasSuffix("_rtp") else { return nil }
-            let kindName = name.dropFirst("rx\(number)_".count).prefix { $0 != "_" }
-            return MediaKind(rawValue: String(kindName)).map { ($0, element) }
-        }
+        session?.incomingRTPTees.map { ($0.kind, $0.tee) } ?? []
     }
 
     nonisolated static func encoding(of tee: Element) -> String? {

@@ -1,4 +1,4 @@
-import Glibc
+internal import Glibc
 import Synchronization
 
 /// A numeric IPv4 or IPv6 address and a UDP port.
@@ -17,15 +17,16 @@ public struct DatagramEndpoint: Hashable, Sendable, CustomStringConvertible {
     public var isIPv6: Bool { host.contains(":") }
 }
 
-/// A second descriptor of a UDP socket that another library in this process opened and bound
-/// (libnice's, for an ICE host candidate), found by its local address among the process's open
-/// descriptors and duplicated. What is sent through it leaves from that socket's address and port,
-/// as if the library had sent it, while the library goes on reading the socket as before.
+/// A second descriptor of a UDP socket this process already has open and bound, found by its
+/// local address among the process's open descriptors and duplicated: what is sent through it
+/// leaves from that socket's address and port, while whoever opened it goes on using its own
+/// descriptor. The binding's primitive for borrowing a library's socket (see the WebRTC layer's
+/// `SharedDatagramSocket`, which borrows libnice's).
 ///
 /// The duplicate is this object's own: the socket stays open (its port bound) until `close()`,
-/// whatever the library does with its descriptor meanwhile, so a send can never reach another
-/// socket that took over the library's descriptor number.
-public final class SharedDatagramSocket: Sendable {
+/// whatever the other descriptor's owner does meanwhile, so a send can never reach another
+/// socket that took over that descriptor number.
+public final class DatagramSocket: Sendable {
     public let endpoint: DatagramEndpoint
     /// nil once closed.
     private let descriptor: Mutex<Int32?>
@@ -40,13 +41,13 @@ public final class SharedDatagramSocket: Sendable {
     /// The UDP sockets of this process bound to any of `endpoints`, each duplicated (one pass over
     /// `/proc/self/fd`: two system calls per open descriptor). Endpoints no socket is bound to are
     /// left out.
-    public static func find(boundTo endpoints: Set<DatagramEndpoint>) -> [DatagramEndpoint: SharedDatagramSocket] {
+    public static func duplicates(boundTo endpoints: Set<DatagramEndpoint>) -> [DatagramEndpoint: DatagramSocket] {
         // Each endpoint's address built once, not once per descriptor.
         let wanted = endpoints.compactMap { endpoint in SocketAddress(host: endpoint.host, port: endpoint.port).map { (endpoint, $0) } }
         guard !wanted.isEmpty, let directory = opendir("/proc/self/fd") else { return [:] }
         defer { closedir(directory) }
         let listing = dirfd(directory)
-        var found: [DatagramEndpoint: SharedDatagramSocket] = [:]
+        var found: [DatagramEndpoint: DatagramSocket] = [:]
         while found.count < wanted.count, let entry = readdir(directory) {
             let name = entryName(entry)
             guard let number = Int32(name), number != listing, Self.isDatagramSocket(number),
@@ -54,7 +55,7 @@ public final class SharedDatagramSocket: Sendable {
                   found[endpoint] == nil else { continue }
             let duplicate = fcntl(number, F_DUPFD_CLOEXEC, 0)
             guard duplicate >= 0 else { continue }
-            found[endpoint] = SharedDatagramSocket(endpoint: endpoint, descriptor: duplicate)
+            found[endpoint] = DatagramSocket(endpoint: endpoint, descriptor: duplicate)
         }
         return found
     }
@@ -87,7 +88,7 @@ public final class SharedDatagramSocket: Sendable {
         }
     }
 
-    /// Closes the duplicate (the library's descriptor is untouched). Idempotent.
+    /// Closes the duplicate (the descriptor it was duplicated from is untouched). Idempotent.
     public func close() {
         let taken = descriptor.withLock { descriptor in defer { descriptor = nil }; return descriptor }
         if let taken { _ = Glibc.close(taken) }

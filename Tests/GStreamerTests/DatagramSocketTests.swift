@@ -1,10 +1,10 @@
 import Glibc
-import GLibCore
+import GStreamer
 import Testing
 
-/// `SharedDatagramSocket` against real sockets: one this test opens and binds as a library would,
+/// `DatagramSocket` against real sockets: one this test opens and binds as a library would,
 /// found by its address and sent through, and one that receives and reads who sent.
-@Suite struct SharedDatagramSocketTests {
+@Suite struct DatagramSocketTests {
     /// A UDP socket on 127.0.0.1 and an unused port, and that port.
     static func boundSocket() throws -> (descriptor: Int32, port: UInt16) {
         let descriptor = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
@@ -45,7 +45,7 @@ import Testing
         defer { close(receiver.descriptor) }
         let endpoint = try #require(DatagramEndpoint(host: "127.0.0.1", port: library.port))
         let destination = try #require(DatagramEndpoint(host: "127.0.0.1", port: receiver.port))
-        let found = SharedDatagramSocket.find(boundTo: [endpoint])
+        let found = DatagramSocket.duplicates(boundTo: [endpoint])
         let shared = try #require(found[endpoint])
         #expect(found.count == 1)
         #expect(shared.send([1, 2, 3], to: destination))
@@ -60,14 +60,14 @@ import Testing
         #expect(!shared.send([5], to: destination))
         #expect(Self.receive(on: receiver.descriptor) == nil)
         // Closed for good: nothing is bound to the port any more, so nothing is found there.
-        #expect(SharedDatagramSocket.find(boundTo: [endpoint]).isEmpty)
+        #expect(DatagramSocket.duplicates(boundTo: [endpoint]).isEmpty)
     }
 
     @Test("an address no socket of this process is bound to finds nothing; endpoints are numeric addresses with a port")
     func findsNothingElsewhere() throws {
         let unbound = try #require(DatagramEndpoint(host: "127.0.0.1", port: 9))
-        #expect(SharedDatagramSocket.find(boundTo: [unbound]).isEmpty)
-        #expect(SharedDatagramSocket.find(boundTo: []).isEmpty)
+        #expect(DatagramSocket.duplicates(boundTo: [unbound]).isEmpty)
+        #expect(DatagramSocket.duplicates(boundTo: []).isEmpty)
         #expect(DatagramEndpoint(host: "host.local", port: 9) == nil)
         #expect(DatagramEndpoint(host: "127.0.0.1", port: 0) == nil)
         #expect(DatagramEndpoint(host: "::1", port: 9)?.isIPv6 == true)
