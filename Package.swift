@@ -17,7 +17,7 @@
 //   ECVPeer                         the SkyWay peer model on a PeerJS server (on ECV)
 //   ECVService, ECVAgent            the reference backend and headless agent bots
 //   EnQualify                       the identity-verification (EnQualify VideoCall) facade on ECV
-//   ecv                             the CLI
+//   ecv                             the CLI (its git commit from the BuildCommit build-tool plugin, Plugins/)
 import PackageDescription
 
 let gstreamerPackages: [String] = [
@@ -74,7 +74,9 @@ let package = Package(
         .target(name: "EnQualify", dependencies: ["GLibCore", "ECV", "ECVProtocol"], swiftSettings: strict),
         .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "ECVRecording", "MediaPipeline",
                                               "MediaRuntime", "GStreamer", "ECVProtocol", "Soup"],
-                          swiftSettings: strict),
+                          swiftSettings: strict, plugins: ["BuildCommit"]),
+        // `ecv --version`'s git commit, captured before every build ("unknown" outside a git checkout).
+        .plugin(name: "BuildCommit", capability: .buildTool(), exclude: ["commit.sh"]),
         // Benchmarks (programs, not tests: `make bench`)
         .target(name: "BenchmarkSupport", dependencies: ["GLibCore", "GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),
         .executableTarget(name: "bench-encode", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime"],

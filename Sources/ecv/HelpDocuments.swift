@@ -48,7 +48,7 @@ enum HelpDocuments {
 
         \(commands.map(\.summary).joined(separator: "\n"))
         ecv COMMAND --help, -h   that command's options
-        ecv --version, -V        the versions of ecv, GStreamer and Swift
+        ecv --version, -V        the versions of ecv (with its git commit), GStreamer and Swift
 
         Commands that run calls or a service take --log-level LEVEL, -v/-q and --log-format text|json
         (default level warn, or $ECV_LOG_LEVEL). --json prints JSON objects only, one a line.
