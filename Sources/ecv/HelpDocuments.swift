@@ -69,12 +69,14 @@ enum HelpDocuments {
         }
     }
 
+    /// What completion offers after a command: its long options, its short ones, `--help`.
+    static func completedOptions(_ entry: CommandEntry) -> [String] {
+        entry.spec.all.sorted().map { "--" + $0 } + entry.spec.short.keys.sorted().map { "-\($0)" } + ["--help"]
+    }
+
     /// Completes command names, then each command's options (and file names for values).
     static var bashCompletion: String {
-        let cases = commands.map { entry in
-            let options = entry.spec.all.sorted().map { "--" + $0 } + entry.spec.short.keys.sorted().map { "-\($0)" } + ["--help"]
-            return "        \(entry.name)) options=\"\(options.joined(separator: " "))\" ;;"
-        }.joined(separator: "\n")
+        let cases = commands.map { "        \($0.name)) options=\"\(completedOptions($0).joined(separator: " "))\" ;;" }.joined(separator: "\n")
         return """
             # bash completion for ecv (ECVKit \(ECVVersion.number)); made by `ecv completion bash`
             _ecv() {
@@ -98,10 +100,7 @@ enum HelpDocuments {
     /// The same completion for zsh, native: a `#compdef` function file for an fpath folder
     /// (`_ecv` in site-functions, found by compinit), which also works sourced after compinit.
     static var zshCompletion: String {
-        let cases = commands.map { entry in
-            let options = entry.spec.all.sorted().map { "--" + $0 } + entry.spec.short.keys.sorted().map { "-\($0)" } + ["--help"]
-            return "        \(entry.name)) options=(\(options.joined(separator: " "))) ;;"
-        }.joined(separator: "\n")
+        let cases = commands.map { "        \($0.name)) options=(\(completedOptions($0).joined(separator: " "))) ;;" }.joined(separator: "\n")
         return """
             #compdef ecv
             # zsh completion for ecv (ECVKit \(ECVVersion.number)); made by `ecv completion zsh`
