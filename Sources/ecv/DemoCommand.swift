@@ -39,6 +39,7 @@ enum DemoCommand {
         if arguments.flag("kyc") {
             try LogOptions.apply(&arguments)
             try arguments.finish()
+            try WarmUp.now(videoCodec: "VP8")
             return try await KycDemo.run(json: json)
         }
         let directory = URL(fileURLWithPath: arguments.path("recordings") ?? Arguments.absolute("recordings"))
@@ -49,6 +50,7 @@ enum DemoCommand {
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
             throw .failed("cannot create \(directory.path): \(error.localizedDescription)")
         }
+        try WarmUp.now(videoCodec: codec)
         if peer { try await PeerDemo.run(directory: directory, codec: codec, json: json); return }
         let demo = Demo(directory: directory, codec: codec, json: json)
         do { try await demo.run() } catch let error as CLIError { throw error } catch { throw .failed("\(error)") }
