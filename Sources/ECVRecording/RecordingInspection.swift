@@ -63,7 +63,7 @@ public struct RecordingInspection: Sendable {
     /// hold) gives a document with only `error`, saying why.
     public var json: String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             return String(decoding: try encoder.encode(report), as: UTF8.self)
         } catch {
