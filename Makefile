@@ -15,8 +15,8 @@ SHELL := /bin/bash
 # Test-only: the interop tests' foreign peers (Tests/Interop), the network lab's tools, gdb for the
 # suite watchdog's thread stacks (Tests/Support/run-suite.sh) and coturn, the TURN server of the relay-only
 # tests (Tests/ECVAgentTests/RelayOnlyTests.swift), and man-db, which renders the installed
-# manual page in ReadmeTourTests. `make demo` needs none of these.
-TEST_DEB_PACKAGES := chromium chromium-driver python3-venv nftables iproute2 gdb coturn man-db
+# manual page in ReadmeTourTests, and zsh, which loads the installed zsh completion there. `make demo` needs none of these.
+TEST_DEB_PACKAGES := chromium chromium-driver python3-venv nftables iproute2 gdb coturn man-db zsh
 INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
 INTEROP_NODEPS := Tests/Interop/requirements-nodeps.txt
@@ -93,23 +93,26 @@ clean:
 
 # `make install` (PREFIX=/usr/local, DESTDIR for staging): ecv built in release mode with the Swift
 # runtime linked in (it runs without the toolchain's libraries), its manual page ecv(1) made from
-# its own help (`ecv manual`), and its bash completion (`ecv completion bash`). ECV_BIN=PATH installs
-# an ecv already built instead (the test suite installs its debug build this way).
+# its own help (`ecv manual`), and its bash and zsh completion (`ecv completion bash|zsh`, in the
+# folders bash-completion and zsh's compinit look in). ECV_BIN=PATH installs an ecv already built
+# instead (the test suite installs its debug build this way).
 PREFIX ?= /usr/local
 ECV_BIN ?=
 RELEASE_ECV := .build/release/ecv
 
 install: $(if $(ECV_BIN),,install-build)
 	@bin="$(or $(ECV_BIN),$(RELEASE_ECV))"; root="$(DESTDIR)$(PREFIX)"; \
-	install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" && \
+	install -d "$$root/bin" "$$root/share/man/man1" "$$root/share/bash-completion/completions" "$$root/share/zsh/site-functions" && \
 	install -m 0755 "$$bin" "$$root/bin/ecv" && \
 	"$$bin" manual > "$$root/share/man/man1/ecv.1" && \
 	"$$bin" completion bash > "$$root/share/bash-completion/completions/ecv" && \
-	echo "installed $$root/bin/ecv, $$root/share/man/man1/ecv.1, $$root/share/bash-completion/completions/ecv"
+	"$$bin" completion zsh > "$$root/share/zsh/site-functions/_ecv" && \
+	echo "installed $$root/bin/ecv, $$root/share/man/man1/ecv.1, $$root/share/bash-completion/completions/ecv," \
+		"$$root/share/zsh/site-functions/_ecv"
 
 install-build: deps
 	@$(SWIFT) build -c release --static-swift-stdlib --product ecv $(QUIET_PTHREAD)
 
 uninstall:
 	@rm -f "$(DESTDIR)$(PREFIX)/bin/ecv" "$(DESTDIR)$(PREFIX)/share/man/man1/ecv.1" \
-		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ecv"
+		"$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ecv" "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_ecv"

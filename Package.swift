@@ -9,7 +9,9 @@
 //   MediaPipeline                   pure Swift: ConnectParameters -> PipelineGraph, and the media values the SDK shows
 //                                   (video frames, peer stats, recording summaries); on no other target
 //   GStreamer, Soup                 the binding (GObjects, GStreamer, libsoup), on GLibCore (GStreamer also on MediaPipeline)
-//   MediaRuntime                    PipelineGraph -> live GStreamer graph, runtime controls
+//   MediaRuntime                    PipelineGraph -> live GStreamer graph, runtime controls, the live recorder
+//   ECVRecording                    recording review (inspection, report and verdict, timeline picture, contact sheet),
+//                                   on MediaRuntime; a product for apps and `ecv`, linked by no SDK product
 //   WebRTC                          a peer connection over webrtcbin
 //   CallEngine                      one side of one call under every product: signaling adapter, peer, feeds, controls, recording
 //   ECVProtocol                     the wire protocol's types (REST, signaling, data channel)
@@ -17,7 +19,7 @@
 //   ECVPeer                         the SkyWay peer model on a PeerJS server (on ECV)
 //   ECVService, ECVAgent            the reference backend and headless agent bots
 //   EnQualify                       the identity-verification (EnQualify VideoCall) facade on ECV
-//   ecv                             the CLI
+//   ecv                             the CLI (its git commit from the BuildCommit build-tool plugin, Plugins/)
 import PackageDescription
 
 let gstreamerPackages: [String] = [
@@ -37,6 +39,7 @@ let package = Package(
         .library(name: "ECVPeer", targets: ["ECVPeer"]),
         .library(name: "ECVService", targets: ["ECVService"]),
         .library(name: "EnQualify", targets: ["EnQualify"]),
+        .library(name: "ECVRecording", targets: ["ECVRecording"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
         .executable(name: "ecv", targets: ["ecv"]),
     ],
@@ -57,6 +60,8 @@ let package = Package(
         // Media
         .target(name: "MediaPipeline", swiftSettings: strict),
         .target(name: "MediaRuntime", dependencies: ["GLibCore", "GStreamer", "MediaPipeline"], swiftSettings: strict),
+        // Recording review: its own product, outside the SDK products' link.
+        .target(name: "ECVRecording", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime"], swiftSettings: strict),
         .target(name: "WebRTC", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime"], swiftSettings: strict),
         .target(name: "CallEngine", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC"], swiftSettings: strict),
         // The ECV system
@@ -69,15 +74,18 @@ let package = Package(
         .target(name: "ECVAgent", dependencies: ["GLibCore", "CallEngine", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
                 swiftSettings: strict),
         .target(name: "EnQualify", dependencies: ["GLibCore", "ECV", "ECVProtocol"], swiftSettings: strict),
-        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "MediaPipeline", "MediaRuntime", "GStreamer",
-                                              "ECVProtocol", "Soup"],
-                          swiftSettings: strict),
+        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "ECVRecording", "MediaPipeline",
+                                              "MediaRuntime", "GStreamer", "ECVProtocol", "Soup"],
+                          swiftSettings: strict, plugins: ["BuildCommit"]),
+        // `ecv --version`'s git commit, captured before every build ("unknown" outside a git checkout).
+        .plugin(name: "BuildCommit", capability: .buildTool(), exclude: ["commit.sh"]),
         // Benchmarks (programs, not tests: `make bench`)
         .target(name: "BenchmarkSupport", dependencies: ["GLibCore", "GStreamer"], path: "Benchmarks/Support", swiftSettings: strict),
         .executableTarget(name: "bench-encode", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime"],
                           path: "Benchmarks/EncodeLatency", swiftSettings: strict),
         .executableTarget(name: "bench-call", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
-                                                             "ECV", "ECVService", "ECVAgent", "ECVProtocol", "NetworkTestSupport", "MediaTestSupport"],
+                                                             "ECV", "ECVService", "ECVAgent", "ECVProtocol", "ECVRecording", "NetworkTestSupport",
+                                                             "MediaTestSupport"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
         .executableTarget(name: "bench-acd", dependencies: ["BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
                           swiftSettings: strict),
@@ -98,20 +106,24 @@ let package = Package(
         .testTarget(name: "GStreamerTests", dependencies: ["GLibCore", "GStreamer"], swiftSettings: strict),
         .testTarget(name: "SoupTests", dependencies: ["GLibCore", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "MediaPipelineTests", dependencies: ["MediaPipeline"], swiftSettings: strict),
-        .testTarget(name: "MediaRuntimeTests", dependencies: ["GLibCore", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
-        .testTarget(name: "WebRTCTests", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+        // The recording tests read their files back with ECVRecording; its own tests (RecordingInspectionTests,
+        // RecordingInspectionCrashTests) sit beside them for the recordings those targets make.
+        .testTarget(name: "MediaRuntimeTests", dependencies: ["GLibCore", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport", "ECVRecording"],
+                    swiftSettings: strict),
+        .testTarget(name: "WebRTCTests", dependencies: ["GLibCore", "WebRTC", "MediaRuntime", "MediaPipeline", "GStreamer", "MediaTestSupport", "ECVRecording"],
+                    swiftSettings: strict),
         .testTarget(name: "NetworkTests", dependencies: ["GLibCore", "WebRTC", "MediaPipeline", "GStreamer", "NetworkTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
         .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "Soup", "GStreamer"],
                     swiftSettings: strict),
         .testTarget(name: "ECVAgentTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
-                                                         "MediaRuntime", "GStreamer", "MediaTestSupport", "NetworkTestSupport"], swiftSettings: strict),
+                                                         "MediaRuntime", "GStreamer", "MediaTestSupport", "NetworkTestSupport", "ECVRecording"], swiftSettings: strict),
         .testTarget(name: "CLITests", dependencies: ["GLibCore", "ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport",
-                                                   "NetworkTestSupport"], swiftSettings: strict),
+                                                   "NetworkTestSupport", "ECVRecording"], swiftSettings: strict),
         // The seed guides' and the README's own Swift examples, built as an app builds them:
-        // importing only the ECV and ECVAgent products.
-        .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent"], swiftSettings: strict),
+        // importing only the ECV, ECVAgent and ECVRecording products.
+        .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent", "ECVRecording"], swiftSettings: strict),
         .testTarget(name: "ECVPeerTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVPeer", "ECVService", "NetworkTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
@@ -119,6 +131,6 @@ let package = Package(
                                                           "ECVProtocol"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVPeer", "ECVService", "ECVProtocol", "MediaPipeline", "NetworkTestSupport",
-                                                        "MediaRuntime", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
+                                                        "MediaRuntime", "GStreamer", "MediaTestSupport", "ECVRecording"], swiftSettings: strict),
     ]
 )

@@ -1,4 +1,5 @@
 import BenchmarkSupport
+import ECVRecording
 import Foundation
 import MediaRuntime
 

@@ -1,5 +1,5 @@
 /// Compiles the audio half of the send graph:
-/// input → [webrtcdsp] → volume (mute) → opusenc → rtpopuspay, the encoder's output moved earlier
+/// input → [webrtcdsp] → volume (mute) → leaky queue → opusenc → rtpopuspay, the encoder's output moved earlier
 /// by the delay the processing put into the sound (`SendAudioDelay`), plus, when echo cancellation is
 /// on, the speaker chain holding the `webrtcechoprobe` that webrtcdsp needs from the start.
 struct AudioBranch {
@@ -15,6 +15,15 @@ struct AudioBranch {
     static let expectedPacketLossPercent = 10
     /// webrtcbin's default jitterbuffer latency, the delay far-end audio arrives with.
     static let farEndLatencyNanoseconds: UInt = 200_000_000
+    /// The queue in front of the encoder holds at most this much sound and drops the oldest, as
+    /// the video's does with frames. webrtcbin holds a stream's input until the transport is up;
+    /// without the queue the live source stalled behind it and, once let go, sent everything it
+    /// had captured meanwhile in one burst (0.4 to 0.9 s in `ecv demo` on a loaded 2-core
+    /// machine). The far end's jitter buffer stamped the burst by arrival, and its lip sync then
+    /// shifted our video by as much at the first sender report: a hole of that length in the
+    /// video of its recording. 100 ms rides out the encoder thread's scheduling on a busy host
+    /// (five 20 ms Opus frames).
+    static let encoderQueueNanoseconds: UInt = 100_000_000
 
     struct Result {
         var output: GraphOutput
@@ -49,7 +58,10 @@ struct AudioBranch {
                            + (parameters.echoCancellationEnabled ? ", echo reference from \(Self.echoProbeName) in the speaker chain" : ""))
         }
         let mute = try builder.add("audio_mute", "volume", ["mute": .bool(false)], role: .audioMute, purpose: "audio mute")
-        chain.append(mute)
+        let queue = try builder.add("audio_queue", "queue", ["leaky": .enumNick("downstream"), "max-size-buffers": .uint(0), "max-size-bytes": .uint(0),
+                                                             "max-size-time": .uint(Self.encoderQueueNanoseconds)],
+                                    role: .audioEncoderQueue, purpose: "decoupling the encoder thread; stale sound is dropped, never sent late")
+        chain += [mute, queue]
         var encoderProperties: [NodeProperty] = []
         let kbps: Int? = parameters.audioStartBitrate > 0 ? parameters.audioStartBitrate : nil
         if let kbps { encoderProperties.append(NodeProperty("bitrate", .int(kbps * 1000))) }

@@ -26,6 +26,9 @@ public enum NodeRole: Sendable, Hashable {
     case audioProcessing
     /// `volume`: mute=true sends silence while timestamps continue.
     case audioMute
+    /// The small leaky queue in front of the audio encoder: its own thread, and sound that waited
+    /// too long (a stream held until the transport is up) dropped instead of sent late.
+    case audioEncoderQueue
     case audioEncoder
     case audioPayloader
     /// The always-on silence that keeps the speaker mixer running before far-end audio arrives.

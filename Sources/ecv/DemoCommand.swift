@@ -1,6 +1,7 @@
 import ECV
 import ECVAgent
 import ECVProtocol
+import ECVRecording
 import ECVService
 import Foundation
 import GLibCore
@@ -38,6 +39,7 @@ enum DemoCommand {
         if arguments.flag("kyc") {
             try LogOptions.apply(&arguments)
             try arguments.finish()
+            try WarmUp.now(videoCodec: "VP8")
             return try await KycDemo.run(json: json)
         }
         let directory = URL(fileURLWithPath: arguments.path("recordings") ?? Arguments.absolute("recordings"))
@@ -48,6 +50,7 @@ enum DemoCommand {
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
             throw .failed("cannot create \(directory.path): \(error.localizedDescription)")
         }
+        try WarmUp.now(videoCodec: codec)
         if peer { try await PeerDemo.run(directory: directory, codec: codec, json: json); return }
         let demo = Demo(directory: directory, codec: codec, json: json)
         do { try await demo.run() } catch let error as CLIError { throw error } catch { throw .failed("\(error)") }
@@ -190,7 +193,7 @@ final class Demo: Sendable {
                 "leg": entry.leg, "recording": entry.url.path, "durationSeconds": report.duration, "legSeconds": legSeconds,
                 "tracks": media.map { ["name": $0.name, "codec": $0.codec, "frames": $0.frames] as [String: any Sendable] },
                 "chapters": report.chapters.map { ["label": $0.label, "start": $0.start, "end": $0.end ?? NSNull()] as [String: any Sendable] },
-                "verdict": InspectVerdict(report).summary,
+                "verdict": report.verdict.text,
             ]
             text.append("  recording leg \(entry.leg): \(entry.url.path)")
             text.append("    tracks: " + media.map { "\($0.name) \($0.codec) \($0.frames)" }.joined(separator: ", "))
@@ -203,11 +206,11 @@ final class Demo: Sendable {
                 text.append("    stats: \(stats.samples) samples in \(entry.url.lastPathComponent).stats.ndjson")
                 leg["statsSamples"] = stats.samples
             }
-            text.append("    verdict: \(InspectVerdict(report).summary)")
+            text.append("    verdict: \(report.verdict.text)")
             // The pictures go beside the recording: `ecv inspect` makes the same ones for any file.
             let base = entry.url.deletingPathExtension().path
             let timeline = URL(fileURLWithPath: base + "-timeline.png"), sheet = URL(fileURLWithPath: base + "-sheet.png")
-            do throws(RecordingError) {
+            do throws(RecordingReviewError) {
                 try await inspection.writeTimeline(png: timeline)
                 text.append("    timeline: \(timeline.path)")
                 leg["timeline"] = timeline.path

@@ -36,7 +36,9 @@ enum ExitCode {
 /// What is made from the command list: the overview, shell completion and the manual page.
 enum HelpDocuments {
     static let completionUsage = """
-        ecv completion bash|zsh  a completion script: source <(ecv completion bash)
+        ecv completion bash|zsh  a completion script: source <(ecv completion bash), or in zsh
+                                 source <(ecv completion zsh) after compinit (make install puts both
+                                 where the shells look: bash-completion's folder, zsh's site-functions)
         """
     static let manualUsage = """
         ecv manual               the manual page ecv(1) in roff, made from this help (ecv manual | man -l -)
@@ -48,7 +50,7 @@ enum HelpDocuments {
 
         \(commands.map(\.summary).joined(separator: "\n"))
         ecv COMMAND --help, -h   that command's options
-        ecv --version, -V        the versions of ecv, GStreamer and Swift
+        ecv --version, -V        the versions of ecv (with its git commit), GStreamer and Swift
 
         Commands that run calls or a service take --log-level LEVEL, -v/-q and --log-format text|json
         (default level warn, or $ECV_LOG_LEVEL). --json prints JSON objects only, one a line.
@@ -62,17 +64,19 @@ enum HelpDocuments {
         try arguments.finish()
         switch arguments.positional {
         case ["bash"]: print(bashCompletion)
-        case ["zsh"]: print("autoload -U +X bashcompinit && bashcompinit\n" + bashCompletion)
+        case ["zsh"]: print(zshCompletion)
         default: throw .usage("ecv completion takes bash or zsh")
         }
     }
 
+    /// What completion offers after a command: its long options, its short ones, `--help`.
+    static func completedOptions(_ entry: CommandEntry) -> [String] {
+        entry.spec.all.sorted().map { "--" + $0 } + entry.spec.short.keys.sorted().map { "-\($0)" } + ["--help"]
+    }
+
     /// Completes command names, then each command's options (and file names for values).
     static var bashCompletion: String {
-        let cases = commands.map { entry in
-            let options = entry.spec.all.sorted().map { "--" + $0 } + entry.spec.short.keys.sorted().map { "-\($0)" } + ["--help"]
-            return "        \(entry.name)) options=\"\(options.joined(separator: " "))\" ;;"
-        }.joined(separator: "\n")
+        let cases = commands.map { "        \($0.name)) options=\"\(completedOptions($0).joined(separator: " "))\" ;;" }.joined(separator: "\n")
         return """
             # bash completion for ecv (ECVKit \(ECVVersion.number)); made by `ecv completion bash`
             _ecv() {
@@ -90,6 +94,36 @@ enum HelpDocuments {
                 esac
             }
             complete -o filenames -F _ecv ecv
+            """
+    }
+
+    /// The same completion for zsh, native: a `#compdef` function file for an fpath folder
+    /// (`_ecv` in site-functions, found by compinit), which also works sourced after compinit.
+    static var zshCompletion: String {
+        let cases = commands.map { "        \($0.name)) options=(\(completedOptions($0).joined(separator: " "))) ;;" }.joined(separator: "\n")
+        return """
+            #compdef ecv
+            # zsh completion for ecv (ECVKit \(ECVVersion.number)); made by `ecv completion zsh`
+            _ecv() {
+                local -a options
+                if (( CURRENT == 2 )); then
+                    compadd -- \(commands.map(\.name).joined(separator: " ")) --help --version
+                    return
+                fi
+                case ${words[2]} in
+            \(cases)
+                esac
+                if [[ ${words[CURRENT]} == -* ]]; then
+                    compadd -- $options
+                else
+                    _files
+                fi
+            }
+            if [[ ${funcstack[1]} == _ecv ]]; then
+                _ecv "$@"          # autoloaded from an fpath folder: complete now
+            else
+                compdef _ecv ecv   # sourced
+            fi
             """
     }
 

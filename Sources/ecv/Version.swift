@@ -22,8 +22,13 @@ enum ECVVersion {
         #endif
     }
 
-    /// `ecv 0.3.0`, then the GStreamer library loaded and the Swift compiler, one per line.
+    /// The git commit this binary was built from (12 hex digits, `-dirty` with uncommitted
+    /// changes), captured by the build (Plugins/BuildCommit); "unknown" when built outside a git
+    /// checkout, as from a tarball.
+    static var commit: String { BuildCommit.commit }
+
+    /// `ecv 0.3.0`, then the git commit, the GStreamer library loaded and the Swift compiler, one per line.
     static var report: String {
-        "ecv \(number)\n\(GStreamerRuntime.versionString)\nSwift \(swift)"
+        "ecv \(number)\ncommit \(commit)\n\(GStreamerRuntime.versionString)\nSwift \(swift)"
     }
 }

@@ -2,6 +2,7 @@ import ECV
 import ECVAgent
 import ECVProtocol
 import ECVService
+import ECVRecording
 import Foundation
 import GLibCore
 import MediaRuntime

@@ -92,6 +92,7 @@ import Testing
         #expect(renamed.status == 0, "Matroska named .mp4 is read as Matroska: \(renamed.stderr)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(renamed.stdout.utf8)) as? [String: Any])
         #expect(report["file"] as? String == misnamed.path && report["fileBytes"] as? Int == bytes.count, "\(report["file"] ?? "") \(report["fileBytes"] ?? "")")
+        #expect(renamed.stdout.contains(#""file" : "\#(misnamed.path)""#), "paths as typed, slashes unescaped: \(renamed.stdout.prefix(300))")
         let nothing = try await ECVProcess.run(["inspect", empty.path])
         #expect(nothing.status == 1 && nothing.stderr.contains("empty.mkv is empty") && nothing.stdout.isEmpty, "\(nothing.stderr)")
     }

@@ -5,8 +5,8 @@ import Testing
 /// The README as a newcomer follows it: the five-minute tour's four commands run exactly as written
 /// (in a network namespace of the test's own, so the tour's fixed port 8080 is free and nothing
 /// outside is touched), every `ecv` line the README shows uses only options its command accepts,
-/// and `make install` installs a binary that runs, a manual page `man` renders and a completion
-/// script bash loads.
+/// and `make install` installs a binary that runs, a manual page `man` renders and completion
+/// scripts bash and zsh load.
 @Suite(.serialized) struct ReadmeTourTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
@@ -99,5 +99,15 @@ import Testing
         let completion = try shell("bash -c \"source '\(prefix.path)/share/bash-completion/completions/ecv' && complete -p ecv "
             + "&& COMP_WORDS=(ecv call --sta) COMP_CWORD=2 && _ecv && echo \\${COMPREPLY[@]}\"")
         #expect(completion.contains("complete -o filenames -F _ecv ecv") && completion.contains("--stats"), "\(completion)")
+        // zsh: compinit finds `_ecv` in the installed site-functions folder and binds it to ecv; the
+        // function completes a command's options (compadd and _files stand in for the line editor).
+        let functions = prefix.appendingPathComponent("share/zsh/site-functions").path
+        let zsh = try shell("zsh -f -c \"fpath=('\(functions)' \\$fpath); autoload -Uz compinit && compinit -u -D && print -r -- \\${_comps[ecv]} "
+            + "&& autoload -Uz _ecv && compadd() { print -r -- \\$@ } && _files() { print -r -- files } "
+            + "&& words=(ecv call --sta) CURRENT=3 _ecv && words=(ecv call call.mkv) CURRENT=3 _ecv && words=(ecv ins) CURRENT=2 _ecv\"")
+        let zshLines = zsh.split(separator: "\n").map(String.init)
+        #expect(zshLines.first == "_ecv", "compinit binds _ecv to ecv: \(zsh)")
+        #expect(zshLines.count == 4 && zshLines[1].contains("--stats") && zshLines[1].contains("--service-url") && zshLines[2] == "files"
+                && zshLines[3].contains("inspect") && zshLines[3].contains("--version"), "\(zsh)")
     }
 }

@@ -1,6 +1,7 @@
 import ECV
 import ECVAgent
 import ECVTestSupport
+import ECVRecording
 import Foundation
 import GLibCore
 import MediaRuntime

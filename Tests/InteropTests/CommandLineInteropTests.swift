@@ -2,6 +2,7 @@ import ECV
 @testable import ECVAgent
 import ECVProtocol
 import ECVTestSupport
+import ECVRecording
 import Foundation
 import MediaRuntime
 import MediaTestSupport

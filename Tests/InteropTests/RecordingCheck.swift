@@ -1,3 +1,4 @@
+import ECVRecording
 import Foundation
 import GStreamer
 import MediaPipeline

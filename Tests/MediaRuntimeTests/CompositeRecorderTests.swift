@@ -1,3 +1,4 @@
+import ECVRecording
 import Foundation
 import GLibCore
 import GStreamer

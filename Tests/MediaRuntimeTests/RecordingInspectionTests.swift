@@ -1,3 +1,4 @@
+@testable import ECVRecording
 import Foundation
 import FoundationXML
 import GLibCore
@@ -171,8 +172,11 @@ import Testing
 
         let garbage = temporaryFile("garbage.mkv")
         try Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 31) }).write(to: garbage)
-        await #expect(throws: RecordingError.self) { _ = try await RecordingInspection.inspect(garbage) }
-        await #expect(throws: RecordingError.self) { _ = try await RecordingInspection.inspect(temporaryFile("absent.mkv")) }
+        await #expect(throws: RecordingReviewError.notARecording(path: garbage.path)) { _ = try await RecordingInspection.inspect(garbage) }
+        let absent = temporaryFile("absent.mkv")
+        await #expect(throws: RecordingReviewError.cannotRead(path: absent.path, reason: "no such readable file")) {
+            _ = try await RecordingInspection.inspect(absent)
+        }
     }
 
     @Test(arguments: [(RecordedCodec.vp8, RecordingFormat.webm), (.h264, .mp4)])

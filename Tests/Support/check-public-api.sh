@@ -1,17 +1,23 @@
 #!/usr/bin/env bash
-# Lists every public declaration of the SDK (Sources/ECV, Sources/ECVAgent, Sources/EnQualify Sources/ECVPeer) that names a type of
-# GStreamer, MediaRuntime or WebRTC, and exits 1 if it lists any. The rule (issue #13, "a narrow
-# public surface"): an app sees only ECV, ECVAgent, ECVPeer and the values they re-export (MediaPipeline,
-# ECVProtocol), never the layers underneath.
+# Lists every public declaration of a product that names a type it must not, and exits 1 if it
+# lists any. Two rules (issue #13, "a narrow public surface"; issue #36, recording review as its
+# own product):
+#   - The SDK (Sources/ECV, Sources/ECVAgent, Sources/EnQualify, Sources/ECVPeer) names no type of
+#     GStreamer, MediaRuntime or WebRTC: an app sees only the products and the values they
+#     re-export (MediaPipeline, ECVProtocol), never the layers underneath.
+#   - ECVRecording (Sources/ECVRecording) names only its own types and the MediaPipeline values it
+#     re-exports (`@_exported import struct MediaPipeline.X` in its sources): no type of GStreamer,
+#     MediaRuntime, WebRTC or GLibCore, and no MediaPipeline type an app importing it could not name;
+#     and no SDK product (nor ECVService) imports it or lists it among its dependencies in Package.swift.
 #
 #   Tests/Support/check-public-api.sh
 #
 # What counts as a public declaration: a `public`/`open` declaration up to its body (a signature
 # may span lines), the requirements of a public protocol, the cases of a public enum, an
-# `@_exported import` of those modules, and an extension of one of their types that conforms it or
-# adds public members. What counts as naming: the module's name as a qualifier (`WebRTC.PeerState`),
-# or one of its top-level public types by its bare name, unless the SDK's own modules (ECV, ECVAgent,
-# MediaPipeline, ECVProtocol) declare a type of that name too (`ICEServer`), which then wins.
+# `@_exported import` of a forbidden module, and an extension of one of their types that conforms
+# it or adds public members. What counts as naming: a forbidden module's name as a qualifier
+# (`WebRTC.PeerState`), or one of its top-level public types by its bare name, unless the
+# product's own modules declare a type of that name too (`ICEServer`), which then wins.
 #
 # It reads text, not Swift: string literals and `//` comments are dropped first, and a default
 # argument that opens a closure ends the signature early.
@@ -19,24 +25,40 @@ set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$root"
-lower="GStreamer MediaRuntime WebRTC CallEngine"
 modifiers='([[:space:]]*(@[A-Za-z_]+([(][^)]*[)])?|final|indirect|nonisolated|static|class)[[:space:]]+)*'
 kinds='(class|struct|enum|protocol|actor|typealias)'
 
-# Top-level public types of each lower layer, minus the names the SDK's own modules declare.
-own=$(grep -rhoE "^${modifiers}((public|package|open|internal|fileprivate|private)[[:space:]]+)?${modifiers}${kinds}[[:space:]]+[A-Z][A-Za-z0-9_]*" \
-          Sources/ECV Sources/ECVAgent Sources/EnQualify Sources/ECVPeer Sources/MediaPipeline Sources/ECVProtocol | grep -oE '[A-Z][A-Za-z0-9_]*$' | sort -u)
-names=""
-for module in $lower; do
-    for name in $(grep -rhoE "^(public|open)[[:space:]]+${modifiers}${kinds}[[:space:]]+[A-Z][A-Za-z0-9_]*" "Sources/$module" \
-                      | grep -oE '[A-Z][A-Za-z0-9_]*$' | sort -u); do
-        grep -qxF "$name" <<<"$own" || names+="$name=$module "
-    done
-done
+# The type names declared (at any access) in the given source folders.
+declared() {
+    grep -rhoE "^${modifiers}((public|package|open|internal|fileprivate|private)[[:space:]]+)?${modifiers}${kinds}[[:space:]]+[A-Z][A-Za-z0-9_]*" "$@" \
+        | grep -oE '[A-Z][A-Za-z0-9_]*$' | sort -u
+}
 
-status=0
-while IFS= read -r -d '' file; do
-    awk -v names="$names" -v lower="$lower" '
+# "Name=Module" for the top-level public types of each module in $2 (space-separated) whose name
+# is not in the list $1 (one a line).
+forbidden_names() {
+    local own="$1" modules="$2" result="" module name
+    for module in $modules; do
+        for name in $(grep -rhoE "^(public|open)[[:space:]]+${modifiers}${kinds}[[:space:]]+[A-Z][A-Za-z0-9_]*" "Sources/$module" \
+                          | grep -oE '[A-Z][A-Za-z0-9_]*$' | sort -u); do
+            grep -qxF "$name" <<<"$own" || result+="$name=$module "
+        done
+    done
+    echo "$result"
+}
+
+# check NAMES QUALIFIERS FOLDER...: runs the declaration reader over the folders' Swift files.
+check() {
+    local names="$1" lower="$2" status=0 file
+    shift 2
+    while IFS= read -r -d '' file; do
+        awk -v names="$names" -v lower="$lower" "$program" "$file" || status=1
+    done < <(find "$@" -name '*.swift' -print0 | sort -z)
+    return $status
+}
+
+program='
+
         BEGIN {
             n = split(names, pairs, " ")
             for (i = 1; i <= n; i++) { split(pairs[i], kv, "="); module[kv[1]] = kv[2] }
@@ -131,9 +153,34 @@ while IFS= read -r -d '' file; do
             if (pendingExtension && depth <= extensionDepth) pendingExtension = 0
         }
         END { exit bad }
-    ' "$file" || status=1
-done < <(find Sources/ECV Sources/ECVAgent Sources/EnQualify Sources/ECVPeer -name '*.swift' -print0 | sort -z)
-if [ $status -ne 0 ]; then
-    echo "The SDK's public declarations above name types of $lower (issue #13): move the value into MediaPipeline, or keep it package." >&2
+    
+'
+
+status=0
+sdk_lower="GStreamer MediaRuntime WebRTC CallEngine"
+sdk_own=$(declared Sources/ECV Sources/ECVAgent Sources/EnQualify Sources/ECVPeer Sources/MediaPipeline Sources/ECVProtocol)
+if ! check "$(forbidden_names "$sdk_own" "$sdk_lower")" "$sdk_lower" Sources/ECV Sources/ECVAgent Sources/EnQualify Sources/ECVPeer; then
+    echo "The SDK's public declarations above name types of $sdk_lower (issue #13): move the value into MediaPipeline, or keep it package." >&2
+    status=1
 fi
+
+# ECVRecording: MediaPipeline counts as a lower layer except for the types it re-exports.
+recording_lower="GStreamer MediaRuntime WebRTC GLibCore"
+reexported=$(grep -rhoE "^@_exported[[:space:]]+import[[:space:]]+${kinds}[[:space:]]+MediaPipeline[.][A-Z][A-Za-z0-9_]*" Sources/ECVRecording \
+                 | grep -oE '[A-Z][A-Za-z0-9_]*$' | sort -u)
+recording_own=$(printf '%s\n%s\n' "$(declared Sources/ECVRecording)" "$reexported")
+if ! check "$(forbidden_names "$recording_own" "$recording_lower MediaPipeline")" "$recording_lower" Sources/ECVRecording; then
+    echo "ECVRecording's public declarations above name types of $recording_lower, or MediaPipeline types it does not re-export" \
+         "(issue #36): re-export the value (Sources/ECVRecording/Exports.swift), wrap it, or keep it internal." >&2
+    status=1
+fi
+
+# Outside the SDK products' link: none of them imports ECVRecording or lists it in Package.swift.
+for product in ECV ECVAgent EnQualify ECVPeer ECVService; do
+    dependencies=$(tr '\n' ' ' < Package.swift | grep -oE "\.target\(name: \"$product\", dependencies: \[[^]]*\]" || true)
+    if grep -q '"ECVRecording"' <<<"$dependencies" || grep -rlq '^import ECVRecording' "Sources/$product"; then
+        echo "$product depends on ECVRecording: recording review stays outside the SDK products (issue #36)." >&2
+        status=1
+    fi
+done
 exit $status

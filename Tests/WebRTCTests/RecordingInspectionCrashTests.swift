@@ -1,3 +1,4 @@
+import ECVRecording
 import Foundation
 import MediaRuntime
 import MediaTestSupport

@@ -19,7 +19,7 @@ extension CallRecorder {
         guard !frames.isEmpty, let caps = track.muxerPad.currentCaps else {
             throw .noVideo(role: role, reason: "no key frame has arrived yet")
         }
-        let png = try await PictureEncoder.png(decoding: frames, caps: caps, timeout: timeout)
+        let png = try await PictureEncoder.png(decoding: frames.map { ($0.data, $0.pts) }, caps: caps, timeout: timeout)
         do {
             try Data(png).write(to: url, options: .atomic)
         } catch {
@@ -29,10 +29,12 @@ extension CallRecorder {
 }
 
 /// Decodes a group of pictures and encodes its last picture as PNG (`pngenc`), at its own size
-/// or scaled into `size` (aspect kept, with borders).
-enum PictureEncoder {
-    static func png(decoding frames: [GroupOfPictures.Frame], caps: Caps, scaledTo size: (width: Int, height: Int)? = nil,
-                    timeout: Duration) async throws(RecordingError) -> [UInt8] {
+/// or scaled into `size` (aspect kept, with borders). Package-wide: recording review (ECVRecording)
+/// draws its contact sheet and rasterises its pictures with it.
+package enum PictureEncoder {
+    /// `frames`: encoded frames (data, nanoseconds), from a key frame on.
+    package static func png(decoding frames: [([UInt8], UInt64?)], caps: Caps, scaledTo size: (width: Int, height: Int)? = nil,
+                            timeout: Duration) async throws(RecordingError) -> [UInt8] {
         let picture = try await lastPicture(frames, caps: caps, scaledTo: size, timeout: timeout)
         let rawCaps: Caps
         do throws(GStreamerError) {
@@ -46,13 +48,13 @@ enum PictureEncoder {
         return png
     }
 
-    private static func lastPicture(_ frames: [GroupOfPictures.Frame], caps: Caps, scaledTo size: (width: Int, height: Int)?,
+    private static func lastPicture(_ frames: [([UInt8], UInt64?)], caps: Caps, scaledTo size: (width: Int, height: Int)?,
                                     timeout: Duration) async throws(RecordingError) -> VideoFrame {
         let scale = size.map {
             "videoscale add-borders=true ! video/x-raw,width=\($0.width),height=\($0.height),pixel-aspect-ratio=1/1 ! videoconvert ! "
         } ?? ""
         let decoded = try await run("appsrc name=input ! decodebin ! videoconvert ! \(scale)video/x-raw,format=RGB ! appsink name=output",
-                                    input: caps, frames: frames.map { ($0.data, $0.pts) }, timeout: timeout)
+                                    input: caps, frames: frames, timeout: timeout)
         guard let picture = decoded.last?.videoFrame() else {
             throw .pipeline("the \(caps.mediaType ?? "video") frames did not decode to a picture")
         }
@@ -61,8 +63,8 @@ enum PictureEncoder {
 
     /// Pushes `frames` through `launch` (an `appsrc name=input` … `appsink name=output`) to the
     /// end of the stream and returns what came out.
-    static func run(_ launch: String, input caps: Caps, frames: [([UInt8], UInt64?)],
-                    timeout: Duration) async throws(RecordingError) -> [Sample] {
+    package static func run(_ launch: String, input caps: Caps, frames: [([UInt8], UInt64?)],
+                            timeout: Duration) async throws(RecordingError) -> [Sample] {
         let pipeline: Pipeline
         let source: AppSource
         let sink: AppSink

@@ -1,5 +1,6 @@
 import Foundation
 import MediaPipeline
+import MediaRuntime
 
 /// A recording read back for review: its tracks, container state, chapters and stats (`report`),
 /// and the pictures made from them (`TimelinePicture`, `ContactSheet`). Works on any Matroska,
@@ -10,13 +11,14 @@ public struct RecordingInspection: Sendable {
     public let info: RecordedFileInfo
     public let report: RecordingReport
     /// The stats sidecar's lines, for the timeline's curves.
-    public let statsLines: [StatsLine]
+    let statsLines: [StatsLine]
 
-    /// Reads `url` and the sidecars beside it. Throws only when the file cannot be read at all.
-    public static func inspect(_ url: URL, gapThreshold: Double = 0.2) async throws(RecordingError) -> RecordingInspection {
+    /// Reads `url` and the sidecars beside it; the container is told by the file's first bytes,
+    /// not its name. Throws only when the file cannot be read at all or is not a recording.
+    public static func inspect(_ url: URL, gapThreshold: Double = 0.2) async throws(RecordingReviewError) -> RecordingInspection {
         let integrity = ContainerScanner.scan(url)
         let info: RecordedFileInfo
-        do throws(RecordingError) {
+        do throws(RecordingReviewError) {
             info = try await RecordingInspector.inspect(url, gapThreshold: gapThreshold, timeout: readTimeout(url))
         } catch {
             // A container header without media (killed before its first cluster or fragment), or
@@ -61,7 +63,7 @@ public struct RecordingInspection: Sendable {
     /// hold) gives a document with only `error`, saying why.
     public var json: String {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             return String(decoding: try encoder.encode(report), as: UTF8.self)
         } catch {

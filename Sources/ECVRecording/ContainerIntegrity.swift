@@ -19,20 +19,42 @@ enum ContainerScanner {
     /// Headers read at most; a malformed file cannot keep the scan going.
     static let maxElements = 2_000_000
 
+    /// A file's container as its first bytes tell it.
+    enum Kind {
+        /// Matroska's EBML header (WebM is Matroska with another DocType).
+        case matroska
+        /// An ISO BMFF box first (`ftyp`, `moov`, `moof`, `styp`, `free`, `mdat`).
+        case mp4
+        /// Nothing written.
+        case empty
+    }
+
+    /// The container by content, whatever the file's name says; nil for a file that cannot be
+    /// opened or is neither.
+    static func kind(of url: URL) -> Kind? {
+        ByteReader(url: url).flatMap(kind)
+    }
+
+    private static func kind(of file: ByteReader) -> Kind? {
+        if file.size == 0 { return .empty }
+        if let magic = file.read(at: 0, count: 4), magic == [0x1A, 0x45, 0xDF, 0xA3] { return .matroska }
+        if let type = file.read(at: 4, count: 4),
+           ["ftyp", "moov", "moof", "styp", "free", "mdat"].contains(String(decoding: type, as: UTF8.self)) {
+            return .mp4
+        }
+        return nil
+    }
+
     static func scan(_ url: URL) -> ContainerIntegrity {
         guard let file = ByteReader(url: url) else {
             return ContainerIntegrity(container: "unknown", clusters: 0, missing: ["the file cannot be opened"])
         }
-        if file.size == 0 {
-            return ContainerIntegrity(container: "none", clusters: 0, missing: ["the file is empty (nothing was written)"])
+        switch kind(of: file) {
+        case .empty: return ContainerIntegrity(container: "none", clusters: 0, missing: ["the file is empty (nothing was written)"])
+        case .matroska: return scanMatroska(file)
+        case .mp4: return scanMP4(file)
+        case nil: return ContainerIntegrity(container: "unknown", clusters: 0, missing: ["neither a Matroska nor an MP4 file"])
         }
-        if let magic = file.read(at: 0, count: 4), magic == [0x1A, 0x45, 0xDF, 0xA3] {
-            return scanMatroska(file)
-        }
-        if let type = file.read(at: 4, count: 4), ["ftyp", "moov", "moof", "styp"].contains(String(decoding: type, as: UTF8.self)) {
-            return scanMP4(file)
-        }
-        return ContainerIntegrity(container: "unknown", clusters: 0, missing: ["neither a Matroska nor an MP4 file"])
     }
 
     // MARK: Matroska

@@ -1,5 +1,6 @@
 import Foundation
 import GStreamer
+import MediaRuntime
 import Synchronization
 
 /// A contact sheet of a recording's video: one row every `interval` seconds, one column per
@@ -30,7 +31,7 @@ public enum ContactSheet {
     }
 
     /// The sheet's rows for a recording: every `interval` seconds (by default about ten rows).
-    public static func layout(_ inspection: RecordingInspection, every interval: Double? = nil) throws(RecordingError) -> Layout {
+    public static func layout(_ inspection: RecordingInspection, every interval: Double? = nil) throws(RecordingReviewError) -> Layout {
         let duration = inspection.report.duration
         let step: Double
         if let interval {
@@ -51,9 +52,9 @@ public enum ContactSheet {
     /// Writes the sheet as PNG and returns its layout (size, rows, columns).
     @discardableResult
     public static func write(_ inspection: RecordingInspection, to url: URL, every interval: Double? = nil,
-                             timeout: Duration = .seconds(60)) async throws(RecordingError) -> Layout {
+                             timeout: Duration = .seconds(60)) async throws(RecordingReviewError) -> Layout {
         var layout = try layout(inspection, every: interval)
-        guard !layout.columns.isEmpty else { throw .invalidTracks("\(inspection.url.lastPathComponent) has no video track for a contact sheet") }
+        guard !layout.columns.isEmpty else { throw .nothingToDraw("\(inspection.url.lastPathComponent) has no video track for a contact sheet") }
         let pads = Dictionary(uniqueKeysWithValues: zip(inspection.info.tracks, inspection.report.tracks)
             .filter { $0.1.kind == "video" }.map { ($0.0.pad, $0.1.name) })
         let collector = CellCollector(pads: Set(pads.keys), times: layout.times, tolerance: max(0.5, layout.interval / 2))
@@ -68,8 +69,8 @@ public enum ContactSheet {
                 do throws(RecordingError) {
                     let caps: Caps
                     do throws(GStreamerError) { caps = try Caps(cell.caps) } catch { throw .gstreamer(error) }
-                    let png = try await PictureEncoder.png(decoding: cell.frames, caps: caps, scaledTo: (cellWidth, cellHeight),
-                                                           timeout: timeout)
+                    let png = try await PictureEncoder.png(decoding: cell.frames.map { ($0.data, $0.pts) }, caps: caps,
+                                                           scaledTo: (cellWidth, cellHeight), timeout: timeout)
                     pictures[name, default: [:]][row] = (png, Double(cell.pts) / 1e9)
                 } catch {
                     undecoded[name, default: []].insert(row)
@@ -120,14 +121,20 @@ public enum ContactSheet {
 /// Picks, per video pad, the first frame at or after each row time, with the frames since the
 /// key frame before it (what a decoder needs to show it). Fed from the demuxer's streaming thread.
 final class CellCollector: Sendable {
+    /// An encoded frame and its time, nanoseconds.
+    struct Frame {
+        var data: [UInt8]
+        var pts: UInt64?
+    }
+
     struct Cell {
-        var frames: [GroupOfPictures.Frame]
+        var frames: [Frame]
         var pts: UInt64
         var caps: String
     }
 
     private struct Track {
-        var group: [GroupOfPictures.Frame] = []
+        var group: [Frame] = []
         var groupBytes = 0
         var nextRow = 0
         var cells: [Int: Cell] = [:]
@@ -165,7 +172,7 @@ final class CellCollector: Sendable {
                 track.group = []
                 return
             }
-            track.group.append(GroupOfPictures.Frame(data: sample.bytes, pts: pts))
+            track.group.append(Frame(data: sample.bytes, pts: pts))
             while track.nextRow < times.count, times[track.nextRow] <= time + 1e-6 {
                 if time - times[track.nextRow] <= tolerance {
                     track.cells[track.nextRow] = Cell(frames: track.group, pts: pts, caps: sample.caps?.description ?? "")

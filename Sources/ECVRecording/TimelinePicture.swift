@@ -1,5 +1,6 @@
 import Foundation
 import MediaPipeline
+import MediaRuntime
 
 /// A recording's timeline as one SVG picture: a lane per track (its span, its gaps and mutes),
 /// chapter bands across the lanes (hold, mute, photo, transfer, …), and the stats sidecar's

@@ -1,5 +1,6 @@
 import Foundation
 import MediaPipeline
+import MediaRuntime
 
 /// Reads a recording's sidecars back (`<file>.chapters.json`, `<file>.stats.ndjson`), bounded:
 /// an oversized or malformed sidecar is reported, never trusted or fatal.

@@ -1,5 +1,6 @@
 import Foundation
 import MediaPipeline
+import MediaRuntime
 
 /// What a reviewer wants to know about a recording before playing it: who is in it, for how long,
 /// its chapters, its transport quality, where the media stops, and one verdict. Built from the
@@ -74,13 +75,35 @@ public struct RecordingReport: Sendable, Codable {
         public var directions: [DirectionSummary]
     }
 
+    /// The one judgement of a recording, the same for `ecv inspect` (its exit status), `ecv demo`
+    /// and apps: `complete`, or each finding with its details.
     public struct Verdict: Sendable, Codable, Hashable {
-        public enum Finding: String, Sendable, Codable { case complete, gaps, partyMissing = "party missing", cutShort = "cut short" }
+        public enum Finding: String, Sendable, Codable {
+            case complete
+            /// At least one stretch of a video or audio track without frames (not a mute).
+            case gaps
+            /// Fewer than two parties have media, or a track has no frames.
+            case partyMissing = "party missing"
+            /// The container was not finalised (a recorder killed mid-call).
+            case cutShort = "cut short"
+            /// A track with far fewer frames or packets than the recording's span needs.
+            case sparse
+        }
         public var findings: [Finding]
         /// Each finding with its details, in words.
         public var details: [String]
         /// One line: "complete", or the details.
         public var text: String { details.joined(separator: "; ") }
+        /// Nothing to report: the exit status 0 of `ecv inspect`.
+        public var isComplete: Bool { findings == [.complete] }
+
+        /// Fewest frames or packets per second over the recording's span for a track not to be
+        /// sparse: Opus sends 50 packets a second (8 at its longest 120 ms frames); a live
+        /// picture at least one frame a second. Muted stretches count: a mute sends silence or
+        /// black frames at full rate.
+        public static let minimumRate: [String: Double] = ["audio": 5, "video": 1]
+        /// Spans shorter than this (seconds) are too short to judge a rate.
+        public static let shortestSpan = 1.0
     }
 
     public var file: String
@@ -189,6 +212,22 @@ extension RecordingReport {
         return StatsSummary(samples: lines.count, unreadableLines: unreadable, directions: directions)
     }
 
+    /// The media tracks with fewer frames or packets than the span from the first to the last
+    /// media frame needs (`Verdict.minimumRate`): one audio packet in a 3 s call has no gap
+    /// between frames, yet the call is not in the file. Tracks without frames are a party missing.
+    private func sparseTracks() -> [String] {
+        let media = tracks.filter { $0.kind == "audio" || $0.kind == "video" }
+        guard let start = media.compactMap(\.firstTime).min(), let end = media.compactMap(\.lastTime).max(),
+              end - start >= Verdict.shortestSpan else { return [] }
+        let span = end - start
+        return media.compactMap { track in
+            guard track.frames > 0, let minimum = Verdict.minimumRate[track.kind], Double(track.frames) / span < minimum else { return nil }
+            let unit = track.kind == "audio" ? "packet" : "frame"
+            return String(format: "%@: %d %@%@ in %.1f s, at least %.0f a second expected", track.name, track.frames, unit,
+                          track.frames == 1 ? "" : "s", span, minimum)
+        }
+    }
+
     private func judge() -> Verdict {
         var findings: [Verdict.Finding] = []
         var details: [String] = []
@@ -215,6 +254,11 @@ extension RecordingReport {
             let longest = dropouts.map(\.duration).max() ?? 0
             details.append(String(format: "gaps (%d, the longest %.2f s, in %@)", dropouts.count, longest,
                                   Set(dropouts.map(\.track)).sorted().joined(separator: ", ")))
+        }
+        let sparse = sparseTracks()
+        if !sparse.isEmpty {
+            findings.append(.sparse)
+            details.append("sparse (" + sparse.joined(separator: "; ") + ")")
         }
         if findings.isEmpty { return Verdict(findings: [.complete], details: ["complete"]) }
         return Verdict(findings: findings, details: details)

@@ -61,16 +61,28 @@ public enum RecordingInspector {
     /// Most gaps listed per track; a track that stutters all along says so with the first ones.
     static let maxGapsPerTrack = 500
 
-    /// Demuxes `url` (Matroska, WebM or MP4, by extension) as fast as possible and counts frames.
-    /// Frames further apart than `gapThreshold` seconds are listed as gaps. `observe` sees every
-    /// sample with its pad's name (on the streaming thread), for callers that pick frames. A file
-    /// that stops reading part-way (cut short), or with a track that could not be read, gives what
-    /// was read with `readProblem` set; one where nothing could be read throws.
-    public static func inspect(_ url: URL, gapThreshold: Double = 0.2, timeout: Duration = .seconds(60),
-                               observe: (@Sendable (String, Sample) -> Void)? = nil) async throws(RecordingError) -> RecordedFileInfo {
-        guard FileManager.default.isReadableFile(atPath: url.path) else { throw .pipeline("cannot read \(url.path): no such readable file") }
-        do throws(GStreamerError) { try GStreamerRuntime.ensureInitialized() } catch { throw .gstreamer(error) }
-        let demuxer = url.pathExtension.lowercased() == "mp4" ? "qtdemux" : "matroskademux"
+    /// Demuxes `url` (Matroska, WebM or MP4, told by its first bytes, not its name) as fast as
+    /// possible and counts frames. Frames further apart than `gapThreshold` seconds are listed as
+    /// gaps. A file that stops reading part-way (cut short), or with a track that could not be
+    /// read, gives what was read with `readProblem` set; one where nothing could be read throws.
+    public static func inspect(_ url: URL, gapThreshold: Double = 0.2,
+                               timeout: Duration = .seconds(60)) async throws(RecordingReviewError) -> RecordedFileInfo {
+        try await inspect(url, gapThreshold: gapThreshold, timeout: timeout, observe: nil)
+    }
+
+    /// `inspect`, with `observe` seeing every sample with its pad's name (on the streaming
+    /// thread), for callers that pick frames (the contact sheet).
+    static func inspect(_ url: URL, gapThreshold: Double = 0.2, timeout: Duration,
+                        observe: (@Sendable (String, Sample) -> Void)?) async throws(RecordingReviewError) -> RecordedFileInfo {
+        guard FileManager.default.isReadableFile(atPath: url.path) else { throw .cannotRead(path: url.path, reason: "no such readable file") }
+        let demuxer: String
+        switch ContainerScanner.kind(of: url) {
+        case .matroska: demuxer = "matroskademux"
+        case .mp4: demuxer = "qtdemux"
+        case .empty: throw .cannotRead(path: url.path, reason: "the file is empty (0 bytes)")
+        case nil: throw .notARecording(path: url.path)
+        }
+        do throws(GStreamerError) { try GStreamerRuntime.ensureInitialized() } catch { throw .pipeline("\(error)") }
         let pipeline = Pipeline(name: "inspect")
         let counters = Locked<[String: RecordedFileInfo.Track]>([:])
         let sinks = Locked<[AppSink]>([])
@@ -138,7 +150,7 @@ public enum RecordingInspector {
                 }
             }
         } catch {
-            throw .gstreamer(error)
+            throw .pipeline("cannot read \(url.path): \(error)")
         }
         defer {
             connection.cancel()
@@ -161,7 +173,7 @@ public enum RecordingInspector {
         var tracks = counters.value.values.sorted { $0.order < $1.order }
         for index in tracks.indices { tracks[index].title = titles[tracks[index].pad] }
         if let problem, !tracks.contains(where: { $0.frames > 0 }) {
-            throw .pipeline("cannot read \(url.path) back: \(problem)")
+            throw .cannotRead(path: url.path, reason: problem)
         }
         return RecordedFileInfo(tracks: tracks, readProblem: problem)
     }
