@@ -18,3 +18,21 @@
 // (`GotOffer`, `SentOffer`, …), so an app can name what it casts to.
 @_exported import struct ECVProtocol.JoinParameters
 @_exported import enum ECVProtocol.SignalingMessage
+// Application media (bots that hear and speak): see ApplicationMediaCall.
+@_exported import struct MediaPipeline.AudioFormat
+@_exported import struct MediaPipeline.AudioFrame
+@_exported import struct MediaPipeline.AudioClip
+@_exported import class MediaPipeline.AudioFrameStream
+@_exported import enum MediaPipeline.AppMediaError
+@_exported import enum MediaPipeline.VoiceActivity
+@_exported import struct MediaPipeline.VoiceActivityOptions
+@_exported import struct MediaPipeline.VoiceActivityDetector
+@_exported import enum MediaPipeline.PlayoutMode
+@_exported import enum MediaPipeline.PlaybackOutcome
+@_exported import class MediaPipeline.Playback
+@_exported import struct MediaPipeline.BargeIn
+@_exported import struct MediaPipeline.Transcript
+@_exported import protocol MediaPipeline.Transcriber
+@_exported import protocol MediaPipeline.TranscriptionSession
+@_exported import protocol MediaPipeline.SpeechSynthesizer
+@_exported import enum MediaPipeline.SpeechText

@@ -44,7 +44,7 @@ struct AudioBranch {
     func add(_ input: AudioSourceSpec, into builder: inout GraphBuilder) throws(PipelineCompileError) -> Result {
         let codec = try validate()
         let added = try AudioSourceBuilder(presets: presets).add(input, into: &builder)
-        var chain = [added.last]
+        var chain = [parameters.applicationAudio ? try addApplicationAudio(after: added.last, into: &builder) : added.last]
         if parameters.noAudioProcessing {
             builder.decide("audio processing: off (noAudioProcessing=true), no webrtcdsp")
         } else {
@@ -88,6 +88,41 @@ struct AudioBranch {
                       bitrate: BitrateControl(node: encoder, property: "bitrate", unitsPerKbps: 1000, encoding: .int, initialKbps: kbps),
                       mute: MuteControl(node: mute, muted: [NodeProperty("mute", .bool(true))], unmuted: [NodeProperty("mute", .bool(false))]),
                       loop: added.loop, speakerInput: speakerInput)
+    }
+
+    /// The element names of the application-audio input (see `MediaParameters.applicationAudio`).
+    public static let applicationAudioSourceName = "app_audio_src"
+    static let applicationAudioMixerName = "app_audio_mix"
+    /// How far ahead of the clock the application's audio may be queued (the playout stays well under).
+    static let applicationAudioMaxLatency = 1_000_000_000
+
+    /// source → volume (gate) ┐
+    /// appsrc → convert → resample → caps ┴→ audiomixer → caps → (webrtcdsp)
+    /// The appsrc takes any raw audio (its caps change with what is played); the mixer runs on the
+    /// configured source's timeline, so an idle appsrc costs nothing but the mixer's wait.
+    private func addApplicationAudio(after source: String, into builder: inout GraphBuilder) throws(PipelineCompileError) -> String {
+        let gate = try builder.add("app_audio_gate", "volume", ["mute": .bool(false)], role: .applicationAudioGate,
+                                   purpose: "silencing the configured source while application audio replaces it")
+        let appSource = try builder.add(Self.applicationAudioSourceName, "appsrc",
+                                        // A stated latency range, so the mixer can configure
+                                        // its own (an appsrc alone states a maximum of 0).
+                                        ["format": .enumNick("time"), "is-live": .bool(true), "do-timestamp": .bool(false),
+                                         "min-latency": .int(0), "max-latency": .int(Self.applicationAudioMaxLatency),
+                                         "caps": .caps(AudioSourceBuilder.rawCaps)],
+                                        role: .applicationAudioSource, purpose: "the application's played audio")
+        let convert = try builder.add("app_audio_convert", "audioconvert", purpose: "converting the application's audio")
+        let resample = try builder.add("app_audio_resample", "audioresample", purpose: "resampling the application's audio to 48 kHz")
+        let appCaps = try builder.addCaps("app_audio_caps", AudioSourceBuilder.rawCaps, role: .audioFormat)
+        // discont-wait 0: a clip that starts after a pause (or right after an interrupted one) is
+        // placed at its own timestamps at once, not glued to the end of the last one for a second.
+        let mixer = try builder.add(Self.applicationAudioMixerName, "audiomixer", ["discont-wait": .uint(0)], role: .applicationAudioMixer,
+                                    purpose: "mixing the application's audio with the configured source")
+        let mixed = try builder.addCaps("app_audio_mixed", AudioSourceBuilder.rawCaps, role: .audioFormat)
+        builder.chain([source, gate, mixer, mixed])
+        builder.chain([appSource, convert, resample, appCaps, mixer])
+        builder.decide("application audio: appsrc \(Self.applicationAudioSourceName) mixed with the configured source in \(mixer), "
+                       + "before the audio processing, so played audio is processed and encoded like the microphone's")
+        return mixed
     }
 
     /// live silence → audiomixer → caps → webrtcechoprobe → audioconvert → audioresample → sink.

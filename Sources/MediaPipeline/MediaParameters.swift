@@ -47,6 +47,11 @@ public struct MediaParameters: Sendable, Equatable {
     public var disableBuiltInAEC: Bool
     /// Turn noise suppression off while keeping the other processing.
     public var disableBuiltInNS: Bool
+    /// Let the application play audio into the call (prompts, speech, files): the send graph
+    /// gets an `appsrc` mixed with the configured source in front of the audio processing, so
+    /// the played audio is encoded like the microphone's. Off by default: the mixer costs a
+    /// little CPU and 10 ms of latency on every call that never plays anything.
+    public var applicationAudio = false
 
     // Debugging
     /// Carried into `PipelineGraph.tracing`; the runtime then enables GStreamer's latency tracer.

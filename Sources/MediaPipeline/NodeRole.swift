@@ -31,6 +31,13 @@ public enum NodeRole: Sendable, Hashable {
     case audioEncoderQueue
     case audioEncoder
     case audioPayloader
+    /// `volume` on the configured audio source in front of the application-audio mixer: muted
+    /// while a clip plays in `.replace` mode (see `MediaParameters.applicationAudio`).
+    case applicationAudioGate
+    /// `appsrc` the application's played audio enters the call through.
+    case applicationAudioSource
+    /// `audiomixer` joining the configured source and the application's audio before `webrtcdsp`.
+    case applicationAudioMixer
     /// The always-on silence that keeps the speaker mixer running before far-end audio arrives.
     case speakerSilence
     /// The `audiomixer` where every far-end audio stream joins (see `PipelineGraph.speakerInput`).

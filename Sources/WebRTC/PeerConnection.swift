@@ -38,6 +38,8 @@ public actor PeerConnection {
     var adaptation = Adaptation()
     /// The one order of operations.
     nonisolated let operations = OperationInbox()
+    /// Application media (played audio, barge-in): see AppMedia/ApplicationMedia.swift.
+    package let applicationMedia = ApplicationMedia()
 
     /// The session's lifecycle: the current webrtcbin incarnation (replaced by a rebuild), how
     /// many there were, and whether the peer has started and closed.

@@ -1,0 +1,198 @@
+import Foundation
+import GLibCore
+import GStreamer
+import MediaPipeline
+import Synchronization
+
+/// Plays application audio into a call through the send graph's application-audio appsrc (see
+/// `MediaParameters.applicationAudio`): a queue of clips, frame streams and files, one at a time,
+/// each paced in real time against the call pipeline's clock whatever its producer's speed, each
+/// with a `Playback` handle that stops it at once.
+///
+/// Pacing: a frame is stamped `lead` ahead of the call's running time and pushed no earlier than
+/// `lead` before it is due, so at most `lead` plus one frame is ever queued inside the graph
+/// (what an interrupt cannot take back). A producer slower than real time leaves gaps the mixer
+/// fills with the configured source alone; a faster one is waited for.
+public final class AudioPlayout: Sendable {
+    /// How far ahead of the call's clock frames are stamped and pushed.
+    public static let lead: UInt64 = 60_000_000
+    /// A frame due sooner than this is late: the timeline restarts `lead` ahead.
+    static let minimumLead: UInt64 = 10_000_000
+    /// Playbacks waiting at most (a bot that queues more is stuck).
+    public static let queueLimit = 64
+
+    public enum Input: Sendable {
+        case clip(AudioClip)
+        /// Frames from the application, pulled as they are due: `produce` hands each frame to
+        /// the closure it is given, which waits while the playout is ahead (back-pressure).
+        case frames(@Sendable (_ each: (AudioFrame) async throws -> Void) async throws -> Void)
+        case file(String)
+
+        /// The frames of any sendable sequence.
+        public static func sequence<S: AsyncSequence & Sendable>(_ frames: S) -> Input where S.Element == AudioFrame {
+            .frames { each in for try await frame in frames { try await each(frame) } }
+        }
+    }
+
+    private struct Entry: Sendable {
+        let playback: Playback
+        let input: Input
+        let mode: PlayoutMode
+    }
+
+    private struct State {
+        var queue: [Entry] = []
+        var current: (playback: Playback, task: Task<Void, Never>)?
+        var closed = false
+        var sourceFormat: AudioFormat?
+    }
+
+    private let source: AppSource
+    private let gate: Element?
+    private let clock: Element
+    private let state = Mutex(State())
+
+    /// `source` is the graph's application-audio appsrc, `gate` the volume on the configured
+    /// source, `clock` the call pipeline (whose running time the frames are stamped with).
+    public init(source: AppSource, gate: Element?, clock: Element) {
+        self.source = source
+        self.gate = gate
+        self.clock = clock
+    }
+
+    /// Queues `input`; it plays after everything queued before it.
+    public func enqueue(_ input: Input, mode: PlayoutMode = .mix, label: String) throws(AppMediaError) -> Playback {
+        let playback = Playback(label: label) { [weak self] playback in self?.stop(playback) }
+        let entry = Entry(playback: playback, input: input, mode: mode)
+        let failure: AppMediaError? = state.withLock { state in
+            if state.closed { return .notRunning("the call ended") }
+            if state.queue.count >= Self.queueLimit { return .invalidFrame("\(Self.queueLimit) playbacks are already queued") }
+            state.queue.append(entry)
+            return nil
+        }
+        if let failure { throw failure }
+        startNext()
+        return playback
+    }
+
+    /// Stops what plays and empties the queue.
+    public func interrupt() {
+        let (queued, current) = state.withLock { state in
+            defer { state.queue = [] }
+            return (state.queue, state.current?.task)
+        }
+        for entry in queued { entry.playback.settle(.interrupted(after: .zero)) }
+        current?.cancel()
+    }
+
+    /// The label of what plays now.
+    public var currentLabel: String? { state.withLock { $0.current?.playback.label } }
+
+    /// Whether something plays or waits to.
+    public var isActive: Bool { state.withLock { $0.current != nil || !$0.queue.isEmpty } }
+
+    /// Interrupts everything and refuses new playbacks (the call ended).
+    public func close() {
+        state.withLock { $0.closed = true }
+        interrupt()
+    }
+
+    private func stop(_ playback: Playback) {
+        let (wasQueued, task) = state.withLock { state -> (Bool, Task<Void, Never>?) in
+            if let index = state.queue.firstIndex(where: { $0.playback === playback }) {
+                state.queue.remove(at: index)
+                return (true, nil)
+            }
+            return (false, state.current?.playback === playback ? state.current?.task : nil)
+        }
+        if wasQueued { playback.settle(.interrupted(after: .zero)) }
+        task?.cancel()
+    }
+
+    private func startNext() {
+        state.withLock { state in
+            guard state.current == nil, !state.queue.isEmpty else { return }
+            let entry = state.queue.removeFirst()
+            let task = Task.detached { [self] in
+                let outcome = await self.play(entry)
+                entry.playback.settle(outcome)
+                self.state.withLock { state in if state.current?.playback === entry.playback { state.current = nil } }
+                self.startNext()
+            }
+            state.current = (entry.playback, task)
+        }
+    }
+
+    /// The call pipeline's running time in nanoseconds.
+    private func now() -> UInt64 { clock.runningTime.map { UInt64(max(0, $0.nanoseconds)) } ?? 0 }
+
+    private func play(_ entry: Entry) async -> PlaybackOutcome {
+        if entry.mode == .replace { setGateMuted(true) }
+        defer { if entry.mode == .replace { setGateMuted(false) } }
+        var pacer = Pacer()
+        do {
+            switch entry.input {
+            case .clip(let clip):
+                for frame in clip.frames() { try await push(frame, pacer: &pacer, playback: entry.playback) }
+            case .frames(let produce):
+                try await produce { frame in try await push(frame, pacer: &pacer, playback: entry.playback) }
+            case .file(let path):
+                let file = try await AudioFileReader(path: path)
+                defer { file.close() }
+                for await frame in file.frames { try await push(frame, pacer: &pacer, playback: entry.playback) }
+                if let failure = file.failure { return .failed(failure) }
+            }
+            try Task.checkCancellation()
+            // Completed once the last frame is due at the mixer, not when it was handed over.
+            if let end = pacer.next, end > now() { try await Task.sleep(for: .nanoseconds(Int64(end - now()))) }
+            return Task.isCancelled ? .interrupted(after: .nanoseconds(Int64(pacer.played))) : .completed
+        } catch let error as AppMediaError {
+            return .failed(error.description)
+        } catch {
+            return .interrupted(after: .nanoseconds(Int64(pacer.played)))
+        }
+    }
+
+    private struct Pacer {
+        var next: UInt64?
+        var played: UInt64 = 0
+    }
+
+    private func push(_ frame: AudioFrame, pacer: inout Pacer, playback: Playback) async throws {
+        try Task.checkCancellation()
+        var current = now()
+        if pacer.next.map({ $0 < current + Self.minimumLead }) ?? true { pacer.next = current + Self.lead }
+        let due = pacer.next ?? current + Self.lead
+        if due > current + Self.lead {
+            try await Task.sleep(for: .nanoseconds(Int64(due - current - Self.lead)))
+            current = now()
+        }
+        try setSourceFormat(frame.format)
+        do {
+            try source.push(frame.data, pts: due, duration: frame.duration)
+        } catch {
+            throw AppMediaError.media("pushing played audio: \(error)")
+        }
+        playback.markStarted(at: due)
+        pacer.next = due + frame.duration
+        pacer.played += frame.duration
+    }
+
+    private func setSourceFormat(_ format: AudioFormat) throws(AppMediaError) {
+        let changed = state.withLock { state -> Bool in
+            defer { state.sourceFormat = format }
+            return state.sourceFormat != format
+        }
+        guard changed else { return }
+        do throws(GStreamerError) {
+            try source.configure(caps: try Caps(format.caps))
+        } catch {
+            throw .media("setting the played audio's format \(format): \(error)")
+        }
+    }
+
+    private func setGateMuted(_ muted: Bool) {
+        // The gate is a volume element the graph made; setting its boolean cannot fail.
+        try? gate?.set("mute", muted)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import GLibCore
+import GStreamer
+import MediaPipeline
+import MediaRuntime
+import MediaTestSupport
+import Testing
+@testable import WebRTC
+
+/// Application audio on real peers over loopback: audio played into one end's call (clips,
+/// streams, interrupts) arrives at the other end's audio tap as PCM frames on the call's timeline.
+@Suite(.serialized) struct ApplicationAudioTests {
+    /// An audio-only pair: the offerer listens, the answerer (silent source) plays.
+    static func pair(processing: Bool = false) -> PeerPair {
+        var speaker = testMedia(videoEnabled: false, audio: .silence)
+        speaker.parameters.applicationAudio = true
+        speaker.parameters.noAudioProcessing = !processing
+        return PeerPair(offerer: testMedia(videoEnabled: false, audio: .silence), answerer: speaker)
+    }
+
+    /// A sine tone clip at 16 kHz mono.
+    static func tone(seconds: Double, frequency: Double = 440, amplitude: Double = 0.5) throws -> AudioClip {
+        let count = Int(seconds * 16000)
+        return try AudioClip(samples: (0..<count).map { Int16(amplitude * 32767 * sin(2 * Double.pi * frequency * Double($0) / 16000)) })
+    }
+
+    /// Collects frames from `stream` and their levels.
+    final class Listener: Sendable {
+        let frames = Locked<[(pts: UInt64, level: Double, bytes: Int)]>([])
+        let task: Task<Void, Never>
+        init(_ stream: AudioFrameStream) {
+            let frames = frames
+            task = Task { for await frame in stream { frames.withLock { $0.append((frame.pts, frame.levelDBFS, frame.data.count)) } } }
+        }
+        deinit { task.cancel() }
+        /// The span of loud frames (level above -30 dBFS) after `after`.
+        func loudSpan(after: UInt64 = 0) -> (first: UInt64, last: UInt64, count: Int)? {
+            let loud = frames.value.filter { $0.pts >= after && $0.level > -30 }
+            guard let first = loud.first, let last = loud.last else { return nil }
+            return (first.pts, last.pts, loud.count)
+        }
+    }
+
+    @Test func aPlayedClipArrivesAtTheFarEndAsFramesInTheAskedFormat() async throws {
+        let pair = Self.pair()
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        let format = try AudioFormat(sampleRate: 16000, channels: 1, sampleFormat: .s16, frameMilliseconds: 20)
+        let stream = try await pair.offerer.farEndAudio(format: format)
+        let stereo = try await pair.offerer.farEndAudio(format: AudioFormat(sampleRate: 48000, channels: 2, sampleFormat: .f32, frameMilliseconds: 10))
+        let listener = Listener(stream), stereoListener = Listener(stereo)
+        try await eventually(.seconds(10), "far-end frames") { listener.frames.value.count > 10 && stereoListener.frames.value.count > 10 }
+        #expect(listener.loudSpan() == nil, "the far end is silent before anything plays")
+        let playback = try await pair.answerer.play(.clip(try Self.tone(seconds: 1)), label: "tone")
+        let outcome = try await value(of: Task { await playback.finished() }, within: .seconds(5), "the clip played")
+        #expect(outcome == .completed)
+        try await eventually(.seconds(3), "the tone at the far end") { (listener.loudSpan()?.count ?? 0) >= 45 }
+        try await Task.sleep(for: .milliseconds(300))
+        let span = try #require(listener.loudSpan())
+        let heard = Double(span.last - span.first) / 1e9 + 0.02
+        #expect(heard > 0.85 && heard < 1.15, "the 1 s tone was heard for \(heard) s")
+        let frames = listener.frames.value
+        #expect(frames.allSatisfy { $0.bytes == 640 }, "16 kHz mono s16 20 ms frames are 640 bytes")
+        let backwards = zip(frames, frames.dropFirst()).filter { $1.pts <= $0.pts }.map { "\($0.0.pts)→\($0.1.pts)" }
+        #expect(backwards.isEmpty, "frame times increase: \(backwards.prefix(5)) of \(frames.count)")
+        #expect(stereoListener.frames.value.allSatisfy { $0.bytes == 3840 }, "48 kHz stereo f32 10 ms frames are 3840 bytes")
+        #expect((stereoListener.loudSpan()?.count ?? 0) >= 90)
+        #expect(stream.droppedFrames == 0)
+        stream.stop(); stereo.stop()
+        await pair.close()
+    }
+
+    @Test func interruptStopsPlayingAtOnceAndEmptiesTheQueue() async throws {
+        let pair = Self.pair()
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        let listener = Listener(try await pair.offerer.farEndAudio())
+        try await eventually(.seconds(10), "far-end frames") { listener.frames.value.count > 10 }
+        let long = try await pair.answerer.play(.clip(try Self.tone(seconds: 5)), label: "long")
+        let queued = try await pair.answerer.play(.clip(try Self.tone(seconds: 5)), label: "queued")
+        try await eventually(.seconds(3), "the tone at the far end") { (listener.loudSpan()?.count ?? 0) >= 25 }
+        await pair.answerer.interruptPlayback()
+        let interruptedAt = try #require(await pair.answerer.mediaPipeline?.runningTime).nanoseconds
+        guard case .interrupted(let after) = await long.finished() else { Issue.record("not interrupted: \(String(describing: long.outcome))"); return }
+        #expect(after > .milliseconds(400) && after < .seconds(3))
+        #expect(queued.outcome == .interrupted(after: .zero))
+        try await Task.sleep(for: .milliseconds(800))
+        // Both ends run on this machine's monotonic clock with base times a few ms apart; the
+        // tap's times are the offerer's, so allow for that and for the 200 ms jitter buffer.
+        let span = try #require(listener.loudSpan())
+        let offererNow = try #require(await pair.offerer.mediaPipeline?.runningTime).nanoseconds
+        let answererNow = try #require(await pair.answerer.mediaPipeline?.runningTime).nanoseconds
+        let stopAtOfferer = Int64(span.last) - (offererNow - answererNow) - interruptedAt
+        #expect(stopAtOfferer < 400_000_000, "the tone stopped \(stopAtOfferer / 1_000_000) ms after the interrupt (jitter buffer included)")
+        #expect(Double(span.count) * 0.02 < 3, "not the whole 5 s clip")
+        await pair.close()
+    }
+
+    @Test func aSlowReaderLosesTheOldestFramesAndTheCallGoesOn() async throws {
+        let pair = Self.pair()
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        let stream = try await pair.offerer.farEndAudio(capacity: 5)
+        try await eventually(.seconds(10), "frames dropped for the slow reader") { stream.droppedFrames > 20 }
+        var iterator = stream.makeAsyncIterator()
+        var read = 0
+        while read < 30, await iterator.next() != nil { read += 1 }
+        #expect(read == 30, "frames keep coming after the drops")
+        #expect(stream.producedFrames > stream.droppedFrames)
+        await pair.close()
+        let ended = try await value(of: Task { var rest = stream.makeAsyncIterator(); while await rest.next() != nil {}; return true },
+                                    within: .seconds(5), "the stream ends with the call")
+        #expect(ended)
+    }
+
+    @Test func playingIntoACallWithoutApplicationAudioIsAClearError() async throws {
+        let pair = PeerPair(offerer: testMedia(videoEnabled: false), answerer: testMedia(videoEnabled: false))
+        try await pair.start()
+        let clip = try Self.tone(seconds: 0.1)
+        await #expect(throws: AppMediaError.self) { try await pair.answerer.play(.clip(clip), label: "x") }
+        await pair.close()
+    }
+}
