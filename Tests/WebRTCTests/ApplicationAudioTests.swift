@@ -121,3 +121,47 @@ import Testing
         await pair.close()
     }
 }
+
+/// Voice activity and barge-in between two real peers: the "caller" plays a tone as speech
+/// while the "bot" plays a long prompt.
+@Suite(.serialized) struct BargeInTests {
+    @Test func theFarEndSpeakingStopsThePromptAndTheCallerHearsItStop() async throws {
+        var caller = testMedia(videoEnabled: false, audio: .silence)
+        caller.parameters.applicationAudio = true
+        var bot = caller
+        bot.parameters.applicationAudio = true
+        let pair = PeerPair(offerer: caller, answerer: bot)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        let atCaller = ApplicationAudioTests.Listener(try await pair.offerer.farEndAudio())
+        let activity = try await pair.answerer.voiceActivity()
+        let heard = Task { () -> [VoiceActivity] in
+            var events: [VoiceActivity] = []
+            for await event in activity {
+                events.append(event)
+                if case .stopped = event { break }
+            }
+            return events
+        }
+        try await pair.answerer.setBargeIn(.standard)
+        try await eventually(.seconds(10), "far-end frames") { atCaller.frames.value.count > 10 }
+        let prompt = try await pair.answerer.play(.clip(try ApplicationAudioTests.tone(seconds: 8)), label: "prompt")
+        try await eventually(.seconds(3), "the prompt at the caller") { (atCaller.loudSpan()?.count ?? 0) >= 25 }
+        let speech = try await pair.offerer.play(.clip(try ApplicationAudioTests.tone(seconds: 1, frequency: 300)), label: "speech")
+        guard case .interrupted = await prompt.finished() else { Issue.record("the prompt was not interrupted: \(String(describing: prompt.outcome))"); return }
+        _ = await speech.finished()
+        let events = try await value(of: heard, within: .seconds(5), "speech start and stop")
+        #expect(events.count == 2)
+        let bargeIns = await pair.answerer.bargeIns
+        let bargeIn = try #require(bargeIns.first)
+        #expect(bargeIns.count == 1 && bargeIn.label == "prompt")
+        #expect(bargeIn.reaction < .milliseconds(800), "the playout stopped \(bargeIn.reaction) after the speech began (at the bot)")
+        // At the caller: from its own speech leaving to the bot's prompt no longer arriving.
+        try await Task.sleep(for: .milliseconds(600))
+        let spokeAt = try #require(speech.startedAt)
+        let span = try #require(atCaller.loudSpan())
+        let stoppedAfter = Double(Int64(span.last) - Int64(spokeAt)) / 1e6
+        #expect(stoppedAfter < 1500, "the caller heard the prompt stop \(stoppedAfter) ms after starting to speak")
+        await pair.close()
+    }
+}
