@@ -19,6 +19,9 @@
 //   ECVPeer                         the SkyWay peer model on a PeerJS server (on ECV)
 //   ECVService, ECVAgent            the reference backend and headless agent bots
 //   EnQualify                       the identity-verification (EnQualify VideoCall) facade on ECV
+//   ECVSpeech                       optional speech engines (pocketsphinx, espeak-ng) behind MediaPipeline's Transcriber
+//                                   and SpeechSynthesizer; on no SDK product. Its C (CPocketSphinx) is confined to one
+//                                   file, PocketSphinxDecoder.swift; espeak-ng runs as GStreamer's espeak element
 //   ecv                             the CLI (its git commit from the BuildCommit build-tool plugin, Plugins/)
 import PackageDescription
 
@@ -41,6 +44,7 @@ let package = Package(
         .library(name: "EnQualify", targets: ["EnQualify"]),
         .library(name: "ECVRecording", targets: ["ECVRecording"]),
         .library(name: "GStreamer", targets: ["GStreamer"]),
+        .library(name: "ECVSpeech", targets: ["ECVSpeech"]),
         .executable(name: "ecv", targets: ["ecv"]),
     ],
     targets: [
@@ -48,6 +52,7 @@ let package = Package(
         .systemLibrary(name: "CGLib", pkgConfig: "glib-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CGStreamer", pkgConfig: "gstreamer-webrtc-1.0", providers: [.apt(gstreamerPackages)]),
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev", "glib-networking"])]),
+        .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx", providers: [.apt(["libpocketsphinx-dev", "pocketsphinx-en-us"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CGLibShims", dependencies: ["CGLib"]),
         .target(name: "CGStreamerShims", dependencies: ["CGStreamer"]),
@@ -73,6 +78,7 @@ let package = Package(
         .target(name: "ECVService", dependencies: ["GLibCore", "ECVProtocol", "Soup"], swiftSettings: strict),
         .target(name: "ECVAgent", dependencies: ["GLibCore", "CallEngine", "ECV", "ECVProtocol", "WebRTC", "MediaRuntime", "MediaPipeline", "Soup", "GStreamer"],
                 swiftSettings: strict),
+        .target(name: "ECVSpeech", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "CPocketSphinx"], swiftSettings: strict),
         .target(name: "EnQualify", dependencies: ["GLibCore", "ECV", "ECVProtocol"], swiftSettings: strict),
         .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "ECVRecording", "MediaPipeline",
                                               "MediaRuntime", "GStreamer", "ECVProtocol", "Soup"],
@@ -129,6 +135,8 @@ let package = Package(
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "EnQualifyTests", dependencies: ["GLibCore", "ECVTestSupport", "EnQualify", "ECV", "ECVService", "ECVAgent",
                                                           "ECVProtocol"], swiftSettings: strict),
+        .testTarget(name: "ECVSpeechTests", dependencies: ["GLibCore", "ECVSpeech", "MediaPipeline", "MediaRuntime", "WebRTC", "GStreamer",
+                                                          "MediaTestSupport"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVPeer", "ECVService", "ECVProtocol", "MediaPipeline", "NetworkTestSupport",
                                                         "MediaRuntime", "GStreamer", "MediaTestSupport", "ECVRecording"], swiftSettings: strict),

@@ -63,6 +63,13 @@ extension ApplicationMediaCall {
         try await peer().voiceActivity(options: options)
     }
 
+    /// Listens to the far end: voice activity and, per utterance, what `transcriber` recognised
+    /// (e.g. `ECVSpeech`'s pocketsphinx with a phrase list). Ends with the call or when dropped.
+    public func listen(with transcriber: any Transcriber, options: VoiceActivityOptions = .standard,
+                       partials: Bool = false) async throws(AppMediaError) -> AsyncStream<Heard> {
+        try await peer().listen(with: transcriber, options: options, partials: partials)
+    }
+
     /// Barge-in: while set, the far end starting to speak stops what plays (and the queue); nil turns it off.
     public func setBargeIn(_ options: VoiceActivityOptions?) async throws(AppMediaError) {
         try await peer().setBargeIn(options)

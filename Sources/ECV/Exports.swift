@@ -36,3 +36,5 @@
 @_exported import protocol MediaPipeline.TranscriptionSession
 @_exported import protocol MediaPipeline.SpeechSynthesizer
 @_exported import enum MediaPipeline.SpeechText
+@_exported import enum MediaPipeline.Heard
+@_exported import struct MediaPipeline.UtteranceTranscription

@@ -32,5 +32,7 @@
 @_exported import protocol MediaPipeline.TranscriptionSession
 @_exported import protocol MediaPipeline.SpeechSynthesizer
 @_exported import enum MediaPipeline.SpeechText
+@_exported import enum MediaPipeline.Heard
+@_exported import struct MediaPipeline.UtteranceTranscription
 @_exported import protocol ECV.ApplicationMediaCall
 @_exported import struct ECV.MediaEndpoint
