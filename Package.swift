@@ -80,7 +80,7 @@ let package = Package(
                 swiftSettings: strict),
         .target(name: "ECVSpeech", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "CPocketSphinx"], swiftSettings: strict),
         .target(name: "EnQualify", dependencies: ["GLibCore", "ECV", "ECVProtocol"], swiftSettings: strict),
-        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "ECVRecording", "MediaPipeline",
+        .executableTarget(name: "ecv", dependencies: ["GLibCore", "ECV", "ECVService", "ECVAgent", "EnQualify", "ECVPeer", "ECVRecording", "ECVSpeech", "MediaPipeline",
                                               "MediaRuntime", "GStreamer", "ECVProtocol", "Soup"],
                           swiftSettings: strict, plugins: ["BuildCommit"]),
         // `ecv --version`'s git commit, captured before every build ("unknown" outside a git checkout).

@@ -230,7 +230,7 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// Which steps of a run of `on`/`otherwise` steps run: every `on` whose words were heard (so
-/// `on "billing" say One moment, on "billing" transfer Billing` does both), and `otherwise` when none was.
+/// `on "billing" say One moment, on "billing" transfer Billing` does both), and every `otherwise` when none was.
 enum BranchState {
     case none
     case matched
@@ -244,7 +244,6 @@ enum BranchState {
             if self != .matched { self = .open }
             return nil
         case .otherwise(let action):
-            defer { self = .none }
             return self == .open ? action : nil
         default:
             self = .none

@@ -56,7 +56,7 @@ final class AgentEars: Sendable {
                 case .activity(.started):
                     self.state.withLock { $0.speechStarts += 1 }
                 case .transcript(let transcript) where transcript.isFinal:
-                    report("caller said \"\(transcript.text)\" at \(Self.seconds(transcript.start)) s")
+                    report("caller said \"\(transcript.text)\" (\(Self.seconds(transcript.end - transcript.start)) s)")
                     self.state.withLock { state in
                         state.utterances.append(transcript)
                         if state.utterances.count > Self.backlog { state.utterances.removeFirst() }

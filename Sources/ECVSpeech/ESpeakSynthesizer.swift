@@ -8,27 +8,28 @@ import Synchronization
 /// `gstreamer1.0-espeak`): a robotic but clear voice, offline, faster than real time on one core.
 /// Each `synthesize` runs a short pipeline of its own to the end of the text.
 public final class ESpeakSynthesizer: SpeechSynthesizer {
-    /// espeak-ng voice name ("en-us", "en", "de", …), words per minute (80…450) and pitch (0…99).
+    /// espeak-ng voice name ("en-us", "en", "de", "en-us+f3" for a variant, …).
     public let voice: String
-    public let wordsPerMinute: Int
+    /// Speed and pitch changes, -100…100 (0: espeak-ng's own), as the element takes them.
+    public let rate: Int
     public let pitch: Int
     /// The format clips come out in: 16 kHz mono, what recognisers take (the call resamples).
     public let format = AudioFormat.speech
     /// The longest synthesis waited for.
     static let timeout: Duration = .seconds(30)
 
-    public init(voice: String = "en-us", wordsPerMinute: Int = 160, pitch: Int = 50) throws(AppMediaError) {
+    public init(voice: String = "en-us", rate: Int = 0, pitch: Int = 0) throws(AppMediaError) {
         guard !voice.isEmpty, voice.count <= 40, voice.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "+" || $0 == "_") }) else {
             throw .speech("voice name \"\(voice)\"; use an espeak-ng voice such as en-us")
         }
-        guard (80...450).contains(wordsPerMinute) else { throw .speech("\(wordsPerMinute) words per minute; use 80…450") }
-        guard (0...99).contains(pitch) else { throw .speech("pitch \(pitch); use 0…99") }
+        guard (-100...100).contains(rate) else { throw .speech("rate \(rate); use -100…100") }
+        guard (-100...100).contains(pitch) else { throw .speech("pitch \(pitch); use -100…100") }
         do throws(GStreamerError) { try GStreamerRuntime.ensureInitialized() } catch { throw .speech("GStreamer: \(error)") }
         guard ElementFactory.find("espeak") != nil else {
             throw .speech("the GStreamer espeak element is not installed (Debian package gstreamer1.0-espeak; `make deps`)")
         }
         self.voice = voice
-        self.wordsPerMinute = wordsPerMinute
+        self.rate = rate
         self.pitch = pitch
     }
 
@@ -44,7 +45,7 @@ public final class ESpeakSynthesizer: SpeechSynthesizer {
             }
             try tts.set("text", text)
             try tts.set("voice", voice)
-            try tts.set("rate", fromString: String(wordsPerMinute))
+            try tts.set("rate", fromString: String(rate))
             try tts.set("pitch", fromString: String(pitch))
             let limit = format.bytesPerSecond * AudioClip.maximumSeconds
             try AppSink(pcm).setSampleHandler { sample in collected.append(sample.bytes, limit: limit) }

@@ -24,6 +24,9 @@ enum AgentCommand {
           --script "STEPS"         actions per call, e.g. "hold 2s, pickup, flash on, take photo,
                                    transfer Billing, hangup after 20s"; identity verification: "ocr retry,
                                    face retry, verdict APPROVED \"documents match\"" (docs/protocol.md §4.1, §7)
+          --voice                  speak and listen (espeak-ng, pocketsphinx): `say` in the script is speech,
+                                   `listen` and `on "WORDS" STEP` act on what the caller says; without --script
+                                   the bot greets, listens and transfers to Billing, holds or says goodbye
           --calls N                exit after N calls (default: run until Ctrl-C)
           --receive-only           send no media (a recording bot)
           --jitter-buffer-ms MS    how long the jitter buffers wait for late packets (default 100; a bot that
@@ -38,7 +41,7 @@ enum AgentCommand {
 
     static let spec = OptionSpec(values: ["service-url", "name", "secret", "pin", "signaling-pin", "ca-file", "queue", "ice-server", "record",
                                           "record-layout", "script", "calls", "jitter-buffer-ms"],
-                                 flags: ["json", "receive-only", "serves-accessibility"]) + MediaOptions.spec + LogOptions.spec
+                                 flags: ["json", "receive-only", "serves-accessibility", "voice"]) + MediaOptions.spec + LogOptions.spec
 
     /// The default ICE server of `ecv call`, `ecv agent` and `ecv kyc`: `ecv serve` advertises
     /// none unless told, and the SDK needs one (loopback and LAN calls use host candidates).
@@ -57,10 +60,14 @@ enum AgentCommand {
         case "pip": layout = .pictureInPicture
         case let other: throw .usage("--record-layout takes tracks or pip, not '\(other)'")
         }
+        let voiced = arguments.flag("voice")
         let script: AgentScript?
-        do { script = try arguments.value("script").map { text throws(AgentScriptError) in try AgentScript(text) } } catch {
+        do {
+            script = try (arguments.value("script") ?? (voiced ? VoiceBot.defaultScript : nil)).map { text throws(AgentScriptError) in try AgentScript(text) }
+        } catch {
             throw .usage(error.description)
         }
+        try arguments.exclusive("voice", "receive-only", because: "a bot that speaks sends audio")
         let maxCalls = try arguments.int("calls")
         if let maxCalls, maxCalls < 1 { throw .usage("--calls takes a number above 0, not \(maxCalls)") }
         let json = arguments.flag("json"), receiveOnly = arguments.flag("receive-only")
@@ -69,6 +76,8 @@ enum AgentCommand {
                                                   parameters: parameters, video: .single(video), audio: audio,
                                                   receiveVideo: record != nil ? .passthrough(name: "caller_video") : .renderer(name: "caller_video"))
         if configuration.queues.isEmpty { configuration.queues = ["default"] }
+        let voice = try script.flatMap { script throws(CLIError) in voiced ? try VoiceBot.voice(for: script) : nil }
+        if voiced { configuration.parameters.media.applicationAudio = true }
         configuration.pinnedCertificates = arguments.values("pin")
         configuration.signalingPinnedCertificates = arguments.values("signaling-pin")
         configuration.trustedCAFile = arguments.path("ca-file")
@@ -116,7 +125,7 @@ enum AgentCommand {
                 report(json, ["event": "offered", "rtcId": offer.rtcId, "caller": offer.callerName, "queue": offer.queue,
                               "attributes": offer.attributes])
             case .callStarted(let call):
-                calls.append(Task { await handle(call, record: record, layout: layout, script: script, json: json) })
+                calls.append(Task { await handle(call, record: record, layout: layout, script: script, voice: voice, json: json) })
             case .callEnded(let rtcId, let reason):
                 report(json, ["event": "callEnded", "rtcId": rtcId, "reason": reason.rawValue])
                 handled += 1
@@ -149,7 +158,8 @@ enum AgentCommand {
     /// Follows one call to its end; returns why it counts as failed (media it negotiated never
     /// flowed, no codec in common, its recording not written), else nil.
     @discardableResult
-    static func handle(_ call: AgentCall, record: String?, layout: RecordingLayout, script: AgentScript?, json: Bool) async -> String? {
+    static func handle(_ call: AgentCall, record: String?, layout: RecordingLayout, script: AgentScript?, voice: AgentVoice? = nil,
+                       json: Bool) async -> String? {
         let events = call.events()
         var opened = false
         var problems: [String] = []
@@ -178,7 +188,7 @@ enum AgentCommand {
             }
             if case .textChannelOpen = event, !opened, let script {
                 opened = true
-                Task { await script.run(on: call) { step in report(json, ["event": "script", "rtcId": call.rtcId, "step": step]) } }
+                Task { await script.run(on: call, voice: voice) { step in report(json, ["event": "script", "rtcId": call.rtcId, "step": step]) } }
             }
         }
         // The call is over and its recording finalised (or not): a file the run asked for counts

@@ -24,18 +24,28 @@ enum DemoCommand {
           --kyc                    an identity-verification call instead (EnQualify: torch, OCR/face retry, verdict)
           --peer                   the SkyWay peer model instead: two peers on the embedded PeerJS server find
                                    each other, call, exchange data, switch camera, record, hang up
+          --bot                    a voice bot instead: Ava greets the caller by voice (espeak-ng), hears the
+                                   caller ask for billing (pocketsphinx) and transfers the call; the summary
+                                   lists what each side said and heard, with times
         \(LogOptions.help)
           Exits 1 when a leg did not run as scripted.
         """
 
-    static let spec = OptionSpec(values: ["recordings", "codec"], flags: ["json", "kyc", "peer"]) + LogOptions.spec
+    static let spec = OptionSpec(values: ["recordings", "codec"], flags: ["json", "kyc", "peer", "bot"]) + LogOptions.spec
 
     static func run(_ words: [String]) async throws(CLIError) {
         var arguments = try Arguments(words, spec)
         try arguments.exclusive("kyc", "peer", because: "each is a demo of its own")
         try arguments.exclusive("kyc", "codec", because: "the identity-verification demo sends VP8")
         try arguments.exclusive("kyc", "recordings", because: "the identity-verification demo records nothing")
+        try arguments.exclusive("bot", "kyc", because: "each is a demo of its own")
+        try arguments.exclusive("bot", "peer", because: "each is a demo of its own")
         let json = arguments.flag("json"), peer = arguments.flag("peer")
+        if arguments.flag("bot") {
+            try LogOptions.apply(&arguments)
+            try arguments.finish()
+            return try await BotDemo(json: json).run()
+        }
         if arguments.flag("kyc") {
             try LogOptions.apply(&arguments)
             try arguments.finish()
