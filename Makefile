@@ -2,11 +2,14 @@
 # Both install missing system packages first (`make deps`), quietly when all are present.
 
 SWIFT ?= swift
+# The optional ECVSpeech product (pocketsphinx, espeak-ng), which the ecv CLI links for
+# `ecv agent --voice` and `ecv demo --bot`. The SDK products (ECV, ECVAgent, ECVPeer) do not.
+SPEECH_DEB_PACKAGES := libpocketsphinx-dev pocketsphinx-en-us gstreamer1.0-espeak
 # Debian packages the build, the tests and the demo need.
 DEB_PACKAGES := libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
 	libnice-dev gstreamer1.0-nice gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
 	gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav gstreamer1.0-tools gstreamer1.0-plugins-base-apps \
-	libsoup-3.0-dev libssl-dev glib-networking openssl pkg-config fonts-dejavu-core
+	libsoup-3.0-dev libssl-dev glib-networking openssl pkg-config fonts-dejavu-core $(SPEECH_DEB_PACKAGES)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # SwiftPM warns about -pthread in pkg-config flags; it is harmless, so keep it out of the output.
 QUIET_PTHREAD := 2>&1 | grep --line-buffered -v "prohibited flag(s): -pthread" ; exit $${PIPESTATUS[0]}

@@ -1,4 +1,5 @@
 import ECVProtocol
+import ECVSpeech
 import Foundation
 import GStreamer
 import MediaPipeline
@@ -26,6 +27,7 @@ enum DoctorCommand {
         ("Snapshots (PNG)", ["pngenc"]),
         ("V4L2 cameras", ["v4l2src"]),
         ("Glass-to-glass marks", ["simplevideomark", "simplevideomarkdetect"]),
+        ("Text to speech (espeak-ng: gstreamer1.0-espeak)", ["espeak"]),
     ]
 
     static func run(_ words: [String]) async throws(CLIError) {
@@ -55,10 +57,14 @@ enum DoctorCommand {
         }
         let encoders = ElementFactory.all(klassContaining: ["Encoder", "Video"])
         let hardware = encoders.filter { $0.klass.contains("Hardware") }.map(\.name)
-        let featureRows: [[String: any Sendable]] = features.map { feature in
+        var featureRows: [[String: any Sendable]] = features.map { feature in
             let missing = feature.elements.filter { !catalog.contains($0) }
             return ["feature": feature.name, "available": missing.isEmpty, "missing": missing]
         }
+        // Not an element: the recogniser's model files (the library itself is linked into ecv).
+        let model = PocketSphinxTranscriber.Model.debianEnglish
+        featureRows.append(["feature": "Speech recognition (pocketsphinx: pocketsphinx-en-us)", "available": model.isInstalled,
+                            "missing": model.isInstalled ? [String]() : [model.acousticModel]])
         let audioOutput = HeadlessAudio.outputAvailable
         let opus = catalog.contains("opusenc")
         if json {
