@@ -75,6 +75,12 @@ extension ApplicationMediaCall {
         try await peer().setBargeIn(options)
     }
 
+    /// A writer for the app's own pictures as the call's outgoing video (a generated picture, a
+    /// virtual camera): the call's video source must be `.app(name: source)`.
+    public func videoWriter(source: String) async throws(AppMediaError) -> VideoFrameWriter {
+        try await peer().videoWriter(source: source)
+    }
+
     /// The barge-ins so far, with their reaction times.
     public var bargeIns: [BargeIn] { get async { await mediaEndpoint.peer?.bargeIns ?? [] } }
 }

@@ -37,4 +37,6 @@
 @_exported import protocol MediaPipeline.SpeechSynthesizer
 @_exported import enum MediaPipeline.SpeechText
 @_exported import enum MediaPipeline.Heard
+@_exported import class MediaPipeline.VideoFrameWriter
+@_exported import enum MediaPipeline.RendererPixelFormat
 @_exported import struct MediaPipeline.UtteranceTranscription

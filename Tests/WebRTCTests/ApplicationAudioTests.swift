@@ -165,3 +165,54 @@ import Testing
         await pair.close()
     }
 }
+
+/// Video the app draws: a counter pushed as pictures arrives at the far end decoded, in order,
+/// at the pushed rate, and the encoder keeps its steady rate when the app is slow.
+@Suite(.serialized) struct VideoPushTests {
+    /// A grey picture whose level encodes `count` (16 + 7·count in luma, 0…29).
+    static func counter(_ count: Int) throws -> VideoFrame {
+        let width = 320, height = 240
+        let luma = [UInt8](repeating: UInt8(16 + 7 * count), count: width * height)
+        let chroma = [UInt8](repeating: 128, count: width * height / 2)
+        return try VideoFrame.packed(format: .i420, width: width, height: height, data: luma + chroma)
+    }
+
+    @Test func pushedPicturesArriveInOrderAtThePushedRate() async throws {
+        let app = testMedia(video: .single(.app(name: "app_video")))
+        let pair = PeerPair(offerer: app, answerer: testMedia())
+        let atAnswerer = RemoteMedia(pair.answerer)
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        let writer = try await pair.offerer.videoWriter(source: "app_video")
+        // The far end's pictures, as counters read back from their grey level.
+        let seen = Locked<[Int]>([])
+        let reading = Task {
+            var last: UInt64?
+            while !Task.isCancelled {
+                if let frame = atAnswerer.video.last, frame.pts != last {
+                    last = frame.pts
+                    let center = (frame.height / 2 * frame.width + frame.width / 2) * 4
+                    let luma = 16 + Double(frame.data[center]) * 219 / 255
+                    seen.withLock { $0.append(Int(((luma - 16) / 7).rounded())) }
+                }
+                try? await Task.sleep(for: .milliseconds(5)) // cancelled: the loop ends
+            }
+        }
+        for count in 0..<30 {
+            try writer.write(try Self.counter(count))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        reading.cancel()
+        let counters = seen.value.filter { (0..<30).contains($0) }
+        let distinct = counters.reduce(into: [Int]()) { if $0.last != $1 { $0.append($1) } }
+        #expect(distinct == distinct.sorted(), "in order: \(distinct)")
+        #expect(distinct.count >= 25, "most of the 30 pictures (10 a second) were seen: \(distinct)")
+        let counts = writer.counts
+        #expect(counts.written == 30)
+        // 3.5 s at the call's 30 fps, the app's 10 a second repeated in between.
+        #expect(counts.sent >= 90 && counts.repeated >= 60, "\(counts)")
+        writer.close()
+        await pair.close()
+    }
+}
