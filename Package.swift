@@ -128,8 +128,8 @@ let package = Package(
         .testTarget(name: "CLITests", dependencies: ["GLibCore", "ECVService", "ECVAgent", "ECV", "ECVProtocol", "Soup", "GStreamer", "MediaRuntime", "MediaTestSupport",
                                                    "NetworkTestSupport", "ECVRecording"], swiftSettings: strict),
         // The seed guides' and the README's own Swift examples, built as an app builds them:
-        // importing only the ECV, ECVAgent and ECVRecording products.
-        .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent", "ECVRecording"], swiftSettings: strict),
+        // importing only the ECV, ECVAgent, ECVRecording and ECVSpeech products.
+        .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent", "ECVRecording", "ECVSpeech"], swiftSettings: strict),
         .testTarget(name: "ECVPeerTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVPeer", "ECVService", "NetworkTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
