@@ -93,6 +93,8 @@ let package = Package(
                                                              "ECV", "ECVService", "ECVAgent", "ECVProtocol", "ECVRecording", "NetworkTestSupport",
                                                              "MediaTestSupport"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
+        .executableTarget(name: "bench-voice", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC", "ECVSpeech"],
+                          path: "Benchmarks/VoiceTurn", swiftSettings: strict),
         .executableTarget(name: "bench-acd", dependencies: ["BenchmarkSupport", "ECVService", "ECVProtocol"], path: "Benchmarks/ACDRouting",
                           swiftSettings: strict),
         // Test helpers: a child process the recording tests SIGKILL mid-recording.

@@ -4,7 +4,8 @@
 #   2. aiortc in Benchmarks/.venv (created once, quietly; benchmarks only)
 #   3. bench-encode: encode latency, framework overhead vs gst-launch-1.0, our half of the aiortc comparison
 #   4. bench-call g2g: glass-to-glass latency through two real peer connections;
-#      bench-call setup: call setup time over 20 calls; bench-call cost: CPU and RSS of concurrent agent calls
+#      bench-call setup: call setup time over 20 calls; bench-call cost: CPU and RSS of concurrent agent calls;
+#      bench-voice: voice turn latency split and CPU of a talking bot (results/voice-latest.md)
 #   5. aiortc's encoders on the same raw frames
 #   6. merge into Benchmarks/results/<timestamp>.json|.md, latest.json|.md, latest-encode.svg
 #
@@ -46,6 +47,7 @@ build() {
 
 echo "== building (release)"
 [[ -z "$network" ]] && build --product bench-encode
+[[ -z "$network" ]] && build --product bench-voice
 build --product bench-call
 bin=$(swift build -c release "${scratch[@]}" --show-bin-path)
 if [[ -n "$cost_only" ]]; then
@@ -92,6 +94,12 @@ echo "== bench-call setup"
 "$bin/bench-call" setup $smoke --work "$work" --fragment "$work/setup.json" --no-publish
 echo "== bench-call cost"
 "$bin/bench-call" cost $smoke "${cost_processes[@]}" --work "$work" --fragment "$work/cost.json" --no-publish
+
+echo "== bench-voice"
+voice_turns=20
+[[ -n "$smoke" ]] && voice_turns=2
+"$bin/bench-voice" --turns "$voice_turns" --out "$work/voice.md" 2>/dev/null
+[[ -z "$smoke" ]] && cp "$work/voice.md" Benchmarks/results/voice-latest.md
 
 merge=("$work/encode.json" "$work/call.json" "$work/setup.json" "$work/cost.json")
 if [[ -n "$aiortc" ]]; then

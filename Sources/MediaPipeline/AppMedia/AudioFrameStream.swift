@@ -30,7 +30,10 @@ public final class AudioFrameStream: AsyncSequence, Sendable {
         (stream, continuation) = AsyncStream.makeStream(of: AudioFrame.self, bufferingPolicy: .bufferingNewest(capacity))
         let hook = StopHook(onStop)
         self.onStop = hook
-        continuation.onTermination = { _ in hook.fire() }
+        // Not run right here: the handler runs inside the consumer task's cancellation, and
+        // detaching stops a pipeline, which waits for a streaming thread that may be handing
+        // this very stream a frame (a deadlock, seen when a reading task was cancelled).
+        continuation.onTermination = { _ in Task.detached { hook.fire() } }
     }
 
     // A stream the app let go of detaches from the call (the termination handler runs once).
