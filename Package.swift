@@ -141,6 +141,6 @@ let package = Package(
                                                           "MediaTestSupport"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVPeer", "ECVService", "ECVProtocol", "MediaPipeline", "NetworkTestSupport",
-                                                        "MediaRuntime", "GStreamer", "MediaTestSupport", "ECVRecording"], swiftSettings: strict),
+                                                        "MediaRuntime", "GStreamer", "MediaTestSupport", "ECVRecording", "ECVSpeech"], swiftSettings: strict),
     ]
 )
