@@ -11,13 +11,18 @@ import Synchronization
 ///
 /// Pacing: a frame is stamped `lead` ahead of the call's running time and pushed no earlier than
 /// `lead` before it is due, so at most `lead` plus one frame is ever queued inside the graph
-/// (what an interrupt cannot take back). A producer slower than real time leaves gaps the mixer
+/// (what an interrupt cannot take back); a playback that fell late grows its lead (see `minimumLead`). A producer slower than real time leaves gaps the mixer
 /// fills with the configured source alone; a faster one is waited for.
 public final class AudioPlayout: Sendable {
-    /// How far ahead of the call's clock frames are stamped and pushed.
-    public static let lead: UInt64 = 60_000_000
-    /// A frame due sooner than this is late: the timeline restarts `lead` ahead.
-    static let minimumLead: UInt64 = 10_000_000
+    /// How far ahead of the call's clock frames are stamped and pushed: room for the pushing
+    /// task to be scheduled late on a loaded machine (60 ms left gaps in speech at load 12).
+    public static let lead: UInt64 = 100_000_000
+    /// A frame due sooner than this is late: the timeline restarts `lead` ahead, and the lead
+    /// of that playback grows by `leadStep` up to `maximumLead` (a machine too loaded to push in
+    /// time gets fewer gaps, at the price of a slower interrupt).
+    static let minimumLead: UInt64 = 20_000_000
+    static let leadStep: UInt64 = 50_000_000
+    public static let maximumLead: UInt64 = 400_000_000
     /// Playbacks waiting at most (a bot that queues more is stuck).
     public static let queueLimit = 64
 
@@ -156,17 +161,18 @@ public final class AudioPlayout: Sendable {
     private struct Pacer {
         var next: UInt64?
         var played: UInt64 = 0
+        var lead = AudioPlayout.lead
     }
 
     private func push(_ frame: AudioFrame, pacer: inout Pacer, playback: Playback) async throws {
         try Task.checkCancellation()
-        var current = now()
-        if pacer.next.map({ $0 < current + Self.minimumLead }) ?? true { pacer.next = current + Self.lead }
-        let due = pacer.next ?? current + Self.lead
-        if due > current + Self.lead {
-            try await Task.sleep(for: .nanoseconds(Int64(due - current - Self.lead)))
-            current = now()
+        let current = now()
+        if let next = pacer.next, next < current + Self.minimumLead {
+            pacer.lead = min(pacer.lead + Self.leadStep, Self.maximumLead)
+            pacer.next = current + pacer.lead
         }
+        let due = pacer.next ?? current + pacer.lead
+        if due > current + pacer.lead { try await Task.sleep(for: .nanoseconds(Int64(due - current - pacer.lead))) }
         try setSourceFormat(frame.format)
         do {
             try source.push(frame.data, pts: due, duration: frame.duration)
