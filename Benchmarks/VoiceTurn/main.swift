@@ -10,8 +10,8 @@
 //   synthesis      the transcript → the answer's clip ready
 //   transport      the clip queued → its first loud frame at the caller (playout lead, Opus,
 //                  loopback, jitter buffer, decode), and the caller → bot leg before the hangover
-// The split between the first two depends on where the detector puts the last loud frame (a soft
-// last syllable counts as transport); their sum does not. Times are on one clock (both pipelines run on this machine's monotonic clock; their base
+// The split between the first two is approximate (a frame's time is its packet's arrival, before
+// the jitter buffer's wait; a soft last syllable counts as transport); their sum is not. Times are on one clock (both pipelines run on this machine's monotonic clock; their base
 // times are read to put the call timelines on it). CPU: the process's user+system time over the
 // turns, which includes the caller's side (its synthesis, its listening), so an upper bound per bot.
 //

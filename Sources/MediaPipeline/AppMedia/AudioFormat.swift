@@ -36,7 +36,8 @@ public struct AudioFormat: Sendable, Hashable, CustomStringConvertible {
         self.frameMilliseconds = frameMilliseconds
     }
 
-    private init(unchecked sampleRate: Int, _ channels: Int, _ sampleFormat: SampleFormat, _ frameMilliseconds: Int) {
+    /// For the SDK's own constants, whose values are in range.
+    package init(unchecked sampleRate: Int, _ channels: Int, _ sampleFormat: SampleFormat, _ frameMilliseconds: Int) {
         self.sampleRate = sampleRate
         self.channels = channels
         self.sampleFormat = sampleFormat

@@ -75,9 +75,7 @@ extension PeerConnection {
     }
 
     /// The detector's input: 16 kHz mono in 10 ms frames (cheap, and fine enough for speech).
-    static let voiceActivityFormat: AudioFormat = {
-        do { return try AudioFormat(sampleRate: 16000, channels: 1, sampleFormat: .s16, frameMilliseconds: 10) } catch { fatalError("\(error)") }
-    }()
+    static let voiceActivityFormat = AudioFormat(unchecked: 16000, 1, .s16, 10)
 
     /// Barge-in: while `options` is set, the far end starting to speak stops what the bot plays
     /// (and empties its queue). nil turns it off.
