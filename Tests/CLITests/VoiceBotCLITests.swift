@@ -23,6 +23,14 @@ import Testing
         #expect(transcript.allSatisfy { ($0["t"] as? Double ?? -1) >= 0 })
     }
 
+    /// The README's command exactly as written: a person's summary, both sides' lines with times.
+    @Test func theBotDemoAsTheReadmeShowsIt() async throws {
+        let (status, stdout, stderr) = try await ECVProcess.run(["demo", "--bot"], timeout: .seconds(90))
+        #expect(status == 0, "\(stderr)\n\(stdout)")
+        #expect(stdout.contains("Bot demo summary (transferred to Billing: yes)"), "\(stdout)")
+        #expect(stdout.contains("caller heard") && stdout.contains("caller says"), "\(stdout)")
+    }
+
     @Test func voiceFlagsThatCannotWorkAreUsageErrors() async throws {
         let (status, _, stderr) = try await ECVProcess.run(["agent", "--service-url", "http://127.0.0.1:9", "--voice", "--receive-only"],
                                                            timeout: .seconds(20))
