@@ -42,6 +42,8 @@ final class AgentEars: Sendable {
         var last: Transcript?
         var speechStarts = 0
         var ended = false
+        /// The script's one wait in progress, woken by every change (and by its deadline).
+        var waiter: CheckedContinuation<Void, Never>?
     }
     /// Utterances kept unread at most (a caller talking over a long script).
     static let backlog = 32
@@ -55,17 +57,20 @@ final class AgentEars: Sendable {
                 switch event {
                 case .activity(.started):
                     self.state.withLock { $0.speechStarts += 1 }
+                    self.wake()
                 case .transcript(let transcript) where transcript.isFinal:
                     report("caller said \"\(transcript.text)\" (\(Self.seconds(transcript.end - transcript.start)) s)")
                     self.state.withLock { state in
                         state.utterances.append(transcript)
                         if state.utterances.count > Self.backlog { state.utterances.removeFirst() }
                     }
+                    self.wake()
                 default:
                     continue
                 }
             }
             self?.state.withLock { $0.ended = true }
+            self?.wake()
         }
         task.withLock { $0 = follow }
     }
@@ -78,7 +83,7 @@ final class AgentEars: Sendable {
     /// The next utterance not yet read, waiting up to `within`.
     func nextUtterance(within: Duration) async -> Transcript? {
         let deadline = ContinuousClock.now + within
-        while ContinuousClock.now < deadline {
+        while true {
             let (next, ended) = state.withLock { state -> (Transcript?, Bool) in
                 guard !state.utterances.isEmpty else { return (nil, state.ended) }
                 let next = state.utterances.removeFirst()
@@ -86,8 +91,8 @@ final class AgentEars: Sendable {
                 return (next, false)
             }
             if let next { return next }
-            if ended { return nil }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { return nil }
+            if ended || ContinuousClock.now >= deadline || Task.isCancelled { break }
+            await waitForChange(until: deadline) { !$0.utterances.isEmpty || $0.ended }
         }
         state.withLock { $0.last = nil }
         return nil
@@ -97,12 +102,34 @@ final class AgentEars: Sendable {
     func speechStarted(within: Duration) async -> Bool {
         let before = state.withLock { $0.speechStarts }
         let deadline = ContinuousClock.now + within
-        while ContinuousClock.now < deadline {
+        while true {
             if state.withLock({ $0.speechStarts }) > before { return true }
-            do { try await Task.sleep(for: .milliseconds(20)) } catch { return false }
+            if ContinuousClock.now >= deadline || Task.isCancelled { return false }
+            await waitForChange(until: deadline) { $0.speechStarts > before || $0.ended }
         }
-        return false
     }
+
+    /// Returns once `ready` holds (checked under the lock as the wait begins, so no change is
+    /// missed), something changed, or `deadline` passed.
+    private func waitForChange(until deadline: ContinuousClock.Instant, ready: @escaping @Sendable (State) -> Bool) async {
+        let timer = Task { [weak self] in
+            // Cancelled: the wait ended first; nothing to wake.
+            guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
+            self?.wake()
+        }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state -> Bool in
+                if ready(state) { return true }
+                state.waiter?.resume()
+                state.waiter = continuation
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        timer.cancel()
+    }
+
+    private func wake() { state.withLock { state in defer { state.waiter = nil }; return state.waiter }?.resume() }
 
     func stop() { task.withLock { $0 }?.cancel() }
 }
