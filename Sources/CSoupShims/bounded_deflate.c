@@ -68,7 +68,8 @@ static gboolean ecv_bounded_deflate_configure(SoupWebsocketExtension *extension,
 }
 
 static char *ecv_bounded_deflate_get_response_params(SoupWebsocketExtension *extension) {
-    return g_strdup("server_no_context_takeover; client_no_context_takeover");
+    // libsoup writes the extension name, then this as it is.
+    return g_strdup("; server_no_context_takeover; client_no_context_takeover");
 }
 
 static GBytes *ecv_bounded_deflate_process_outgoing(SoupWebsocketExtension *extension, guint8 *header, GBytes *payload, GError **error) {
