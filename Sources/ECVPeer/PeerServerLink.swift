@@ -57,7 +57,11 @@ final class PeerServerLink: Sendable {
 
     /// `GET <path>/<key>/peers`.
     func listPeers() async throws(PeerError) -> [String] {
-        let response = try await get(url("peers"))
+        let response: HTTPResponse
+        do throws(PeerError) { response = try await get(url("peers")) } catch where error.kind == .invalidKey {
+            // peerjs-server answers a bare 401 when discovery is off; the key itself was taken (OPEN came).
+            throw PeerError(.serverError, "the server does not list peers: peer discovery is off (\(error.message))")
+        }
         do { return try ECVJSON.peerIds(from: response.data) } catch {
             throw PeerError(.serverError, "the peer list is not a JSON array of ids: \(error)")
         }

@@ -94,6 +94,7 @@ final class PythonPeer: Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        process.standardInput = FileHandle.nullDevice
         self.process = process
         for (pipe, lines) in [(out, output), (err, errors)] {
             pipe.fileHandleForReading.readabilityHandler = { handle in
@@ -133,9 +134,10 @@ struct PeerSummary: Sendable, Decodable {
     var received: [String]?
     var sent: [String]?
     var errors: [String]?
+    var closed: [String]?
     var raw = ""
 
-    private enum CodingKeys: String, CodingKey { case ok, framesDecoded, framesSent, calls, streams, received, sent, errors }
+    private enum CodingKeys: String, CodingKey { case ok, framesDecoded, framesSent, calls, streams, received, sent, errors, closed }
 
     init(_ line: String) throws {
         self = try JSONDecoder().decode(PeerSummary.self, from: Data(line.utf8))
@@ -152,7 +154,14 @@ struct PeerSummary: Sendable, Decodable {
     }
 
     func bool(_ key: String) -> Bool { ok ?? false }
-    func strings(_ key: String) -> [String] { (key == "received" ? received : key == "sent" ? sent : errors) ?? [] }
+    func strings(_ key: String) -> [String] {
+        switch key {
+        case "received": received ?? []
+        case "sent": sent ?? []
+        case "closed": closed ?? []
+        default: errors ?? []
+        }
+    }
     var compact: String { ["framesDecoded", "framesSent", "calls", "streams"].map { "\($0)=\(int($0))" }.joined(separator: " ") }
 }
 
