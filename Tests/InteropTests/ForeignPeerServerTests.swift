@@ -8,10 +8,7 @@ import Testing
 /// asyncio port of peerjs-server, from the test venv. Its OPEN hands out no ICE servers and its
 /// `/peers` answers a bare 401 when discovery is off.
 @Suite(.serialized) struct ForeignPeerServerTests {
-    static var hasServer: Bool {
-        InteropEnvironment.hasVenv && FileManager.default.fileExists(atPath: InteropEnvironment.repository
-            .appendingPathComponent(".build/interop-venv/lib/python3.11/site-packages/python_peerjs_server/main.py").path)
-    }
+    static var hasServer: Bool { InteropEnvironment.hasVenvPackage("python_peerjs_server/main.py") }
     static let missing = "python-peerjs-server is not in the interop venv: run `make test-deps` (Tests/Interop/requirements-nodeps.txt)"
 
     /// A port nobody listens on now (the kernel's pick for a socket bound to port 0).

@@ -168,10 +168,7 @@ struct PeerSummary: Sendable, Decodable {
 /// peerjs-py (PyPI, a Python port of the PeerJS 1.5 client on aiortc) against our server and an
 /// ECVKit peer.
 @Suite(.serialized) struct PeerJSPythonInteropTests {
-    static var hasPeerJSPy: Bool {
-        InteropEnvironment.hasVenv && FileManager.default.fileExists(atPath: InteropEnvironment.repository
-            .appendingPathComponent(".build/interop-venv/lib/python3.11/site-packages/peerjs_py").path)
-    }
+    static var hasPeerJSPy: Bool { InteropEnvironment.hasVenvPackage("peerjs_py") }
     static let missing = "peerjs-py is not in the interop venv: run `make test-deps` (Tests/Interop/requirements-nodeps.txt)"
 
     @Test(.enabled(if: hasPeerJSPy, Comment(rawValue: missing)))

@@ -49,6 +49,8 @@ enum PeerClientPage {
         }
       };
       pc.ontrack = (event) => {
+        // PeerJS takes `event.streams[0]`: a track that came without a stream (no msid) would be lost to it.
+        if (event.streams.length === 0) { result.errors.push("a " + event.track.kind + " track without a stream (no msid)"); }
         if (event.track.kind === "video") { document.getElementById("remote").srcObject = event.streams[0]; }
         if (!entry.streamed) {
           entry.streamed = true; result.streams += 1; log("stream from " + peer);
