@@ -192,6 +192,9 @@ struct PeerSummary: Sendable, Decodable {
         print("peerjs-py → ecvkit (\(data.serialization.rawValue) data): \(summary.compact) ecvkit decoded \(remote.videoFrameCount)")
         #expect(summary.int("framesDecoded") >= 10, "peerjs-py decoded our video: \(summary.raw)")
         #expect(summary.strings("received").contains("echo: hello from python"), "\(summary.raw)")
+        // Its destroy() closes the call's RTCPeerConnection, as PeerJS does (issue #38): seen without
+        // the 10 s silence timer. (It sends no close for its data connection: no DTLS alert comes.)
+        try await callEvents.first("CLOSE after peerjs-py's destroy()", timeout: .seconds(5)) { $0.isClose }
         await swift.destroy()
         await service.stop()
     }
