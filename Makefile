@@ -55,7 +55,7 @@ test-deps: deps
 $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS) $(INTEROP_NODEPS)
 	@[ -x $(INTEROP_VENV)/bin/python ] || python3 -m venv $(INTEROP_VENV)
 	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check -r $(INTEROP_REQUIREMENTS)
-	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps -r $(INTEROP_NODEPS)
+	@$(INTEROP_VENV)/bin/pip install --quiet --disable-pip-version-check --no-deps --ignore-requires-python -r $(INTEROP_NODEPS)
 	@touch $@
 
 # The try? rule (each reports its failure or says why not), the products' public API, Package.swift's

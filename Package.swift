@@ -56,7 +56,7 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "CGLibShims", dependencies: ["CGLib"]),
         .target(name: "CGStreamerShims", dependencies: ["CGStreamer"]),
-        .target(name: "CSoupShims", dependencies: ["CSoup"]),
+        .target(name: "CSoupShims", dependencies: ["CSoup"], linkerSettings: [.linkedLibrary("z")]),
         // The main loop and shared utilities
         .target(name: "GLibCore", dependencies: ["CGLib"], swiftSettings: strict),
         // The binding

@@ -1,7 +1,8 @@
 /// The part of BinaryPack (PeerJS's default data serialization, `peerjs-js-binarypack`) that
-/// carries strings and bytes: a string is `0xb0|n` (n ≤ 15), `0xd8 u16` or `0xd9 u32` then its
-/// UTF-8 bytes; bytes are `0xa0|n`, `0xda u16` or `0xdb u32` then the bytes. Other values (numbers,
-/// arrays, objects) are refused by name, never guessed.
+/// carries messages: a string is `0xb0|n` (n ≤ 15), `0xd8 u16` or `0xd9 u32` then its UTF-8
+/// bytes; bytes are `0xa0|n`, `0xda u16` or `0xdb u32` then the bytes. `BinaryPackValue` reads
+/// every value (PeerJS's own maps among them); a message that is a number, array or object is
+/// refused by name, never guessed.
 enum BinaryPack {
     enum Value: Sendable, Equatable {
         case text(String)
@@ -27,6 +28,7 @@ enum BinaryPack {
         case trailingBytes(Int)
         case unsupported(type: UInt8)
         case invalidUTF8
+        case tooDeep(Int)
 
         var description: String {
             switch self {
@@ -35,31 +37,8 @@ enum BinaryPack {
             case .trailingBytes(let count): "\(count) bytes after the BinaryPack value"
             case .unsupported(let type): "BinaryPack type 0x\(String(type, radix: 16)) (only strings and bytes are read)"
             case .invalidUTF8: "a BinaryPack string that is not UTF-8"
+            case .tooDeep(let depth): "BinaryPack values nested deeper than \(depth)"
             }
         }
-    }
-
-    static func unpack(_ data: [UInt8]) throws(UnpackError) -> Value {
-        guard let type = data.first else { throw .empty }
-        let isText: Bool
-        let length: Int, start: Int
-        switch type {
-        case 0xa0...0xaf: (isText, length, start) = (false, Int(type & 0x0f), 1)
-        case 0xb0...0xbf: (isText, length, start) = (true, Int(type & 0x0f), 1)
-        case 0xd8, 0xda:
-            guard data.count >= 3 else { throw .truncated(needed: 3, have: data.count) }
-            (isText, length, start) = (type == 0xd8, Int(data[1]) << 8 | Int(data[2]), 3)
-        case 0xd9, 0xdb:
-            guard data.count >= 5 else { throw .truncated(needed: 5, have: data.count) }
-            (isText, length, start) = (type == 0xd9, Int(data[1]) << 24 | Int(data[2]) << 16 | Int(data[3]) << 8 | Int(data[4]), 5)
-        default:
-            throw .unsupported(type: type)
-        }
-        guard data.count >= start + length else { throw .truncated(needed: start + length, have: data.count) }
-        guard data.count == start + length else { throw .trailingBytes(data.count - start - length) }
-        let body = Array(data[start..<(start + length)])
-        guard isText else { return .bytes(body) }
-        guard let text = String(validating: body, as: UTF8.self) else { throw .invalidUTF8 }
-        return .text(text)
     }
 }

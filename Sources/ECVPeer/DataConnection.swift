@@ -24,6 +24,15 @@ public enum DataConnectionEventType: String, Sendable, Hashable {
     case OPEN, DATA, CLOSE, ERROR
 }
 
+extension DataMessage {
+    var channelMessage: DataChannelHandle.Message {
+        switch self {
+        case .text(let text): .text(text)
+        case .binary(let bytes): .binary(bytes)
+        }
+    }
+}
+
 extension DataConnectionEvent: KindedEvent {
     public var kind: DataConnectionEventType {
         switch self {
@@ -52,8 +61,10 @@ public final class DataConnection: Sendable {
     private let ice: @Sendable () -> PeerICE
     private let onEnded: @Sendable (DataConnection) -> Void
     let hub = EventHub<DataConnectionEvent>()
-    /// PeerJS splits larger messages into chunks (which we do not read or write).
-    public static let maxMessageBytes = 16_300
+    /// The largest message either way, in bytes as encoded: BinaryPack messages over 16 300 bytes
+    /// go in chunks, as PeerJS sends them; JSON messages stay under 16 300 bytes, as PeerJS
+    /// requires (DataSerialization).
+    public static let maxMessageBytes = 16 << 20
 
     private struct State {
         var inbox = SignalInbox()
@@ -62,8 +73,9 @@ public final class DataConnection: Sendable {
         var open = false
         var closed = false
         var tasks: [Task<Void, Never>] = []
+        var wire: DataSerialization
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     init(peer: String, connectionId: String, label: String, serialization: PeerJSSerialization, reliable: Bool, metadata: PeerJSValue?,
          outgoing: Bool, send: @escaping @Sendable (PeerJSMessage) -> Bool, ice: @escaping @Sendable () -> PeerICE,
@@ -77,10 +89,12 @@ public final class DataConnection: Sendable {
         self.outgoing = outgoing
         self.ice = ice
         self.onEnded = onEnded
+        state = Mutex(State(wire: DataSerialization(serialization, maxMessageBytes: Self.maxMessageBytes)))
         signaling = ConnectionSignaling(remotePeer: peer, connectionId: connectionId, type: .data, send: send) { payload in
             payload.label = label
             payload.reliable = reliable
-            payload.serialization = serialization
+            // `none` is an old name of `raw` that PeerJS 1.5 cannot create: never on the wire.
+            payload.serialization = serialization == .none ? .raw : serialization
             payload.metadata = metadata
         }
         InstanceCounter.increment("DataConnection")
@@ -102,24 +116,14 @@ public final class DataConnection: Sendable {
         guard let channel = state.withLock({ $0.open && !$0.closed ? $0.channel : nil }) else {
             throw PeerError(.notOpenYet, "the data connection with \(peer) is not open")
         }
-        let wire: DataChannelHandle.Message
-        switch (serialization, message) {
-        case (.binary, .text(let text)), (.binaryUTF8, .text(let text)): wire = .binary(BinaryPack.pack(.text(text)))
-        case (.binary, .binary(let bytes)), (.binaryUTF8, .binary(let bytes)): wire = .binary(BinaryPack.pack(.bytes(bytes)))
-        case (.json, .text(let text)):
-            // A JSON string, as JSON.stringify writes it, in UTF-8 bytes (PeerJS's JSON channel).
-            guard let encoded = try? ECVJSON.encode([text]) else { throw PeerError(.invalidArgument, "the text does not encode as JSON") } // only an invalid string fails
-            wire = .binary(Array(encoded.dropFirst().dropLast()))
-        case (.json, .binary):
-            throw PeerError(.invalidArgument, "a json data connection carries JSON, not bytes; use binary or raw serialization")
-        case (.raw, .text(let text)), (.none, .text(let text)): wire = .text(text)
-        case (.raw, .binary(let bytes)), (.none, .binary(let bytes)): wire = .binary(bytes)
+        let frames: [DataMessage]
+        do throws(DataSerialization.WriteError) { frames = try state.withLock { state throws(DataSerialization.WriteError) in try state.wire.frames(for: message) } } catch {
+            switch error {
+            case .tooBig(let size, let limit): throw PeerError(.messageTooBig, "\(size) bytes; a \(serialization.rawValue) data message is at most \(limit) bytes")
+            case .notJSON(let reason): throw PeerError(.invalidArgument, reason)
+            }
         }
-        let size = switch wire { case .text(let text): text.utf8.count; case .binary(let bytes): bytes.count }
-        guard size < Self.maxMessageBytes else {
-            throw PeerError(.messageTooBig, "\(size) bytes; a PeerJS data message is less than \(Self.maxMessageBytes) bytes")
-        }
-        do { try channel.send(wire) } catch { throw PeerError(.notOpenYet, "\(error)") }
+        do { for frame in frames { try channel.send(frame.channelMessage) } } catch { throw PeerError(.notOpenYet, "\(error)") }
     }
 
     /// Ends the connection on both sides. Idempotent; CLOSE follows.
@@ -150,6 +154,8 @@ public final class DataConnection: Sendable {
                 switch event {
                 case .remoteDataChannel(let handle) where !self.outgoing: self.bind(handle)
                 case .stateChanged(.failed): await self.end(error: PeerError(.webrtc, "the connection to \(self.peer) failed"))
+                // PeerJS closes a data connection by closing its RTCPeerConnection, often before its channel closes.
+                case .farEndClosed: await self.end(error: nil, farEndGone: true)
                 default: break
                 }
             }
@@ -194,58 +200,13 @@ public final class DataConnection: Sendable {
         hub.emit(.open)
     }
 
-    /// PeerJS's in-band close (`{"__peerData":{"type":"close"}}`, what `close({flush: true})`
-    /// sends) in this connection's serialization; raw connections have none.
-    private var closeNotice: DataChannelHandle.Message? {
-        switch serialization {
-        case .binary, .binaryUTF8: .binary(Self.packedCloseNotice)
-        case .json: .binary(Array(#"{"__peerData":{"type":"close"}}"#.utf8))
-        case .raw, .none: nil
-        }
-    }
-
-    /// BinaryPack of `{"__peerData":{"type":"close"}}`: fixmap(1), "__peerData", fixmap(1), "type", "close".
-    static let packedCloseNotice: [UInt8] = [0x81, 0xba] + Array("__peerData".utf8) + [0x81, 0xb4] + Array("type".utf8) + [0xb5] + Array("close".utf8)
-
-    private func isCloseNotice(_ wire: DataMessage) -> Bool {
-        let bytes: [UInt8] = switch wire { case .text(let text): Array(text.utf8); case .binary(let bytes): bytes }
-        switch serialization {
-        case .binary, .binaryUTF8: return bytes == Self.packedCloseNotice
-        case .json:
-            guard bytes.count < 200 else { return false }
-            // Not that object: an ordinary message.
-            return (try? JSONDecoder().decode([String: [String: String]].self, from: Data(bytes)))?["__peerData"]?["type"] == "close"
-        case .raw, .none: return false
-        }
-    }
-
-    /// A message as the channel carried it, decoded as the serialization says.
-    private func deliver(_ wire: DataMessage) {
-        if isCloseNotice(wire) {
-            Task { await self.end(error: nil) }
-            return
-        }
-        switch (serialization, wire) {
-        case (.binary, .binary(let bytes)), (.binaryUTF8, .binary(let bytes)):
-            do {
-                switch try BinaryPack.unpack(bytes) {
-                case .text(let text): hub.emit(.data(.text(text)))
-                case .bytes(let data): hub.emit(.data(.binary(data)))
-                }
-            } catch {
-                hub.emit(.error(PeerError(.invalidArgument, "\(peer) sent a message this side cannot read: \(error)")))
-            }
-        case (.json, _):
-            let bytes: [UInt8] = switch wire { case .text(let text): Array(text.utf8); case .binary(let bytes): bytes }
-            if let text = try? JSONDecoder().decode(String.self, from: Data(bytes)) { // not a JSON string: delivered as JSON text below
-                hub.emit(.data(.text(text)))
-            } else if let text = String(validating: bytes, as: UTF8.self) {
-                hub.emit(.data(.text(text)))
-            } else {
-                hub.emit(.error(PeerError(.invalidArgument, "\(peer) sent JSON that is not UTF-8")))
-            }
-        default:
-            hub.emit(.data(wire))
+    /// A frame as the channel carried it, decoded as the serialization says (DataSerialization).
+    private func deliver(_ frame: DataMessage) {
+        switch state.withLock({ $0.wire.read(frame) }) {
+        case .message(let message): hub.emit(.data(message))
+        case .close: Task { await self.end(error: nil) }
+        case .pending: break
+        case .unreadable(let reason): hub.emit(.error(PeerError(.invalidArgument, "\(peer) sent a message this side cannot read: \(reason)")))
         }
     }
 
@@ -255,7 +216,8 @@ public final class DataConnection: Sendable {
         await pc?.receive(converted)
     }
 
-    func end(error: PeerError?) async {
+    /// - Parameter farEndGone: the far end closed its peer connection: nobody is left to tell.
+    func end(error: PeerError?, farEndGone: Bool = false) async {
         let taken = state.withLock { state -> (PeerConnection?, DataChannelHandle?, [Task<Void, Never>])? in
             guard !state.closed else { return nil }
             state.closed = true
@@ -264,8 +226,11 @@ public final class DataConnection: Sendable {
         }
         guard let (pc, channel, tasks) = taken else { return }
         if let error { hub.emit(.error(error), lasting: true) }
-        if let channel {
-            if let notice = closeNotice { await sayClosing(on: channel, notice) }
+        if let channel, farEndGone {
+            channel.close()
+        } else if let channel {
+            // PeerJS's in-band close, what its `close({flush: true})` sends; raw connections have none.
+            if let notice = state.withLock({ $0.wire.closeNotice }) { await sayClosing(on: channel, notice.channelMessage) }
             await closeCompletely(channel)
         }
         await pc?.close()

@@ -76,6 +76,9 @@ extension MediaConnection {
             state.withLock { $0.open = true }
         case .stateChanged(.failed):
             await end(error: PeerError(.webrtc, "the connection to \(peer) failed (no media or ICE for too long)"))
+        case .farEndClosed:
+            // PeerJS hangs up by closing its RTCPeerConnection: its DTLS close_notify ends the call.
+            await end(error: nil, farEndGone: true)
         case .noCommonCodec(let kind, let ours, let theirs):
             await end(error: PeerError(.negotiationFailed, NoCommonCodec.message(kind: kind.rawValue, ours: ours, theirs: theirs)))
         case .error(let message):
@@ -122,7 +125,8 @@ extension MediaConnection {
 
     /// Ends this side: the recording is finalised while the media runs, the closing channel and
     /// the peer connection close, CLOSE is reported. Idempotent.
-    func end(error: PeerError?) async {
+    /// - Parameter farEndGone: the far end closed its peer connection: nobody is left to tell.
+    func end(error: PeerError?, farEndGone: Bool = false) async {
         let taken = state.withLock { state -> MediaConnection.State? in
             guard !state.closed else { return nil }
             state.closed = true
@@ -135,7 +139,7 @@ extension MediaConnection {
         // The closing channel says so before it closes, and closes completely: the far end hears
         // of the end. The caller's is the leg's, closed after the recording; the callee's was
         // adopted from the caller, and closes first.
-        let control = taken.control
+        let control = farEndGone ? nil : taken.control
         if let control, taken.leg?.channels.contains(where: { $0 === control }) != true { await Self.closeTelling(control) }
         let finalised = await taken.leg?.close(sendBye: false) { channel in
             if channel === control { await Self.closeTelling(channel) } else { channel.close() }

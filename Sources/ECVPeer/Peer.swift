@@ -23,7 +23,8 @@ public final class Peer: Sendable {
         let token: String
         var phase: Phase = .connecting
         var everOpened = false
-        var serverICEServers: [ICEServer] = []
+        /// What the server's OPEN handed out; nil: nothing (a stock PeerJS server).
+        var serverICEServers: [ICEServer]?
         var media: [String: MediaConnection] = [:]
         var data: [String: DataConnection] = [:]
         var reader: Task<Void, Never>?
@@ -130,9 +131,10 @@ public final class Peer: Sendable {
                               ice: { [weak self] in self?.ice ?? PeerICE(servers: []) }, onEnded: { [weak self] in self?.ended(data: $0) })
     }
 
-    /// The configured ICE servers, else the server's.
+    /// The configured ICE servers, else the server's, else (a server that hands out none, as
+    /// peerjs-server) the defaults a PeerJS client would use.
     var iceServers: [ICEServer] {
-        options.iceServers.isEmpty ? state.withLock { $0.serverICEServers } : options.iceServers
+        options.iceServers.isEmpty ? state.withLock { $0.serverICEServers } ?? options.defaultICEServers : options.iceServers
     }
 
     /// The ICE servers and the options' transport policy, for a connection about to start.

@@ -17,8 +17,19 @@ public struct PeerOption: Sendable {
     /// Where the server lives ("/" for a PeerJS server's default, "/peerjs" for the reference
     /// service's).
     public var path: String
-    /// STUN/TURN servers; empty: the ones the server hands out in `OPEN`.
+    /// STUN/TURN servers; empty: the ones the server hands out in `OPEN` (ECVKit's server does),
+    /// else `defaultICEServers`.
     public var iceServers: [ICEServer]
+    /// What a connection uses when neither `iceServers` nor the server name any: by default
+    /// PeerJS's own (`peerJSICEServers`), as a PeerJS client on the same server would; `[]` for
+    /// host candidates only.
+    public var defaultICEServers: [ICEServer] = PeerOption.peerJSICEServers
+    /// The PeerJS client's default `config.iceServers` (PeerJS 1.5): Google's STUN server and
+    /// PeerJS's public TURN servers.
+    public static let peerJSICEServers = [
+        ICEServer(urls: ["stun:stun.l.google.com:19302"]),
+        ICEServer(urls: ["turn:eu-0.turn.peerjs.com:3478", "turn:us-0.turn.peerjs.com:3478"], username: "peerjs", credential: "peerjsp"),
+    ]
     /// `.relay`: TURN-relayed candidates only (beyond SkyWay's options; a connection without a
     /// TURN server then fails at once with `invalidArgument`). Default `.all`.
     public var iceTransportPolicy: ECVProtocol.ICETransportPolicy = .all

@@ -57,21 +57,26 @@ final class PeerServerLink: Sendable {
 
     /// `GET <path>/<key>/peers`.
     func listPeers() async throws(PeerError) -> [String] {
-        let response = try await get(url("peers"))
+        // A stock server refuses with a bare 401 (peerjs-server) or 403 (python-peerjs-server) when
+        // discovery is off; the key itself was taken (OPEN came), so that is what it means.
+        let response = try await get(url("peers")) { status, body in
+            [401, 403].contains(status) ? PeerError(.serverError, "the server does not list peers: peer discovery is off (HTTP \(status) \(body))") : nil
+        }
         do { return try ECVJSON.peerIds(from: response.data) } catch {
             throw PeerError(.serverError, "the peer list is not a JSON array of ids: \(error)")
         }
     }
 
-    private func get(_ url: String) async throws(PeerError) -> HTTPResponse {
+    /// - Parameter refusal: the error for a refusal (status, body) this request reads its own way; nil: the usual.
+    private func get(_ url: String, refusal: (Int, String) -> PeerError? = { _, _ in nil }) async throws(PeerError) -> HTTPResponse {
         let response: HTTPResponse
         do { response = try await http.send(HTTPRequest(method: "GET", url: url, headers: headers)) } catch {
             throw PeerError(.network, "cannot reach the peer server: \(error)")
         }
         guard response.isSuccess else {
             let body = String((response.text ?? "").prefix(200))
+            if let error = refusal(response.status, body) { throw error }
             switch response.status {
-            case 401 where body.contains("discovery"): throw PeerError(.serverError, "the server does not list peers for this key (\(body))")
             case 401: throw PeerError(.invalidKey, "API key \"\(options.key)\" is invalid (\(body))")
             case 403: throw PeerError(.serverError, body)
             default: throw PeerError(.serverError, "HTTP \(response.status) from \(url): \(body)")

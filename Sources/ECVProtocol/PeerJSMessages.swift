@@ -37,9 +37,11 @@ public enum PeerJSLimits {
     public static let maxMessageBytes = 64 * 1024
     public static let maxSDPBytes = 48 * 1024
     public static let maxCandidateBytes = 1024
-    /// Nesting of `payload` (PeerJS's own payloads nest 2 deep; metadata may add a little).
-    public static let maxPayloadDepth = 8
-    public static let maxPayloadNodes = 512
+    /// Nesting of `payload` (PeerJS's own payloads nest 2 deep; an application's `metadata` may
+    /// add more) and the values in it: a frame beyond either is not relayed (its sender hears
+    /// `EXPIRE`), and an ECVKit client drops it.
+    public static let maxPayloadDepth = 32
+    public static let maxPayloadNodes = 4096
 
     /// Whether `id` is a PeerJS id (or key): `^[A-Za-z0-9]+(?:[ _-][A-Za-z0-9]+)*$`, bounded.
     public static func isValidId(_ id: String) -> Bool {
@@ -103,29 +105,6 @@ public struct PeerJSMessage: Codable, Sendable, Hashable {
         for (field, id) in [("src", src), ("dst", dst)] {
             if let id, !PeerJSLimits.isValidId(id) { throw .invalidValue(field: field, reason: "\"\(id.prefix(80))\" is not a peer id") }
         }
-    }
-
-    /// A message a client sent to the server: one of the client's types, with a destination
-    /// where it is relayed (a `LEAVE` without one leaves the server) and an object payload for
-    /// OFFER, ANSWER and CANDIDATE. `src` is ignored (the server sets it).
-    public init(clientText text: String) throws(ProtocolError) {
-        var message = try PeerJSMessage(jsonString: text)
-        guard message.type.isClientMessage else {
-            throw .invalidValue(field: "type", reason: "\(message.type.rawValue) is sent by the server, not by clients")
-        }
-        message.src = nil
-        switch message.type {
-        case .offer, .answer, .candidate:
-            guard message.dst != nil else { throw .missingField("dst") }
-            guard case .object = message.payload else { throw .invalidValue(field: "payload", reason: "\(message.type.rawValue) carries an object") }
-        case .expire:
-            guard message.dst != nil else { throw .missingField("dst") }
-        case .heartbeat, .leave:
-            break
-        default:
-            break
-        }
-        self = message
     }
 }
 

@@ -61,12 +61,9 @@ public struct PeerJSDescriptionPayload: Sendable, Hashable {
         self.sdp = sdp
         label = payload["label"]?.stringValue
         reliable = payload["reliable"]?.boolValue
-        if let name = payload["serialization"]?.stringValue {
-            guard let serialization = PeerJSSerialization(rawValue: name) else {
-                throw .invalidValue(field: "payload.serialization", reason: "\"\(name.prefix(40))\" is not a PeerJS serialization")
-            }
-            self.serialization = serialization
-        }
+        // A name PeerJS does not define is taken as `raw` (text and bytes as they come), so the
+        // offer is answered rather than left to time out.
+        serialization = payload["serialization"]?.stringValue.map { PeerJSSerialization(rawValue: $0) ?? .raw }
         metadata = payload["metadata"]
         browser = payload["browser"]?.stringValue
     }

@@ -1,4 +1,5 @@
 internal import CSoup
+internal import CSoupShims
 import Foundation
 internal import GLibCore
 import Synchronization
@@ -89,6 +90,8 @@ final class ServerCore {
         self.server = server
         let soup = server.typed(SoupServer.self)
         if let tls { soup_server_set_tls_certificate(soup, tls.certificate.typed(GTlsCertificate.self)) }
+        // libsoup's permessage-deflate inflates a frame whole, bounded only by its compressed size.
+        ecv_soup_server_use_bounded_deflate(soup)
         soup_server_add_handler(soup, nil, { _, message, path, _, data in
             guard let message else { return }
             let path = path.map { String(cString: $0) } ?? "/"

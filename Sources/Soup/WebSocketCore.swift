@@ -1,4 +1,5 @@
 internal import CSoup
+internal import CSoupShims
 internal import GLibCore
 import Glibc
 import Synchronization
@@ -54,6 +55,12 @@ final class WebSocketCore {
             core.backlog = OutgoingBacklog(descriptor: g_socket_get_fd(socket), limit: maxOutgoingBytes)
         }
         soup_websocket_connection_set_max_incoming_payload_size(core.socket, guint64(max(0, maxIncomingPayloadSize)))
+        // libsoup checks that size on the compressed frame; the server's deflate checks it while inflating.
+        var negotiated = soup_websocket_connection_get_extensions(core.socket)
+        while let node = negotiated {
+            if let object = node.pointee.data { ecv_bounded_deflate_set_max(object.assumingMemoryBound(to: SoupWebsocketExtension.self), gsize(max(0, maxIncomingPayloadSize))) }
+            negotiated = node.pointee.next
+        }
         if let keepaliveInterval { core.applyKeepalive(keepaliveInterval) }
         let subprotocol = soup_websocket_connection_get_protocol(core.socket).map { String(cString: $0) }
         if soup_websocket_connection_get_state(core.socket) != SOUP_WEBSOCKET_STATE_OPEN { core.connectionClosed() }

@@ -40,6 +40,9 @@ public enum PeerEvent: Sendable {
     case directionsNegotiated(Set<MediaDirection>)
     /// Offer and answer are complete: the codec (and payload type) of each kind of media.
     case negotiated([MediaKind: NegotiatedCodec])
+    /// The far end closed its RTCPeerConnection (its DTLS close_notify, `FarEndCloseWatch`):
+    /// nothing more will come on this connection. Reported once per transport.
+    case farEndClosed(String)
     /// The peer was rebuilt (new webrtcbin) and is negotiating again; the count starts at 1.
     case rebuilt(Int)
     /// A failure that does not close the connection by itself (e.g. a bad remote candidate).

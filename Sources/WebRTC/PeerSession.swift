@@ -22,6 +22,8 @@ final class PeerSession: Sendable {
         case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
         /// Something here (a decoder, a recorder) asked the far end for a key frame.
         case keyFrameWanted
+        /// The far end closed its connection (`FarEndCloseWatch`).
+        case farEndClosed(String)
         case failure(String)
     }
 
@@ -106,7 +108,8 @@ final class PeerSession: Sendable {
         (handshakeReplay, connectivityNudge, self.arrivals, self.retransmissions) = (replay, nudge, arrivals, retransmissions)
         // The transport's libnice ends: arrivals, handshake replay, connectivity checks.
         let transport = TransportSetup(webrtc: webrtc, arrivals: arrivals, replay: configuration.replaysHandshake ? replay : nil,
-                                       nudge: configuration.nudgesConnectivityChecks ? nudge : nil)
+                                       nudge: configuration.nudgesConnectivityChecks ? nudge : nil,
+                                       farEndClosed: { reason in deliver(number, .farEndClosed(reason)) })
         rtpSessions = RTPSessionSetup(rtcpMinInterval: configuration.rtcpMinInterval)
         jitterBuffers = JitterBufferSetup()
         sendSegments = SendSegmentSetup()

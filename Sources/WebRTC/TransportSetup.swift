@@ -2,24 +2,29 @@ import GLibCore
 import GStreamer
 
 /// The transport's libnice ends (`nicesink`, `nicesrc`; max-bundle: one of each per webrtcbin):
-/// what it receives counts as a sign of life, its DTLS handshake is replayed when a flight is
-/// lost, and its ICE agent checks connectivity sooner and harder than libnice's defaults.
+/// what it receives counts as a sign of life and is watched for the far end's close
+/// (`FarEndCloseWatch`), its DTLS handshake is replayed when a flight is lost, and its ICE agent
+/// checks connectivity sooner and harder than libnice's defaults.
 final class TransportSetup: SessionElementSetup {
     let factories = ["nicesink", "nicesrc"]
     private weak let webrtc: WebRTCBin?
     private let arrivals: ArrivalCount
     private let replay: HandshakeReplay?
     private let nudge: ConnectivityNudge?
+    private let farEndClosed: @Sendable (String) -> Void
     private struct Probes {
         var arrivals: [PadProbe] = []
+        var farEndClose: [PadProbe] = []
         /// The probes that show `replay` the transport's datagrams, both ways.
         var handshake: [PadProbe] = []
     }
     private let probes = Locked(Probes())
 
     /// `replay` and `nudge` nil: the configuration turned them off.
-    init(webrtc: WebRTCBin, arrivals: ArrivalCount, replay: HandshakeReplay?, nudge: ConnectivityNudge?) {
+    init(webrtc: WebRTCBin, arrivals: ArrivalCount, replay: HandshakeReplay?, nudge: ConnectivityNudge?,
+         farEndClosed: @escaping @Sendable (String) -> Void) {
         self.webrtc = webrtc
+        self.farEndClosed = farEndClosed
         self.arrivals = arrivals
         self.replay = replay
         self.nudge = nudge
@@ -37,7 +42,8 @@ final class TransportSetup: SessionElementSetup {
             // Everything the transport receives (RTP, RTCP, DTLS, SCTP) is a sign of life.
             let arrivals = self.arrivals
             let probe = pad.addBufferProbe { _, _ in arrivals.add(); return .pass }
-            probes.withLock { $0.arrivals.append(probe) }
+            let closeProbe = FarEndCloseWatch.attach(to: pad, onClose: farEndClosed)
+            probes.withLock { $0.arrivals.append(probe); $0.farEndClose.append(closeProbe) }
         }
         guard let replay else { return }
         let probe = pad.addBufferProbe(readingData: true) { _, bytes in
@@ -50,7 +56,7 @@ final class TransportSetup: SessionElementSetup {
 
     func release() {
         let taken = probes.withLock { probes in defer { probes = Probes() }; return probes }
-        for probe in taken.handshake { probe.cancel() }
+        for probe in taken.handshake + taken.farEndClose { probe.cancel() }
     }
 
     /// libnice 0.1.21 resends an unanswered connectivity check after max(500 ms, Ta × the pairs

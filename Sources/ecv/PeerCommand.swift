@@ -17,6 +17,8 @@ enum PeerCommand {
           --answer                 answer incoming calls (the default without --call)
           --data TEXT              with --call: also open a data connection and send TEXT; always: print
                                    what connections bring and answer each text with "echo: TEXT"
+          --serialization KIND     the data connection --data opens: binary (PeerJS's default, BinaryPack),
+                                   json or raw (for clients without BinaryPack); answered ones take the caller's
           --record FILE            record each call (FILE, then FILE-2.ext, …): both directions, as sent
           --overwrite              replace an existing --record FILE
           --ice-server URL         ICE server (repeatable; default: none, host candidates only)
@@ -27,7 +29,7 @@ enum PeerCommand {
           Exits 1 when the peer server refuses, a --call brings no media, or a recording was not written.
         """
 
-    static let spec = OptionSpec(values: ["server", "key", "domain", "id", "call", "data", "record", "duration", "ice-server"],
+    static let spec = OptionSpec(values: ["server", "key", "domain", "id", "call", "data", "record", "duration", "ice-server", "serialization"],
                                  flags: ["json", "list", "answer", "overwrite"]) + MediaOptions.spec + LogOptions.spec
 
     static func run(_ words: [String]) async throws(CLIError) {
@@ -41,6 +43,8 @@ enum PeerCommand {
         options.iceServers = arguments.values("ice-server").map { ICEServer(urls: [$0]) }
         let id = arguments.value("id"), list = arguments.flag("list"), target = arguments.value("call")
         let data = arguments.value("data"), recordPath = arguments.path("record"), duration = try arguments.positive("duration")
+        let serialization = try Self.serialization(arguments.value("serialization"))
+        if arguments.value("serialization") != nil && (data == nil || target == nil) { throw .usage("--serialization is for the data connection of --call ID --data TEXT") }
         let json = arguments.flag("json"), overwrite = arguments.flag("overwrite")
         _ = arguments.flag("answer")
         let parameters = try MediaOptions.parameters(&arguments)
@@ -84,13 +88,25 @@ enum PeerCommand {
         session.listen()
         if let target {
             session.follow(peer.call(peerId: target, stream: stream))
-            if let data { session.follow(peer.connect(peerId: target), greeting: data) }
+            if let data { session.follow(peer.connect(peerId: target, options: ConnectOption(serialization: serialization)), greeting: data) }
         }
         let outcome = await session.runUntilDone(calling: target != nil)
         await peer.destroy()
         out.event("summary", outcome.fields, text: outcome.text)
         if target != nil, outcome.streams == 0 { throw .failed("no media arrived from \(target ?? "")") }
         if let lost = outcome.lostRecordings.first { throw .failed("the recording \(lost)") }
+    }
+}
+
+extension PeerCommand {
+    /// `--serialization`: the three a PeerJS client can open (`binary-utf8` is `binary` on the wire
+    /// today; `none` is an old name of `raw`).
+    static func serialization(_ name: String?) throws(CLIError) -> PeerJSSerialization {
+        guard let name else { return .binary }
+        guard let kind = PeerJSSerialization(rawValue: name), [.binary, .json, .raw].contains(kind) else {
+            throw .usage("--serialization \(name.prefix(40)): give binary, json or raw")
+        }
+        return kind
     }
 }
 

@@ -72,7 +72,8 @@ final class PeerSessionRun: Sendable {
                     follow(call)
                     call.answer(stream: stream)
                 case .connection(let connection):
-                    out.event("connection", ["from": connection.peer, "label": connection.label], text: "data connection from \(connection.peer)")
+                    out.event("connection", ["from": connection.peer, "label": connection.label, "serialization": connection.serialization.rawValue],
+                              text: "data connection from \(connection.peer) (\(connection.serialization.rawValue))")
                     follow(connection, greeting: nil)
                 case .error(let error):
                     outcome.withLock { $0.errors.append(error.description) }

@@ -29,4 +29,35 @@ import Testing
         let (status, _, stderr) = try await ECVProcess.run(["peer", "--server", "http://127.0.0.1:9/peerjs", "--key", "k", "--id", "a"])
         #expect(status == 1 && stderr.contains("refused"), "an unreachable server: \(stderr)")
     }
+
+    /// Issue #38 (7): the README's `--serialization` line, run as written (in a network namespace
+    /// of its own, so port 8080 is free), against `ecv serve` and an answering `ecv peer` named bob.
+    @Test func theReadmeSerializationLineOpensAJSONDataConnection() async throws {
+        let readme = try String(contentsOf: ReadmeTourTests.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let line = try #require(readme.split(separator: "\n").first { $0.hasPrefix("ecv peer ") && $0.contains("--serialization") })
+        let command = String(line.components(separatedBy: "   ")[0])
+        let namespace = "ecv-ser-\(getpid())", subnet = 10 + Int(getpid()) % 200
+        try shell("ip netns add \(namespace) && ip -n \(namespace) link set lo up && ip -n \(namespace) link add v0 type veth peer name v1 "
+            + "&& ip -n \(namespace) addr add 10.252.\(subnet).1/24 dev v0 && ip -n \(namespace) link set v0 up && ip -n \(namespace) link set v1 up")
+        defer { _ = try? shell("ip netns del \(namespace)") } // the namespace and its links go with it
+        let path = ECVProcess.executable.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        func start(_ line: String) throws -> RunningECV {
+            try RunningECV(["netns", "exec", namespace, "sh", "-c", "exec " + line], environment: ["PATH": path],
+                           executable: URL(fileURLWithPath: "/usr/sbin/ip"))
+        }
+        let serve = try start("ecv serve --open-agents --peer-key demo --port 8080")
+        defer { serve.stop() }
+        try await eventually(.seconds(20), "the service's banner") { serve.stdout.contains("peer server") }
+        let bob = try start("ecv peer --server http://127.0.0.1:8080/peerjs --key demo --id bob --answer --json --width 320 --height 240 --fps 15")
+        defer { bob.stop() }
+        try await eventually(.seconds(20), "bob open") { bob.stdout.contains(#""event":"open""#) }
+        let caller = try start(command)
+        defer { caller.stop() }
+        try await eventually(.seconds(40), "bob's echo and stream at the caller") {
+            caller.stdout.contains("data from bob: echo: hello") && caller.stdout.contains("stream from bob")
+        }
+        #expect(bob.stdout.contains(#""serialization":"json""#), "bob's side of the connection is json: \(bob.stdout)")
+        kill(caller.pid, SIGTERM)
+        #expect(try await caller.exitStatus(within: .seconds(20)) == 0, "\(caller.stdout)\n\(caller.stderr)")
+    }
 }

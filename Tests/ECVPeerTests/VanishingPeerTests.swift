@@ -6,10 +6,11 @@ import Testing
 
 /// A peer that vanishes (its `ecv peer` process SIGKILLed: no LEAVE, no closing channel) ends its
 /// calls and data connections on the other side: the server notices the dead socket and, after
-/// the reconnect grace, sends LEAVE to the peers it talked to.
+/// the reconnect grace, sends LEAVE to the peers it talked to (`announcesDroppedPeers`, which
+/// peerjs-server does not do).
 @Suite(.serialized) struct VanishingPeerTests {
     @Test func aKilledPeerProcessClosesItsConnectionsOnTheOtherSide() async throws {
-        let backend = try await PeerBackend.start { $0.leaveGrace = .milliseconds(500) }
+        let backend = try await PeerBackend.start { $0.leaveGrace = .milliseconds(500); $0.announcesDroppedPeers = true }
         let child = Process()
         child.executableURL = BuiltExecutable.url(named: "ecv")
         child.arguments = ["peer", "--server", "http://127.0.0.1:\(backend.port)/peerjs", "--key", "demo", "--id", "victim", "--answer",

@@ -1,5 +1,6 @@
 @testable import ECVService
 import ECVProtocol
+import Foundation
 import Testing
 
 /// The peer server's state machine alone: no sockets, no clock but the `now` each step is given.
@@ -22,6 +23,9 @@ struct PeerServerStateTests {
         actions.compactMap { action in
             switch action {
             case .send(let socket, let message): "\(socket.name): \(message.type.rawValue) \(message.src ?? "-")"
+            case .sendText(let socket, let text):
+                // Relayed frames are what the server itself encoded: they decode.
+                (try? JSONDecoder().decode(PeerJSMessage.self, from: Data(text.utf8))).map { "\(socket.name): \($0.type.rawValue) \($0.src ?? "-")" }
             case .close(let socket, let code, _): "\(socket.name): closed \(code)"
             case .log: nil
             }
@@ -32,23 +36,62 @@ struct PeerServerStateTests {
         #"{"type":"OFFER","dst":"\#(dst)","payload":{"type":"media","connectionId":"mc_1"}}"#
     }
 
-    @Test func aDroppedPeerLeavesAfterItsGraceACleanOneAtOnceWithoutLeave() {
-        var state = Self.state()
+    /// Issue #38 (8): peerjs-server sends no LEAVE for a peer that dropped or went silent, and
+    /// PeerJS clients close every connection with a peer on LEAVE: by default neither is told.
+    @Test(arguments: [false, true])
+    func aDroppedPeerIsRemovedAfterItsGraceAndAnnouncedOnlyWhenConfigured(_ announces: Bool) {
+        var state = Self.state { $0.announcesDroppedPeers = announces }
         let a = FakeSocket("a"), b = FakeSocket("b"), c = FakeSocket("c")
         #expect(Self.sent(state.connect(a, key: "k", id: "a", token: "t", origin: nil, now: 0)) == ["a: OPEN -"])
         _ = state.connect(b, key: "k", id: "b", token: "t", origin: nil, now: 0)
         _ = state.connect(c, key: "k", id: "c", token: "t", origin: nil, now: 0)
         #expect(Self.sent(state.receive(Self.offer(to: "b"), from: a, now: 1)) == ["b: OFFER a"])
         #expect(Self.sent(state.receive(Self.offer(to: "c"), from: b, now: 1)) == ["c: OFFER b"])
-        // a vanishes (1006): its id waits out the grace, then b (whom it talked to) hears LEAVE.
+        // a vanishes (1006): its id waits out the grace, then it is removed.
         #expect(Self.sent(state.socketClosed(a, code: 1006, now: 2)).isEmpty)
         #expect(Self.sent(state.tick(now: 3.9)).isEmpty)
-        #expect(Self.sent(state.tick(now: 4)) == ["b: LEAVE a"])
+        #expect(Self.sent(state.tick(now: 4)) == (announces ? ["b: LEAVE a"] : []))
+        #expect(!state.clients.keys.map(\.id).contains("a"))
         // b disconnects cleanly: forgotten at once, and c hears nothing (its call with b goes on).
         #expect(Self.sent(state.socketClosed(b, code: 1000, now: 5)).isEmpty)
         #expect(state.clients.keys.map(\.id) == ["c"])
         #expect(Self.sent(state.tick(now: 30)).isEmpty)
         #expect(Self.sent(state.tick(now: 60)) == ["c: closed 1000"], "c sent nothing for 60 s")
+    }
+
+    /// Issue #38 (8): a peer that leaves on purpose (LEAVE without dst) is announced either way.
+    @Test func aPeerThatLeavesIsAnnounced() {
+        var state = Self.state()
+        let a = FakeSocket("a"), b = FakeSocket("b")
+        _ = state.connect(a, key: "k", id: "a", token: "t", origin: nil, now: 0)
+        _ = state.connect(b, key: "k", id: "b", token: "t", origin: nil, now: 0)
+        _ = state.receive(Self.offer(to: "b"), from: a, now: 1)
+        #expect(Self.sent(state.receive(#"{"type":"LEAVE"}"#, from: a, now: 2)) == ["b: LEAVE a", "a: closed 1000"])
+    }
+
+    /// Issue #38 (1): frames peerjs-server 1.0.2 ignores or relays keep the socket: no ERROR, no close.
+    @Test func framesPeerjsServerKeepsAreIgnoredOrRelayedNeverClosed() {
+        var state = Self.state()
+        let a = FakeSocket("a"), b = FakeSocket("b")
+        _ = state.connect(a, key: "k", id: "a", token: "t", origin: nil, now: 0)
+        _ = state.connect(b, key: "k", id: "b", token: "t", origin: nil, now: 0)
+        for frame in [#"{"ping":"once"}"#, "not json", "[1,2]", #""text""#, #"{"type":"WHAT"}"#, #"{"type":"OPEN"}"#, #"{"type":7}"#,
+                      #"{"type":"OFFER","payload":{}}"#, #"{"type":"ERROR","dst":"b"}"#] {
+            #expect(Self.sent(state.receive(frame, from: a, now: 1)).isEmpty, "\(frame)")
+        }
+        // What it relays, it relays, whatever the payload's shape.
+        #expect(Self.sent(state.receive(#"{"type":"OFFER","dst":"b","payload":"s","extra":1}"#, from: a, now: 1)) == ["b: OFFER a"])
+        let nested = String(repeating: "[", count: 20) + String(repeating: "]", count: 20)
+        #expect(Self.sent(state.receive(#"{"type":"OFFER","dst":"b","payload":{"metadata":\#(nested)}}"#, from: a, now: 1)) == ["b: OFFER a"])
+        // Beyond our bounds, or for an id nobody can hold: not delivered, and the sender hears EXPIRE.
+        let deep = String(repeating: "[", count: 40) + String(repeating: "]", count: 40)
+        #expect(Self.sent(state.receive(#"{"type":"OFFER","dst":"b","payload":{"metadata":\#(deep)}}"#, from: a, now: 1)) == ["a: EXPIRE b"])
+        let wide = "[" + Array(repeating: "0", count: 5000).joined(separator: ",") + "]"
+        #expect(Self.sent(state.receive(#"{"type":"OFFER","dst":"b","payload":{"metadata":\#(wide)}}"#, from: a, now: 1)) == ["a: EXPIRE b"])
+        #expect(Self.sent(state.receive(#"{"type":"CANDIDATE","dst":"bob@example.com","payload":{}}"#, from: a, now: 1))
+                == ["a: EXPIRE bob@example.com"])
+        #expect(Self.sent(state.receive(#"{"type":"LEAVE","dst":"bob@example.com"}"#, from: a, now: 1)).isEmpty)
+        #expect(state.clients.count == 2)
     }
 
     @Test func aReconnectWithinTheGraceKeepsTheIdAndGetsWhatWasHeld() {

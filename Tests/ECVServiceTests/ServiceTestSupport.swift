@@ -279,15 +279,20 @@ extension HostileClient {
     /// One text frame as a client sends it: masked (with a zero mask, so the payload reads as is).
     /// False when the socket did not take all of it (closed, or a send timeout passed).
     @discardableResult
-    func sendFrame(_ text: String) -> Bool {
-        let count = text.utf8.count
-        var header: [UInt8] = [0x81]
+    func sendFrame(_ text: String) -> Bool { sendFrame(payload: Array(text.utf8)) }
+
+    /// One frame of `payload` with `firstByte` (FIN, RSV bits, opcode; 0xC1 is a text frame with
+    /// RSV1, permessage-deflate's "compressed"), masked with a zero mask.
+    @discardableResult
+    func sendFrame(payload: [UInt8], firstByte: UInt8 = 0x81) -> Bool {
+        let count = payload.count
+        var header: [UInt8] = [firstByte]
         switch count {
         case ..<126: header.append(0x80 | UInt8(count))
         case ...0xFFFF: header += [0x80 | 126, UInt8(count >> 8), UInt8(count & 0xFF)]
         default: header += [0x80 | 127] + (0..<8).reversed().map { UInt8((count >> ($0 * 8)) & 0xFF) }
         }
-        let frame = header + [0, 0, 0, 0] + Array(text.utf8)
+        let frame = header + [0, 0, 0, 0] + payload
         return frame.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } == frame.count
     }
 }

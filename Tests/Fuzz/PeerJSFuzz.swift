@@ -1,7 +1,7 @@
 // libFuzzer target `peerjs`: what PeerJS clients and servers send (docs/protocol.md §7): any frame
 // as a message, as a client's message, and its payload as an offer/answer or a candidate.
 // Properties: a decoded message re-encodes to a message that decodes to the same value; a client
-// message never keeps a `src` and has a `dst` where it is relayed; payloads stay within bounds.
+// frame (PeerJSClientFrame) is never refused, a relayed one keeps no `src` and has a peer id as `dst`; payloads stay within bounds.
 import ECVProtocol
 import Foundation
 
@@ -21,15 +21,20 @@ public func fuzzPeerJS(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             guard (try? PeerJSCandidatePayload(candidate.value)) == candidate else { fatalError("a candidate payload changed in a round trip") }
         }
     }
-    do {
-        let message = try PeerJSMessage(clientText: text)
-        guard message.src == nil, message.type.isClientMessage else { fatalError("a client message kept src or a server type") }
-        switch message.type {
-        case .offer, .answer, .candidate, .expire: if message.dst == nil { fatalError("a relayed client message without dst") }
-        default: break
+    // A client's frame as the server reads it: never refused, always within bounds where relayed.
+    switch PeerJSClientFrame(text: text) {
+    case .relay(let message):
+        guard message.src == nil, message.type.isClientMessage, message.type != .heartbeat,
+              let dst = message.dst, PeerJSLimits.isValidId(dst) else { fatalError("a relayed client message kept src, or has no peer id as dst") }
+        if let payload = message.payload, payload.depth > PeerJSLimits.maxPayloadDepth || payload.nodeCount > PeerJSLimits.maxPayloadNodes {
+            fatalError("a payload beyond the bounds is relayed")
         }
-    } catch {
-        if error.description.isEmpty { fatalError("a refusal without a description") }
+    case .undeliverable(let type, let dst, let reason):
+        if reason.isEmpty || dst.utf8.count > PeerJSLimits.maxIdLength * 4 || !type.isClientMessage { fatalError("an undeliverable frame without reason or bounded dst") }
+    case .ignored(let reason):
+        if reason.isEmpty { fatalError("an ignored frame without a reason") }
+    case .heartbeat, .leaveServer:
+        break
     }
     if let ids = try? ECVJSON.peerIds(from: Data(text.utf8)), ids.contains(where: { !PeerJSLimits.isValidId($0) }) { // refused lists are fine
         fatalError("a peer list with a bad id decoded")

@@ -35,6 +35,7 @@ targets=(
     "pc-config|ECVProtocol|Tests/Fuzz/Support/RoundTrip.swift Sources/WebRTC/ICEServerURLs.swift Tests/Fuzz/PCConfigFuzz.swift|json"
     "datachannel|ECVProtocol|Tests/Fuzz/DataChannelFuzz.swift|datachannel"
     "peerjs|ECVProtocol|Tests/Fuzz/PeerJSFuzz.swift|json"
+    "binarypack||Sources/ECVPeer/BinaryPack.swift Sources/ECVPeer/BinaryPackValue.swift Sources/ECVPeer/BinaryPackChunking.swift Tests/Fuzz/BinaryPackFuzz.swift|"
     "sdp|MediaPipeline|Sources/WebRTC/SDPMediaSections.swift Sources/WebRTC/OfferedFormats.swift Sources/WebRTC/SDPInspection.swift Tests/Fuzz/SDPFuzz.swift|sdp"
     "preset|MediaPipeline|Tests/Fuzz/PresetFuzz.swift|preset"
     "log-text||Sources/ECVProtocol/LogText.swift Tests/Fuzz/LogTextFuzz.swift|"

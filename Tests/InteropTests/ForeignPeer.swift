@@ -14,6 +14,10 @@ enum InteropEnvironment {
     static let chromedriver = "/usr/bin/chromedriver"
 
     static var hasVenv: Bool { FileManager.default.isExecutableFile(atPath: python) }
+    /// Whether the venv holds `file` of an installed package (`peerjs/peer.py`).
+    static func hasVenvPackage(_ file: String) -> Bool {
+        hasVenv && FileManager.default.fileExists(atPath: repository.appendingPathComponent(".build/interop-venv/lib/python3.11/site-packages/" + file).path)
+    }
     static var hasChromium: Bool {
         hasVenv && FileManager.default.isExecutableFile(atPath: chromium) && FileManager.default.isExecutableFile(atPath: chromedriver)
     }

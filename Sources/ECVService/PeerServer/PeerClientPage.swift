@@ -1,9 +1,16 @@
 /// `GET <path>/client`: a page with a minimal PeerJS-protocol client in plain JavaScript (no
-/// PeerJS library): registers on this server, calls a peer or answers calls with the browser's
-/// camera and microphone, and opens or takes a JSON data connection, echoing what it receives.
-/// Query: `key`, `id`, `call=<peer>` (else it answers), `duration` (seconds of media: from the
-/// call, or from the first stream it answered). The page
-/// exposes `window.peerTest.summary()` for drivers (Tests/Interop/peers/peerjs_page.py).
+/// PeerJS library) that behaves as the PeerJS library does where it matters to a peer: its first
+/// frame is a typeless ping (as the Python port's), it closes a connection by closing its
+/// RTCPeerConnection, it packs `binary` messages with BinaryPack and chunks those over 16 300
+/// bytes, and it sends JSON in binary frames as PeerJS 1.5 does or in text frames as ≤ 1.4 does
+/// (reading only that kind, as each does). It registers on this server, calls a peer or answers
+/// calls with the browser's camera and microphone, and opens or takes a data connection, echoing
+/// what it receives. Query: `key`, `id`, `call=<peer>` (else it answers), `duration` (seconds of
+/// media: from the call, or from the first stream it answered), `serialization` (json, binary or
+/// raw; json by default), `jsonframes` (binary or text), `big=N` (the caller also sends N
+/// characters). A data message `hang up` closes every connection with its sender, `finish`
+/// ends the run. The page exposes `window.peerTest.summary()` for drivers
+/// (Tests/Interop/peers/peerjs_page.py).
 enum PeerClientPage {
     static let html = """
     <!doctype html>
@@ -19,6 +26,8 @@ enum PeerClientPage {
     const query = new URLSearchParams(location.search);
     const key = query.get("key") || "peerjs", myId = query.get("id"), target = query.get("call");
     const duration = Number(query.get("duration") || "5") * 1000;
+    const serialization = query.get("serialization") || "json", jsonFrames = query.get("jsonframes") || "binary";
+    const big = Number(query.get("big") || "0");
     const base = location.pathname.replace(/\/client$/, "");
     const result = { ok: false, id: myId, opened: false, calls: 0, streams: 0, framesDecoded: 0, framesSent: 0,
                      received: [], sent: [], errors: [], closed: [], log: [] };
@@ -32,7 +41,7 @@ enum PeerClientPage {
 
     function connection(id, type, peer) {
       const pc = new RTCPeerConnection({ iceServers });
-      const entry = { pc, type, peer, pending: [], channel: null };
+      const entry = { pc, type, peer, pending: [], channel: null, serialization };
       connections.set(id, entry);
       pc.onicecandidate = (event) => {
         if (event.candidate && event.candidate.candidate) {
@@ -40,6 +49,8 @@ enum PeerClientPage {
         }
       };
       pc.ontrack = (event) => {
+        // PeerJS takes `event.streams[0]`: a track that came without a stream (no msid) would be lost to it.
+        if (event.streams.length === 0) { result.errors.push("a " + event.track.kind + " track without a stream (no msid)"); }
         if (event.track.kind === "video") { document.getElementById("remote").srcObject = event.streams[0]; }
         if (!entry.streamed) {
           entry.streamed = true; result.streams += 1; log("stream from " + peer);
@@ -50,21 +61,120 @@ enum PeerClientPage {
       return entry;
     }
 
+    // BinaryPack (peerjs-js-binarypack) for strings, bytes, small integers and maps: what PeerJS's messages use.
+    const utf8 = new TextEncoder(), fromUtf8 = new TextDecoder("utf-8", { fatal: true }), chunkedMTU = 16300;
+    const sized = (n, fix, b16, b32) => n <= 15 ? Uint8Array.of(fix | n) : n <= 0xffff ? Uint8Array.of(b16, n >> 8, n & 255)
+      : Uint8Array.of(b32, n >>> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255);
+    function packInto(value, parts) {
+      if (typeof value === "string") { const bytes = utf8.encode(value); parts.push(sized(bytes.length, 0xb0, 0xd8, 0xd9), bytes); }
+      else if (value instanceof Uint8Array) { parts.push(sized(value.length, 0xa0, 0xda, 0xdb), value); }
+      else if (typeof value === "number") { parts.push(value <= 0x7f ? Uint8Array.of(value) : value <= 0xff ? Uint8Array.of(0xcc, value) : Uint8Array.of(0xce, value >>> 24, (value >> 16) & 255, (value >> 8) & 255, value & 255)); }
+      else { const keys = Object.keys(value); parts.push(Uint8Array.of(0x80 | keys.length)); for (const k of keys) { packInto(k, parts); packInto(value[k], parts); } }
+    }
+    function concat(parts) {
+      const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+      let at = 0; for (const part of parts) { out.set(part, at); at += part.length; }
+      return out;
+    }
+    const pack = (value) => { const parts = []; packInto(value, parts); return concat(parts); };
+    function unpack(bytes) {
+      let at = 0;
+      const number = (k) => { let v = 0; for (let i = 0; i < k; i++) { v = v * 256 + bytes[at++]; } return v; };
+      const raw = (n) => { if (at + n > bytes.length) { throw new Error("truncated"); } const r = bytes.slice(at, at + n); at += n; return r; };
+      const map = (n) => { const o = {}; for (let i = 0; i < n; i++) { const k = value(); o[k] = value(); } return o; };
+      function value() {
+        const t = bytes[at++];
+        if (t <= 0x7f) { return t; }
+        if (t >= 0x80 && t <= 0x8f) { return map(t & 15); }
+        if (t >= 0xa0 && t <= 0xaf) { return raw(t & 15); }
+        if (t >= 0xb0 && t <= 0xbf) { return fromUtf8.decode(raw(t & 15)); }
+        switch (t) {
+          case 0xc0: return null;
+          case 0xcc: return number(1); case 0xcd: return number(2); case 0xce: return number(4);
+          case 0xd8: return fromUtf8.decode(raw(number(2))); case 0xd9: return fromUtf8.decode(raw(number(4)));
+          case 0xda: return raw(number(2)); case 0xdb: return raw(number(4));
+          case 0xde: return map(number(2));
+          default: throw new Error("BinaryPack type " + t);
+        }
+      }
+      const result = value();
+      if (at !== bytes.length) { throw new Error("trailing bytes"); }
+      return result;
+    }
+    let nextChunkId = 0;
+
+    // One message out, as PeerJS writes it for the connection's serialization.
+    function sendData(entry, value) {
+      const channel = entry.channel;
+      if (entry.serialization === "binary") {
+        const packed = pack(value);
+        if (packed.length <= chunkedMTU) { channel.send(packed); } else {
+          const total = Math.ceil(packed.length / chunkedMTU), id = nextChunkId++;
+          for (let n = 0; n < total; n++) { channel.send(pack({ __peerData: id, n, data: packed.slice(n * chunkedMTU, (n + 1) * chunkedMTU), total })); }
+        }
+      } else if (entry.serialization === "json") {
+        const text = JSON.stringify(value);
+        channel.send(jsonFrames === "text" ? text : utf8.encode(text));
+      } else { channel.send(value); }
+      result.sent.push(shown(value));
+    }
+    const shown = (value) => typeof value === "string" && value.length > 200 ? "<" + value.length + " chars>" : String(value);
+
+    // One message in, read as PeerJS reads it; undefined for PeerJS's own (a chunk, the close notice).
+    function readData(entry, data) {
+      if (entry.serialization === "binary") {
+        const value = unpack(new Uint8Array(data));
+        if (value && typeof value === "object" && !(value instanceof Uint8Array) && value.__peerData !== undefined) {
+          if (value.__peerData.type === "close") { closeConnection(entry, "notice"); return undefined; }
+          const chunks = entry.chunks[value.__peerData] || (entry.chunks[value.__peerData] = { parts: [], count: 0 });
+          chunks.parts[value.n] = value.data; chunks.count += 1;
+          if (chunks.count < value.total) { return undefined; }
+          delete entry.chunks[value.__peerData];
+          return unpack(concat(chunks.parts));
+        }
+        return value instanceof Uint8Array ? fromUtf8.decode(value) : value;
+      }
+      if (entry.serialization === "json") {
+        // PeerJS 1.5 decodes bytes (a text frame fails there); ≤ 1.4 parses the frame as it is (bytes fail there).
+        const value = JSON.parse(jsonFrames === "text" ? data : fromUtf8.decode(new Uint8Array(data)));
+        if (value && value.__peerData && value.__peerData.type === "close") { closeConnection(entry, "notice"); return undefined; }
+        return value;
+      }
+      return typeof data === "string" ? data : fromUtf8.decode(new Uint8Array(data));
+    }
+
+    // PeerJS closes a connection by closing its RTCPeerConnection (Negotiator.cleanup), then the channel.
+    function closeConnection(entry, why) {
+      if (entry.pc.connectionState === "closed") { return; }
+      entry.pc.close();
+      if (entry.channel) { entry.channel.close(); }
+      result.closed.push(why + ":" + entry.type + ":" + entry.peer);
+      log("closed " + entry.type + " (" + why + ")");
+    }
+
     function watchChannel(entry, channel) {
       entry.channel = channel;
+      entry.chunks = {};
       channel.binaryType = "arraybuffer";
-      channel.onclose = () => { result.closed.push("channel:" + entry.type + ":" + entry.peer); log("closed " + entry.type); };
+      channel.onclose = () => closeConnection(entry, "channel");
       if (entry.type !== "data") {
-        channel.onmessage = (event) => { if (event.data === "close") { result.closed.push("notice:media:" + entry.peer); entry.pc.close(); } };
+        channel.onmessage = (event) => { if (event.data === "close") { closeConnection(entry, "notice"); } };
         return;
       }
-      channel.onopen = () => { if (target) { const text = "hello from chromium"; channel.send(new TextEncoder().encode(JSON.stringify(text))); result.sent.push(text); } };
+      channel.onopen = () => {
+        if (!target) { return; }
+        sendData(entry, "hello from chromium");
+        if (big > 0) { sendData(entry, "x".repeat(big)); }
+      };
       channel.onmessage = (event) => {
-        const bytes = typeof event.data === "string" ? new TextEncoder().encode(event.data) : new Uint8Array(event.data);
-        const value = JSON.parse(new TextDecoder().decode(bytes));
-        if (value && value.__peerData) { channel.close(); return; }
-        result.received.push(String(value));
-        if (!String(value).startsWith("echo: ")) { const reply = "echo: " + value; channel.send(new TextEncoder().encode(JSON.stringify(reply))); result.sent.push(reply); }
+        let value;
+        try { value = readData(entry, event.data); } catch (error) { result.errors.push("data: " + error); return; }
+        if (value === undefined) { return; }
+        const text = String(value);
+        result.received.push(shown(text));
+        if (text === "hang up") { for (const other of connections.values()) { if (other.peer === entry.peer) { closeConnection(other, "hang up"); } } return; }
+        if (text === "finish") { finish(); return; }
+        if (!text.startsWith("echo: ")) { sendData(entry, "echo: " + text); }
       };
     }
 
@@ -83,13 +193,14 @@ enum PeerClientPage {
       const dataOffer = await data.pc.createOffer();
       await data.pc.setLocalDescription(dataOffer);
       send({ type: "OFFER", dst: peer, payload: { sdp: dataOffer, type: "data", connectionId: dataId, label: dataId,
-                                                  reliable: true, serialization: "json", browser: "chromium" } });
+                                                  reliable: true, serialization, browser: "chromium" } });
     }
 
     async function answer(message) {
       const payload = message.payload;
       await media;
       const entry = connection(payload.connectionId, payload.type, message.src);
+      entry.serialization = payload.serialization || "binary";
       if (payload.type === "media") {
         result.calls += 1;
         for (const track of localStream.getTracks()) { entry.pc.addTrack(track, localStream); }
@@ -145,8 +256,8 @@ enum PeerClientPage {
       if (finished) { return; }
       await measure();
       finished = true;
-      // Hang up as a PeerJS page does: the connections close (their channels with them), the socket stays.
-      for (const entry of connections.values()) { if (entry.channel) { entry.channel.close(); } entry.pc.close(); }
+      // Hang up as a PeerJS page does: each RTCPeerConnection closes (its channels with it), the socket stays.
+      for (const entry of connections.values()) { closeConnection(entry, "finish"); }
       result.ok = result.opened && result.streams > 0 && result.framesDecoded > 0;
       log("finished");
     }
@@ -154,6 +265,8 @@ enum PeerClientPage {
     window.peerTest = { summary: () => result, done: () => finished, measure, finish };
     socket = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + base + "/peerjs?key=" +
                            encodeURIComponent(key) + "&id=" + encodeURIComponent(myId) + "&token=" + token);
+    // The Python port's first frame, which peerjs-server ignores.
+    socket.onopen = () => socket.send(JSON.stringify({ ping: "once" }));
     socket.onmessage = (event) => onMessage(JSON.parse(event.data)).catch((error) => result.errors.push(String(error)));
     socket.onclose = () => log("socket closed");
     setInterval(() => { if (!finished) { measure(); } }, 1000);

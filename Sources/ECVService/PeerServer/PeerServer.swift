@@ -139,6 +139,7 @@ public final class PeerServer: Sendable {
     private func perform(_ action: PeerServerAction<WebSocketConnection>) {
         switch action {
         case .send(let socket, let message): socket.sendJSON(message, log: log, .peer)
+        case .sendText(let socket, let text): socket.sendIfOpen(text)
         case .close(let socket, let code, let reason): socket.close(code: code, reason: reason, log: log, .peer)
         case .log(let text): log.record(.peer, text)
         }

@@ -59,9 +59,13 @@ public struct PeerServerConfiguration: Sendable {
     /// A peer that sends nothing (not even `HEARTBEAT`) for this long is dropped (PeerJS's
     /// `alive_timeout`; clients beat every 5 s).
     public var aliveTimeout: Duration
-    /// A peer whose socket closed keeps its id this long for a reconnect with its token; then the
-    /// peers it talked to are sent `LEAVE`.
+    /// A peer whose socket dropped keeps its id this long for a reconnect with its token.
     public var leaveGrace: Duration
+    /// Whether the peers a dropped peer talked to hear `LEAVE` when it is removed (its grace ran
+    /// out, or it sent nothing for `aliveTimeout`). peerjs-server never sends this, and PeerJS
+    /// clients close every connection with a peer on `LEAVE`, though their calls outlive a
+    /// signaling blip: off by default. A peer that sends `LEAVE` without `dst` is always announced.
+    public var announcesDroppedPeers = false
     /// Messages held per absent peer; more are refused (the sender gets `EXPIRE` at once).
     public var maxHeldMessagesPerPeer: Int
     /// Messages held for all absent peers together (so offers to many made-up ids cannot pile up).

@@ -5,6 +5,8 @@ import GLibCore
 /// What the peer server does after a step: frames to send and sockets to close, in order.
 enum PeerServerAction<Socket: AnyObject & Sendable>: Sendable {
     case send(Socket, PeerJSMessage)
+    /// A relayed message, encoded once when it came (held messages wait as their text).
+    case sendText(Socket, String)
     case close(Socket, code: UInt16, reason: String)
     case log(String)
 }
@@ -34,8 +36,14 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         var contacts: [String] = []
     }
 
+    /// A message waiting for its destination: who sent it and the frame it goes out as.
+    struct HeldMessage {
+        var src: String
+        var text: String
+    }
+
     struct Held {
-        var messages: [PeerJSMessage] = []
+        var messages: [HeldMessage] = []
         /// The frames that brought them, in bytes.
         var bytes = 0
         var since: Double
@@ -133,27 +141,30 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
             heldBytes -= waiting.bytes
             for message in waiting.messages {
                 note(contact: message.src, of: ref)
-                actions.append(.send(socket, message))
+                actions.append(.sendText(socket, message.text))
             }
         }
         return actions
     }
 
-    /// A text frame from a socket.
+    /// A text frame from a socket, handled as peerjs-server 1.0.2 handles it (docs/protocol.md
+    /// §8.3): no frame closes the socket; what it ignores is ignored (and logged), what our bounds
+    /// keep from delivery is answered with `EXPIRE`.
     mutating func receive(_ text: String, from socket: Socket, now: Double) -> [Action] {
         guard let ref = sockets[ObjectIdentifier(socket)] else { return [] }
         clients[ref]?.lastSeen = now
-        var message: PeerJSMessage
-        do { message = try PeerJSMessage(clientText: text) } catch {
-            return [.log("peer \(ref.id) sent a bad message: \(error)"), .send(socket, .notice(.error, "bad message: \(error)")),
-                    .close(socket, code: 1008, reason: "bad message")]
-        }
-        switch message.type {
+        switch PeerJSClientFrame(text: text) {
         case .heartbeat:
             return []
-        case .leave where message.dst == nil:
-            return remove(ref, reason: "left") + [.close(socket, code: 1000, reason: "left")]
-        default:
+        case .ignored(let reason):
+            return [.log("peer \(ref.id) sent a frame the server ignores: \(reason)")]
+        case .leaveServer:
+            return remove(ref, reason: "left", tellContacts: true) + [.close(socket, code: 1000, reason: "left")]
+        case .undeliverable(let type, let dst, let reason):
+            var actions: [Action] = [.log("peer \(ref.id)'s \(type.rawValue) for \(dst) is not relayed: \(reason)")]
+            if type != .leave, type != .expire { actions.append(.send(socket, PeerJSMessage(type: .expire, src: dst, dst: ref.id))) }
+            return actions
+        case .relay(var message):
             message.src = ref.id
             return relay(message, bytes: text.utf8.count, in: ref.key, now: now)
         }
@@ -163,10 +174,12 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
     private mutating func relay(_ message: PeerJSMessage, bytes: Int, in key: String, now: Double) -> [Action] {
         guard let dst = message.dst, let src = message.src else { return [] }
         let target = PeerRef(key: key, id: dst), sender = PeerRef(key: key, id: src)
+        let text: String
+        do { text = try message.jsonString() } catch { return [.log("\(src)'s \(message.type.rawValue) does not encode: \(error)")] }
         note(contact: dst, of: sender)
         if let socket = clients[target]?.socket {
             note(contact: src, of: target)
-            return [.send(socket, message)]
+            return [.sendText(socket, text)]
         }
         // Not connected (or away): LEAVE and EXPIRE concern nobody; the rest waits a while.
         guard message.type != .leave, message.type != .expire else { return [] }
@@ -177,7 +190,7 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
             return [.log("peer \(dst) has \(waiting.messages.count) messages (\(waiting.bytes) bytes) waiting: \(src)'s \(message.type.rawValue) expires"),
                     .send(senderSocket, PeerJSMessage(type: .expire, src: dst, dst: src))]
         }
-        waiting.messages.append(message)
+        waiting.messages.append(HeldMessage(src: src, text: text))
         waiting.bytes += bytes
         held[target] = waiting
         heldCount += 1
@@ -199,7 +212,7 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
         client.socket = nil
         client.goneSince = now
         clients[ref] = client
-        if grace <= 0 { return remove(ref, reason: "its socket closed") }
+        if grace <= 0 { return remove(ref, reason: "its socket closed", tellContacts: configuration.announcesDroppedPeers) }
         return [.log("peer \(ref.id)'s socket closed; its id is kept \(grace) s for a reconnect")]
     }
 
@@ -212,9 +225,9 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
             if let socket = client.socket, now - client.lastSeen >= alive {
                 sockets[ObjectIdentifier(socket)] = nil
                 actions.append(.close(socket, code: 1000, reason: "no heartbeat"))
-                actions += remove(ref, reason: "sent nothing for \(alive) s")
+                actions += remove(ref, reason: "sent nothing for \(alive) s", tellContacts: configuration.announcesDroppedPeers)
             } else if let gone = client.goneSince, now - gone >= grace {
-                actions += remove(ref, reason: "did not come back within \(grace) s")
+                actions += remove(ref, reason: "did not come back within \(grace) s", tellContacts: configuration.announcesDroppedPeers)
             }
         }
         for (ref, waiting) in held where now - waiting.since >= expire {
@@ -223,7 +236,8 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
             heldBytes -= waiting.bytes
             var told: Set<String> = []
             for message in waiting.messages {
-                guard let src = message.src, told.insert(src).inserted, let socket = clients[PeerRef(key: ref.key, id: src)]?.socket else { continue }
+                let src = message.src
+                guard told.insert(src).inserted, let socket = clients[PeerRef(key: ref.key, id: src)]?.socket else { continue }
                 actions.append(.send(socket, PeerJSMessage(type: .expire, src: ref.id, dst: src)))
             }
             actions.append(.log("messages for \(ref.id) expired (\(waiting.messages.count))"))
@@ -238,15 +252,16 @@ struct PeerServerState<Socket: AnyObject & Sendable> {
 
     // MARK: Helpers
 
-    /// Forgets the peer and tells everyone it talked to that it left.
-    private mutating func remove(_ ref: PeerRef, reason: String) -> [Action] {
+    /// Forgets the peer; with `tellContacts`, everyone it talked to hears `LEAVE` (PeerJS
+    /// clients then close every connection with it, so only for a peer that is gone for good).
+    private mutating func remove(_ ref: PeerRef, reason: String, tellContacts: Bool) -> [Action] {
         guard let client = clients.removeValue(forKey: ref) else { return [] }
         if let socket = client.socket { sockets[ObjectIdentifier(socket)] = nil }
         var actions: [Action] = [.log("peer \(ref.id) removed: \(reason)")]
         for contact in client.contacts {
             let other = PeerRef(key: ref.key, id: contact)
             clients[other]?.contacts.removeAll { $0 == ref.id }
-            guard let socket = clients[other]?.socket else { continue }
+            guard tellContacts, let socket = clients[other]?.socket else { continue }
             actions.append(.send(socket, PeerJSMessage(type: .leave, src: ref.id, dst: contact)))
         }
         return actions
