@@ -132,7 +132,7 @@ let package = Package(
         // The seed guides' and the README's own Swift examples, built as an app builds them:
         // importing only the ECV, ECVAgent, ECVRecording and ECVSpeech products.
         .testTarget(name: "SeedExampleTests", dependencies: ["ECV", "ECVAgent", "ECVRecording", "ECVSpeech"], swiftSettings: strict),
-        .testTarget(name: "ECVPeerTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVPeer", "ECVService", "NetworkTestSupport"],
+        .testTarget(name: "ECVPeerTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVPeer", "ECVService", "ECVProtocol", "NetworkTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVServiceTests", dependencies: ["GLibCore", "ECVService", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"], swiftSettings: strict),
         .testTarget(name: "EnQualifyTests", dependencies: ["GLibCore", "ECVTestSupport", "EnQualify", "ECV", "ECVService", "ECVAgent",
