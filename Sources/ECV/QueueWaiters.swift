@@ -81,37 +81,49 @@ final class QueueSocketWaiter: QueueWaiter {
     /// Opens the socket; false (after reporting `.failed`) when it cannot be opened within `window`.
     func start(url: String, callerToken: String?, options: WebSocketClient.Options, connectTimeout: Duration,
                window: Duration, onUpdate: @escaping @Sendable (QueueUpdate) -> Void) async -> Bool {
-        let open: @Sendable () async throws(RetriesExhausted<HTTPError>) -> WebSocketConnection = {
-            try await retrying(within: window, isTransient: \.isTransient) { () async throws(HTTPError) in
-                try await WebSocketClient.connect(url: url, headers: ServiceClient.credentialHeaders(callerToken),
-                                                  connectTimeout: connectTimeout, options: options)
-            }
+        let connect: @Sendable () async throws(HTTPError) -> WebSocketConnection = {
+            try await WebSocketClient.connect(url: url, headers: ServiceClient.credentialHeaders(callerToken),
+                                              connectTimeout: connectTimeout, options: options)
         }
         let first: WebSocketConnection
-        do { first = try await open() } catch {
+        do { first = try await retrying(within: window, isTransient: \.isTransient, connect) } catch {
             onUpdate(.failed(.QUEUE_SOCKET_CLOSED, "cannot open the queue socket \(url): \(error)"))
             return false
         }
+        guard link.withLock({ state -> Bool in
+            state.socket = first
+            return !state.stopped
+        }) else { try? first.close(code: 1000, reason: "call over"); return true } // stopped meanwhile: closing is all that is left
         let task = Task { [link] in
-            var connection = first
-            while true {
-                guard link.withLock({ state -> Bool in
-                    state.socket = connection
-                    return !state.stopped
-                }) else { try? connection.close(code: 1000, reason: "call over"); return } // stopped meanwhile: closing is all that is left
-                let (code, reason, terminal) = await Self.read(connection, onUpdate: onUpdate)
-                if terminal || link.value.stopped { return }
-                guard Self.mayReconnect(afterClose: code), window > .zero else {
-                    onUpdate(.socketClosed(code: code, reason: reason))
-                    return
-                }
-                onUpdate(.reconnecting("the queue socket closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))"))
-                do { connection = try await open() } catch {
-                    if !link.value.stopped { onUpdate(.socketClosed(code: code, reason: "\(reason.isEmpty ? "connection lost" : reason); reconnecting failed: \(error)")) }
-                    return
-                }
-                onUpdate(.reconnected)
-            }
+            await Self.reconnection(window: window).run(
+                from: first,
+                read: { connection in
+                    let (code, reason, terminal) = await Self.read(connection, onUpdate: onUpdate)
+                    return terminal || link.value.stopped ? .finished : .closed(code: code, reason: reason)
+                },
+                reopen: { () async throws(HTTPError) in try await connect() },
+                isTransient: \.isTransient,
+                resume: { reopened, _ in
+                    guard link.withLock({ state -> Bool in
+                        state.socket = reopened
+                        return !state.stopped
+                    }) else { try? reopened.close(code: 1000, reason: "call over"); return .stopped } // stopped meanwhile: closing is all that is left
+                    return .resumed
+                },
+                report: { event in
+                    switch event {
+                    case .reconnecting(let code, let reason):
+                        onUpdate(.reconnecting("the queue socket closed (\(code)\(reason.isEmpty ? "" : " \(reason)"))"))
+                    case .reconnected:
+                        onUpdate(.reconnected)
+                    case .closedForGood(let code, let reason, nil):
+                        onUpdate(.socketClosed(code: code, reason: reason))
+                    case .closedForGood(let code, let reason, let failure?):
+                        if !link.value.stopped {
+                            onUpdate(.socketClosed(code: code, reason: "\(reason.isEmpty ? "connection lost" : reason); reconnecting failed: \(failure)"))
+                        }
+                    }
+                })
         }
         link.withLock { $0.task = task }
         return true
@@ -142,9 +154,9 @@ final class QueueSocketWaiter: QueueWaiter {
     }
 
     /// A close the service chose as an answer is final; a lost or dropped connection is not.
-    static func mayReconnect(afterClose code: UInt16) -> Bool {
-        ![ECVCloseCode.normal, ECVCloseCode.badRequest, ECVCloseCode.unauthorized, ECVCloseCode.notFound,
-          ECVCloseCode.replaced].contains(code)
+    static func reconnection(window: Duration) -> SocketReconnection {
+        SocketReconnection(window: window, answers: [ECVCloseCode.normal, ECVCloseCode.badRequest, ECVCloseCode.unauthorized,
+                                                     ECVCloseCode.notFound, ECVCloseCode.replaced])
     }
 
     func stop() {

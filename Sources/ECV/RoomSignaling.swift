@@ -170,29 +170,29 @@ package final class RoomSignaling: Sendable {
         }
     }
 
-    /// Makes `connection` the current socket and reads it until it closes; false (nothing
-    /// installed) once `close()` was called.
+    /// Makes `connection` the current socket and reads it, and each socket reopened after it,
+    /// until the participant leaves or the socket closes for good; false (nothing installed)
+    /// once `close()` was called.
     func install(_ connection: WebSocketConnection, connectTimeout: Duration) -> Bool {
-        let broadcaster = self.broadcaster
-        let reading = Task { [weak self] in
-            var closed: (code: UInt16, reason: String) = (1006, "connection lost")
-            reading: for await event in connection.events {
-                switch event {
-                case .text(let text):
-                    // nil (undecodable) is reported as a failure below.
-                    switch try? ECVJSON.decode(ColliderDelivery.self, from: text) {
-                    case .message(let message)?: broadcaster.yield(.message(message))
-                    case .failure(let reason)?: broadcaster.yield(.failure(reason))
-                    case nil: broadcaster.yield(.failure("undecodable delivery: \(text.prefix(200))"))
+        let reading = Task { [weak self, broadcaster, options] in
+            await Self.reconnection(window: options.reconnectWindow).run(
+                from: connection,
+                read: { connection in
+                    let closed = await Self.deliver(connection, to: broadcaster)
+                    return self?.lost(connection, closed: closed) ?? .finished
+                },
+                reopen: { () async throws(RoomSignalingError) in
+                    guard let self, !Task.isCancelled, !self.state.value.closing else { throw .notJoined }
+                    return try await self.connectSocket(connectTimeout: connectTimeout)
+                },
+                isTransient: { error in
+                    switch error {
+                    case .socket, .socketConnect: true
+                    default: false
                     }
-                case .closed(let code, let reason):
-                    closed = (code, reason)
-                    break reading
-                case .binary, .error:
-                    continue
-                }
-            }
-            await self?.socketClosed(connection, code: closed.code, reason: closed.reason, connectTimeout: connectTimeout)
+                },
+                resume: { reopened, lost in await self?.resume(reopened, after: lost) ?? .stopped },
+                report: { event in self?.reportReconnection(event) })
         }
         let installed = state.withLock { state -> Bool in
             guard !state.closing else { return false }
@@ -202,6 +202,41 @@ package final class RoomSignaling: Sendable {
         }
         if !installed { reading.cancel() }
         return installed
+    }
+
+    /// Delivers what `connection` receives until it closes (without holding the participant, so
+    /// one dropped without `close()` is not kept): how it closed.
+    private static func deliver(_ connection: WebSocketConnection, to broadcaster: Broadcaster<RoomSignalingEvent>)
+        async -> (code: UInt16, reason: String) {
+        var closed: (code: UInt16, reason: String) = (1006, "connection lost")
+        reading: for await event in connection.events {
+            switch event {
+            case .text(let text):
+                // nil (undecodable) is reported as a failure below.
+                switch try? ECVJSON.decode(ColliderDelivery.self, from: text) {
+                case .message(let message)?: broadcaster.yield(.message(message))
+                case .failure(let reason)?: broadcaster.yield(.failure(reason))
+                case nil: broadcaster.yield(.failure("undecodable delivery: \(text.prefix(200))"))
+                }
+            case .closed(let code, let reason):
+                closed = (code, reason)
+                break reading
+            case .binary, .error:
+                continue
+            }
+        }
+        return closed
+    }
+
+    /// `connection` closed: a loss to reconnect, or `.finished` when the participant left
+    /// meanwhile (a participant that left never reconnects).
+    private func lost(_ connection: WebSocketConnection, closed: (code: UInt16, reason: String)) -> SocketReconnection.Ending {
+        let proceed = state.withLock { state -> Bool in
+            guard state.socket === connection, !state.closing else { return false }
+            state.registered = false
+            return true
+        }
+        return proceed ? .closed(code: closed.code, reason: closed.reason) : .finished
     }
 
     /// Registers the socket for this room and client; messages sent before are flushed after
