@@ -59,20 +59,6 @@ extension ConnectionSignaling {
     }
 }
 
-/// A connection's peer connection, and the remote messages that came before it (the offer of an
-/// incoming call, early candidates).
-struct SignalInbox: Sendable {
-    var peerConnection: PeerConnection?
-    var waiting: [WebRTC.SignalingMessage] = []
-    static let maxWaiting = 128
-
-    /// The peer connection to hand `message` to now; without one it is kept for later (bounded).
-    mutating func route(_ message: WebRTC.SignalingMessage) -> PeerConnection? {
-        if peerConnection == nil, waiting.count < Self.maxWaiting { waiting.append(message) }
-        return peerConnection
-    }
-}
-
 /// The ICE servers and policy a connection is set up with (read when it starts).
 struct PeerICE: Sendable {
     var servers: [ICEServer]

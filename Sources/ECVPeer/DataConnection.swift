@@ -1,3 +1,4 @@
+import CallEngine
 import ECV
 import ECVProtocol
 import Foundation
@@ -57,7 +58,7 @@ public final class DataConnection: Sendable {
     public let reliable: Bool
     public let metadata: PeerJSValue?
     let outgoing: Bool
-    let signaling: ConnectionSignaling
+    let signaling: PeerJSLegSignaling
     private let ice: @Sendable () -> PeerICE
     private let onEnded: @Sendable (DataConnection) -> Void
     let hub = EventHub<DataConnectionEvent>()
@@ -67,15 +68,16 @@ public final class DataConnection: Sendable {
     public static let maxMessageBytes = 16 << 20
 
     private struct State {
-        var inbox = SignalInbox()
+        var leg: CallLeg?
         var channel: DataChannelHandle?
         var started = false
         var open = false
         var closed = false
-        var tasks: [Task<Void, Never>] = []
         var wire: DataSerialization
     }
     private let state: Mutex<State>
+    /// The connection's own tasks (its channel's reader), cancelled when it ends.
+    private let tasks = TaskSet()
 
     init(peer: String, connectionId: String, label: String, serialization: PeerJSSerialization, reliable: Bool, metadata: PeerJSValue?,
          outgoing: Bool, send: @escaping @Sendable (PeerJSMessage) -> Bool, ice: @escaping @Sendable () -> PeerICE,
@@ -90,13 +92,13 @@ public final class DataConnection: Sendable {
         self.ice = ice
         self.onEnded = onEnded
         state = Mutex(State(wire: DataSerialization(serialization, maxMessageBytes: Self.maxMessageBytes)))
-        signaling = ConnectionSignaling(remotePeer: peer, connectionId: connectionId, type: .data, send: send) { payload in
+        signaling = PeerJSLegSignaling(ConnectionSignaling(remotePeer: peer, connectionId: connectionId, type: .data, send: send) { payload in
             payload.label = label
             payload.reliable = reliable
             // `none` is an old name of `raw` that PeerJS 1.5 cannot create: never on the wire.
             payload.serialization = serialization == .none ? .raw : serialization
             payload.metadata = metadata
-        }
+        }, role: outgoing ? .offerer : .answerer)
         InstanceCounter.increment("DataConnection")
     }
 
@@ -137,39 +139,29 @@ public final class DataConnection: Sendable {
         guard state.withLock({ state in defer { state.started = true }; return !state.started && !state.closed }) else { return }
         var media = MediaConfiguration(sendsMedia: false)
         media.receivesMedia = false
-        let signaling = self.signaling
-        let ice = self.ice()
-        if let refusal = ice.refusal { await end(error: refusal); return }
-        var configuration = peerConfiguration(ice: ice, media: media)
+        var configuration = peerConfiguration(ice: ice(), media: media)
         // An idle data connection carries no bytes: silence says nothing about the far end here
-        // (its closing is told in-band, by the channel, or by the server's LEAVE).
+        // (its closing is told in-band, by the channel, by its peer connection's close, or by the server's LEAVE).
         configuration.disconnectedAfter = .seconds(86_400)
         configuration.failedAfter = .seconds(86_400)
-        let pc = PeerConnection(configuration: configuration, role: outgoing ? .offerer : .answerer) { message in signaling.relay(message) }
-        let events = pc.events()
-        guard state.withLock({ state in if !state.closed { state.inbox.peerConnection = pc }; return !state.closed }) else { await pc.close(); return }
-        keep(Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                switch event {
-                case .remoteDataChannel(let handle) where !self.outgoing: self.bind(handle)
-                case .stateChanged(.failed): await self.end(error: PeerError(.webrtc, "the connection to \(self.peer) failed"))
-                // PeerJS closes a data connection by closing its RTCPeerConnection, often before its channel closes.
-                case .farEndClosed: await self.end(error: nil, farEndGone: true)
-                default: break
-                }
-            }
-        })
         let config = DataChannelConfig(enabled: true, label: label, ordered: reliable)
-        do { try await pc.start(dataChannels: outgoing ? [config] : []) } catch {
-            await end(error: PeerError(.webrtc, "the data connection did not start: \(error)"))
-            return
-        }
+        var plan = CallLegPlan(peer: configuration)
+        plan.createdChannels = outgoing ? [config] : []
         // The callee knows the label from the offer: its handle exists (and is listened to) before
         // the channel opens, so nothing sent right after the open is missed.
-        bind(await pc.openDataChannel(config))
-        let waiting = state.withLock { state in defer { state.inbox.waiting = [] }; return state.inbox.waiting }
-        for message in waiting { await pc.receive(message) }
+        plan.boundChannels = [config]
+        plan.rebuildsWhenFailed = false
+        let leg = CallLeg(plan: plan, signaling: signaling, observer: self)
+        guard state.withLock({ state in if !state.closed { state.leg = leg }; return !state.closed }) else { return }
+        do { try await leg.start() } catch {
+            guard !leg.isClosed else { return }
+            let reason: PeerError = switch error {
+            case .relayWithoutTURN:
+                PeerError(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
+            default: PeerError(.webrtc, "the data connection did not start: \(error)")
+            }
+            await end(error: reason)
+        }
     }
 
     private func bind(_ handle: DataChannelHandle) {
@@ -181,7 +173,7 @@ public final class DataConnection: Sendable {
         guard bound else { return }
         let events = handle.events()
         if handle.isOpen { opened() }
-        keep(Task { [weak self] in
+        tasks.run { [weak self] in
             for await event in events {
                 guard let self else { return }
                 switch event {
@@ -192,7 +184,7 @@ public final class DataConnection: Sendable {
                 case .binary(let bytes): self.deliver(.binary(bytes))
                 }
             }
-        })
+        }
     }
 
     private func opened() {
@@ -212,39 +204,49 @@ public final class DataConnection: Sendable {
 
     func receive(_ message: PeerJSMessage) async {
         guard let converted = ConnectionSignaling.incoming(message, from: peer, report: { hub.emit(.error($0)) }) else { return }
-        let pc = state.withLock { $0.closed ? nil : $0.inbox.route(converted) }
-        await pc?.receive(converted)
+        signaling.deliver(converted)
     }
 
     /// - Parameter farEndGone: the far end closed its peer connection: nobody is left to tell.
     func end(error: PeerError?, farEndGone: Bool = false) async {
-        let taken = state.withLock { state -> (PeerConnection?, DataChannelHandle?, [Task<Void, Never>])? in
+        let taken = state.withLock { state -> (CallLeg?, DataChannelHandle?)? in
             guard !state.closed else { return nil }
             state.closed = true
-            defer { state.tasks = []; state.inbox.peerConnection = nil; state.channel = nil }
-            return (state.inbox.peerConnection, state.channel, state.tasks)
+            defer { state.leg = nil; state.channel = nil }
+            return (state.leg, state.channel)
         }
-        guard let (pc, channel, tasks) = taken else { return }
+        guard let (leg, channel) = taken else { return }
         if let error { hub.emit(.error(error), lasting: true) }
-        if let channel, farEndGone {
-            channel.close()
-        } else if let channel {
+        tasks.cancelAll()
+        let notice = farEndGone ? nil : state.withLock { $0.wire.closeNotice }
+        let closing: @Sendable (DataChannelHandle) async -> Void = { channel in
+            if farEndGone { channel.close(); return }
             // PeerJS's in-band close, what its `close({flush: true})` sends; raw connections have none.
-            if let notice = state.withLock({ $0.wire.closeNotice }) { await sayClosing(on: channel, notice.channelMessage) }
+            if let notice { await sayClosing(on: channel, notice.channelMessage) }
             await closeCompletely(channel)
         }
-        await pc?.close()
-        tasks.forEach { $0.cancel() }
+        // The channel the far end opened, when it is not the leg's own handle, closes first.
+        if let channel, leg?.channels.contains(where: { $0 === channel }) != true { await closing(channel) }
+        await leg?.close(sendBye: false, closing: closing)
         hub.emit(.close)
         hub.finish()
         onEnded(self)
     }
+}
 
-    private func keep(_ task: Task<Void, Never>) {
-        let closed = state.withLock { state in
-            if !state.closed { state.tasks.append(task) }
-            return state.closed
+extension DataConnection: CallLegObserver {
+    package func leg(_ leg: CallLeg, completed step: CallLegStep) async {
+        if case .mediaStarted(let channels) = step, let channel = channels.first { bind(channel) }
+    }
+
+    package func leg(_ leg: CallLeg, observed event: CallLegEvent) async {
+        guard case .peer(let event) = event else { return }
+        switch event {
+        case .remoteDataChannel(let handle) where !outgoing: bind(handle)
+        case .stateChanged(.failed): await end(error: PeerError(.webrtc, "the connection to \(peer) failed"))
+        // PeerJS closes a data connection by closing its RTCPeerConnection, often before its channel closes.
+        case .farEndClosed: await end(error: nil, farEndGone: true)
+        default: break
         }
-        if closed { task.cancel() }
     }
 }
