@@ -43,7 +43,6 @@ let package = Package(
         .library(name: "ECVService", targets: ["ECVService"]),
         .library(name: "EnQualify", targets: ["EnQualify"]),
         .library(name: "ECVRecording", targets: ["ECVRecording"]),
-        .library(name: "GStreamer", targets: ["GStreamer"]),
         .library(name: "ECVSpeech", targets: ["ECVSpeech"]),
         .executable(name: "ecv", targets: ["ecv"]),
     ],

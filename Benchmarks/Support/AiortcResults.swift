@@ -2,25 +2,25 @@ import Foundation
 
 /// What `Benchmarks/aiortc/encode_bench.py` writes: per-frame times of aiortc's own encoders on
 /// the same raw frames our pipeline encoded.
-public struct AiortcResults: Codable, Sendable {
-    public struct Codec: Codable, Sendable {
-        public var codec: String
-        public var implementation: String
+package struct AiortcResults: Codable, Sendable {
+    package struct Codec: Codable, Sendable {
+        package var codec: String
+        package var implementation: String
         /// Wall time of each `encoder.encode(frame)` call, in milliseconds.
-        public var encode_ms: [Double]
-        public var cpu_ms_per_frame: Double
+        package var encode_ms: [Double]
+        package var cpu_ms_per_frame: Double
     }
 
-    public var aiortc: String
-    public var av: String
-    public var frames: Int
-    public var width: Int
-    public var height: Int
-    public var kbps: Int
-    public var paced: Bool
-    public var results: [Codec]
+    package var aiortc: String
+    package var av: String
+    package var frames: Int
+    package var width: Int
+    package var height: Int
+    package var kbps: Int
+    package var paced: Bool
+    package var results: [Codec]
 
-    public static func read(_ path: String) throws -> AiortcResults {
+    package static func read(_ path: String) throws -> AiortcResults {
         do {
             return try JSONDecoder().decode(AiortcResults.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
@@ -31,7 +31,7 @@ public struct AiortcResults: Codable, Sendable {
 
 extension PeerSection {
     /// Adds aiortc's figures; refuses results taken on other frames than ours.
-    public mutating func add(_ aiortc: AiortcResults) throws {
+    package mutating func add(_ aiortc: AiortcResults) throws {
         guard aiortc.frames == frames, aiortc.width == width, aiortc.height == height, aiortc.kbps == kbps else {
             throw BenchmarkError.badInput("aiortc encoded \(aiortc.frames) frames of \(aiortc.width)×\(aiortc.height) at \(aiortc.kbps) kbit/s, "
                 + "ours \(frames) of \(width)×\(height) at \(kbps) kbit/s: not the same input")

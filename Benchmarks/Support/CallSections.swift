@@ -1,19 +1,19 @@
 /// Call setup time: how long a caller waits, split at the moment the agent connects.
-public struct CallSetupSection: Codable, Sendable {
-    public var method: String
-    public var calls: Int
+package struct CallSetupSection: Codable, Sendable {
+    package var method: String
+    package var calls: Int
     /// start() → AgentConnected (dial, queue, routing, the agent's accept).
-    public var toAgentConnected: LatencySummary?
+    package var toAgentConnected: LatencySummary?
     /// AgentConnected → WebRtcConnected (join, signaling, ICE, DTLS): the ≤ 300 ms target.
-    public var agentToMedia: LatencySummary?
+    package var agentToMedia: LatencySummary?
     /// AgentConnected → first decoded agent frame at the caller.
-    public var agentToFirstFrame: LatencySummary?
-    public var total: LatencySummary?
+    package var agentToFirstFrame: LatencySummary?
+    package var total: LatencySummary?
     /// Each of the caller's events from AgentConnected on, ms after it: where the set-up goes.
-    public var steps: [CallSetupStep]?
-    public var load: LoadWindow?
+    package var steps: [CallSetupStep]?
+    package var load: LoadWindow?
 
-    public init(method: String, calls: Int, toAgentConnected: LatencySummary?, agentToMedia: LatencySummary?,
+    package init(method: String, calls: Int, toAgentConnected: LatencySummary?, agentToMedia: LatencySummary?,
                 agentToFirstFrame: LatencySummary?, total: LatencySummary?, load: LoadWindow?) {
         self.method = method
         self.calls = calls
@@ -25,71 +25,71 @@ public struct CallSetupSection: Codable, Sendable {
     }
 }
 
-public struct CallSetupStep: Codable, Sendable {
-    public var event: String
-    public var afterAgentConnected: LatencySummary?
+package struct CallSetupStep: Codable, Sendable {
+    package var event: String
+    package var afterAgentConnected: LatencySummary?
 
-    public init(event: String, afterAgentConnected: LatencySummary?) {
+    package init(event: String, afterAgentConnected: LatencySummary?) {
         self.event = event
         self.afterAgentConnected = afterAgentConnected
     }
 }
 
 /// What concurrent agent calls cost the process that holds them.
-public struct CallCostSection: Codable, Sendable {
-    public var method: String
-    public var figures: [CallCostFigure]
-    public var load: LoadWindow?
+package struct CallCostSection: Codable, Sendable {
+    package var method: String
+    package var figures: [CallCostFigure]
+    package var load: LoadWindow?
 
-    public init(method: String, figures: [CallCostFigure], load: LoadWindow?) {
+    package init(method: String, figures: [CallCostFigure], load: LoadWindow?) {
         self.method = method
         self.figures = figures
         self.load = load
     }
 }
 
-public struct CallCostFigure: Codable, Sendable {
+package struct CallCostFigure: Codable, Sendable {
     /// "recording (passthrough)", "decoding" or "receive only (dropped)".
-    public var mode: String
-    public var calls: Int
+    package var mode: String
+    package var calls: Int
     /// Calls whose media was flowing during the whole measurement window.
-    public var callsFlowing: Int
-    public var windowSeconds: Double
+    package var callsFlowing: Int
+    package var windowSeconds: Double
     /// CPU of the agent process over the window, percent of one core.
-    public var cpuPercent: Double
-    public var rssMiB: Double
+    package var cpuPercent: Double
+    package var rssMiB: Double
     /// RSS above the same process with its bots logged in and no call.
-    public var rssPerCallMiB: Double
-    public var cpuPercentPerCall: Double
+    package var rssPerCallMiB: Double
+    package var cpuPercentPerCall: Double
     /// How many bot processes shared the calls (nil: one, before the load generator existed).
-    public var botProcesses: Int?
+    package var botProcesses: Int?
     /// CPU of the load generator (the callers, all its processes) over the same window, percent of one core.
-    public var loadCpuPercent: Double?
+    package var loadCpuPercent: Double?
     /// How many processes the callers were split over (nil: one).
-    public var loadProcesses: Int?
+    package var loadProcesses: Int?
     /// CPU of the benchmark process itself (the reference service) over the window.
-    public var serviceCpuPercent: Double?
+    package var serviceCpuPercent: Double?
     /// Threads and open descriptors of the bot processes above their logged-in baseline, per call.
-    public var threadsPerCall: Double?
-    public var fdsPerCall: Double?
+    package var threadsPerCall: Double?
+    package var fdsPerCall: Double?
     /// Recordings checked and found complete (`RecordingCount`); nil when decoding.
-    public var recordingsChecked: Int?
-    public var recordingsComplete: Int?
+    package var recordingsChecked: Int?
+    package var recordingsComplete: Int?
     /// Frames the load generator sent over the whole calls, and the recordings hold.
-    public var framesSent: Int?
-    public var framesRecorded: Int?
+    package var framesSent: Int?
+    package var framesRecorded: Int?
     /// Frames the recordings' own spans imply but the files lack.
-    public var framesMissing: Int?
+    package var framesMissing: Int?
     /// CPU over the window per call, percent of one core, by kind of thread (its name with digits
     /// as `#`, e.g. `nicesrc#:src`), for the bot processes and for the load generator.
-    public var botCpuByThread: [String: Double]?
-    public var loadCpuByThread: [String: Double]?
+    package var botCpuByThread: [String: Double]?
+    package var loadCpuByThread: [String: Double]?
     /// How long a job waited for each process's GLib main loop at the window's end (`p50/max` ms).
-    public var mainLoopWait: String?
+    package var mainLoopWait: String?
     /// Why the tier gave no figures (a child too starved to answer in time); nil when measured.
-    public var failure: String?
+    package var failure: String?
 
-    public init(mode: String, calls: Int, callsFlowing: Int, windowSeconds: Double, cpuPercent: Double, rssMiB: Double,
+    package init(mode: String, calls: Int, callsFlowing: Int, windowSeconds: Double, cpuPercent: Double, rssMiB: Double,
                 rssPerCallMiB: Double, cpuPercentPerCall: Double) {
         self.mode = mode
         self.calls = calls

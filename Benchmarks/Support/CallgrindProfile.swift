@@ -10,23 +10,23 @@ import Foundation
 /// (position then events), and a `calls=` line makes the next cost line the inclusive cost of a
 /// call from it. Inclusive = own + calls, as `callgrind_annotate --inclusive=yes` adds it
 /// (recursion counts more than once there too).
-public struct CallgrindProfile: Sendable {
-    public struct Function: Sendable, Hashable {
-        public var name: String
+package struct CallgrindProfile: Sendable {
+    package struct Function: Sendable, Hashable {
+        package var name: String
         /// The shared object or program, as its file name (`libgstreamer-1.0.so.0.2200.0`).
-        public var object: String
+        package var object: String
     }
 
-    public struct Cost: Sendable {
-        public var own: UInt64 = 0
-        public var inclusive: UInt64 = 0
-        public init() {}
+    package struct Cost: Sendable {
+        package var own: UInt64 = 0
+        package var inclusive: UInt64 = 0
+        package init() {}
     }
 
-    public var total: UInt64
-    public var functions: [Function: Cost]
+    package var total: UInt64
+    package var functions: [Function: Cost]
 
-    public init(path: String) throws {
+    package init(path: String) throws {
         // The reason a file cannot be read (missing, not UTF-8) is the run's failure, named below.
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw BenchmarkError.failed("cannot read the callgrind output \(path)")
@@ -79,7 +79,7 @@ public struct CallgrindProfile: Sendable {
     }
 
     /// Own instructions per object (program or library).
-    public var ownByObject: [String: UInt64] {
+    package var ownByObject: [String: UInt64] {
         functions.reduce(into: [:]) { sums, entry in sums[entry.key.object, default: 0] += entry.value.own }
     }
 }

@@ -4,18 +4,18 @@ import Glibc
 
 /// Runs a program to completion and reports its exit status, wall time and the CPU time the
 /// kernel charged to it (wait4's rusage), so a child can be compared with work done in-process.
-public enum ChildProcess {
-    public struct Outcome: Sendable {
-        public var exitStatus: Int32
-        public var wallNanoseconds: UInt64
-        public var cpu: CPUTime
+package enum ChildProcess {
+    package struct Outcome: Sendable {
+        package var exitStatus: Int32
+        package var wallNanoseconds: UInt64
+        package var cpu: CPUTime
     }
 
-    public enum Failure: Error, CustomStringConvertible {
+    package enum Failure: Error, CustomStringConvertible {
         case cannotStart(program: String, errno: Int32)
         case failed(program: String, status: Int32, stderrTail: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .cannotStart(let program, let code):
                 "cannot start \(program): \(String(cString: strerror(code)))"
@@ -27,7 +27,7 @@ public enum ChildProcess {
 
     /// Runs `arguments[0]` (looked up on PATH) with `environment` added to ours, stdout and stderr
     /// written to the given files (or /dev/null). Blocks a dedicated thread, not the caller's.
-    public static func run(_ arguments: [String], environment: [String: String] = [:],
+    package static func run(_ arguments: [String], environment: [String: String] = [:],
                            stdoutPath: String = "/dev/null", stderrPath: String = "/dev/null") async throws -> Outcome {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
@@ -71,7 +71,7 @@ public enum ChildProcess {
     /// Runs `gst-launch-1.0 -q <description>` through `sh -c "exec …"`: launch text is written for a
     /// shell (caps are double-quoted, and gst-launch re-quotes an argument that holds spaces), and
     /// `exec` keeps a single process, so the rusage is gst-launch-1.0's own. Throws on a non-zero exit.
-    public static func gstLaunch(_ description: String, environment: [String: String] = [:], stderrPath: String) async throws -> Outcome {
+    package static func gstLaunch(_ description: String, environment: [String: String] = [:], stderrPath: String) async throws -> Outcome {
         let outcome = try await run(["/bin/sh", "-c", "exec gst-launch-1.0 -q " + description], environment: environment,
                                     stderrPath: stderrPath)
         guard outcome.exitStatus == 0 else {
@@ -82,7 +82,7 @@ public enum ChildProcess {
     }
 
     /// The last `limit` characters of a text file, for error messages.
-    public static func tail(of path: String, limit: Int = 600) -> String {
+    package static func tail(of path: String, limit: Int = 600) -> String {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return "" }
         return String(text.suffix(limit)).trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -6,27 +6,27 @@ import Glibc
 // the project's C modules; only benchmark programs use it this way.
 
 /// Nanoseconds on CLOCK_MONOTONIC: never jumps, shared by every thread of the process.
-public enum MonotonicClock {
-    public static func nanoseconds() -> UInt64 {
+package enum MonotonicClock {
+    package static func nanoseconds() -> UInt64 {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
     /// Sleeps until `deadline` (CLOCK_MONOTONIC nanoseconds); returns at once when it has passed.
-    public static func sleep(until deadline: UInt64) {
+    package static func sleep(until deadline: UInt64) {
         var target = timespec(tv_sec: Int(deadline / 1_000_000_000), tv_nsec: Int(deadline % 1_000_000_000))
         while clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &target, nil) == EINTR {}
     }
 }
 
 /// User plus system CPU time, in nanoseconds.
-public struct CPUTime: Sendable, Equatable {
-    public var user: UInt64
-    public var system: UInt64
-    public var total: UInt64 { user + system }
+package struct CPUTime: Sendable, Equatable {
+    package var user: UInt64
+    package var system: UInt64
+    package var total: UInt64 { user + system }
 
-    public init(user: UInt64, system: UInt64) {
+    package init(user: UInt64, system: UInt64) {
         self.user = user
         self.system = system
     }
@@ -37,13 +37,13 @@ public struct CPUTime: Sendable, Equatable {
     }
 
     /// The CPU time of every thread of this process so far.
-    public static func ofThisProcess() -> CPUTime {
+    package static func ofThisProcess() -> CPUTime {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
         return CPUTime(usage)
     }
 
-    public static func - (lhs: CPUTime, rhs: CPUTime) -> CPUTime {
+    package static func - (lhs: CPUTime, rhs: CPUTime) -> CPUTime {
         CPUTime(user: lhs.user &- rhs.user, system: lhs.system &- rhs.system)
     }
 
@@ -53,7 +53,7 @@ public struct CPUTime: Sendable, Equatable {
 }
 
 /// Progress output: one line, flushed at once so a piped log shows where a long run is.
-public func progress(_ line: String) {
+package func progress(_ line: String) {
     print(line)
     fflush(nil)
 }

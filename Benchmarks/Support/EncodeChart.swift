@@ -2,10 +2,10 @@ import Foundation
 
 /// A hand-written SVG bar chart of encode latency: one panel per source mode, bars grouped by
 /// resolution, one bar per codec and bitrate at the p50 with a whisker up to the p95.
-public enum EncodeChart {
+package enum EncodeChart {
     static let colors = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
 
-    public static func render(_ section: EncodeSection, title: String) -> String {
+    package static func render(_ section: EncodeSection, title: String) -> String {
         let figures = section.figures.filter { $0.latency != nil }
         let sources = ordered(figures.map(\.source))
         let sizes = ordered(figures.map { "\($0.width)×\($0.height)" })

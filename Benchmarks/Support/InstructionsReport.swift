@@ -2,18 +2,18 @@
 
 /// `bench-encode instructions`: the framework-overhead comparison counted in instructions
 /// (callgrind), which unlike CPU time does not move with the machine's load.
-public struct InstructionsSection: Codable, Sendable {
-    public var method: String
-    public var width: Int
-    public var height: Int
-    public var kbps: Int
+package struct InstructionsSection: Codable, Sendable {
+    package var method: String
+    package var width: Int
+    package var height: Int
+    package var kbps: Int
     /// The two frame counts each side runs; per frame = (long − short) ÷ (their difference).
-    public var shortFrames: Int
-    public var longFrames: Int
-    public var figures: [InstructionFigure]
-    public var load: LoadWindow?
+    package var shortFrames: Int
+    package var longFrames: Int
+    package var figures: [InstructionFigure]
+    package var load: LoadWindow?
 
-    public init(method: String, width: Int, height: Int, kbps: Int, shortFrames: Int, longFrames: Int,
+    package init(method: String, width: Int, height: Int, kbps: Int, shortFrames: Int, longFrames: Int,
                 figures: [InstructionFigure], load: LoadWindow?) {
         self.method = method
         self.width = width
@@ -27,12 +27,12 @@ public struct InstructionsSection: Codable, Sendable {
 }
 
 /// Total instructions of a short and a long run of one side, and what a frame costs.
-public struct InstructionCounts: Codable, Sendable {
-    public var short: UInt64
-    public var long: UInt64
-    public var perFrame: Double
+package struct InstructionCounts: Codable, Sendable {
+    package var short: UInt64
+    package var long: UInt64
+    package var perFrame: Double
 
-    public init(short: UInt64, long: UInt64, frames: Int) {
+    package init(short: UInt64, long: UInt64, frames: Int) {
         self.short = short
         self.long = long
         perFrame = (Double(long) - Double(short)) / Double(frames)
@@ -40,12 +40,12 @@ public struct InstructionCounts: Codable, Sendable {
 }
 
 /// Per frame, instructions spent in one object's own code on each side.
-public struct ObjectShare: Codable, Sendable {
-    public var object: String
-    public var ours: Double
-    public var gstLaunch: Double
+package struct ObjectShare: Codable, Sendable {
+    package var object: String
+    package var ours: Double
+    package var gstLaunch: Double
 
-    public init(object: String, ours: Double, gstLaunch: Double) {
+    package init(object: String, ours: Double, gstLaunch: Double) {
         self.object = object
         self.ours = ours
         self.gstLaunch = gstLaunch
@@ -53,13 +53,13 @@ public struct ObjectShare: Codable, Sendable {
 }
 
 /// Per frame, a Swift function's inclusive and own instructions in our run.
-public struct FunctionShare: Codable, Sendable {
-    public var function: String
-    public var object: String
-    public var inclusive: Double
-    public var own: Double
+package struct FunctionShare: Codable, Sendable {
+    package var function: String
+    package var object: String
+    package var inclusive: Double
+    package var own: Double
 
-    public init(function: String, object: String, inclusive: Double, own: Double) {
+    package init(function: String, object: String, inclusive: Double, own: Double) {
         self.function = function
         self.object = object
         self.inclusive = inclusive
@@ -67,21 +67,21 @@ public struct FunctionShare: Codable, Sendable {
     }
 }
 
-public struct InstructionFigure: Codable, Sendable {
-    public var codec: String
-    public var encoder: String
-    public var launchLine: String
-    public var ours: InstructionCounts
-    public var gstLaunch: InstructionCounts
+package struct InstructionFigure: Codable, Sendable {
+    package var codec: String
+    package var encoder: String
+    package var launchLine: String
+    package var ours: InstructionCounts
+    package var gstLaunch: InstructionCounts
     /// ours per frame ÷ gst-launch per frame.
-    public var ratio: Double
+    package var ratio: Double
     /// Objects whose own per-frame instructions differ most between the sides, largest first.
-    public var objects: [ObjectShare]
+    package var objects: [ObjectShare]
     /// The Swift code (our program, the Swift runtime, Foundation, libdispatch) that costs most per
     /// frame in our run, by inclusive instructions.
-    public var swiftFunctions: [FunctionShare]
+    package var swiftFunctions: [FunctionShare]
 
-    public init(codec: String, encoder: String, launchLine: String, ours: InstructionCounts, gstLaunch: InstructionCounts,
+    package init(codec: String, encoder: String, launchLine: String, ours: InstructionCounts, gstLaunch: InstructionCounts,
                 objects: [ObjectShare], swiftFunctions: [FunctionShare]) {
         self.codec = codec
         self.encoder = encoder

@@ -2,19 +2,19 @@
 ///
 /// Percentiles use the nearest-rank method (the smallest sample with at least p% of the samples
 /// at or below it): every reported value is one that was really measured, never interpolated.
-public struct LatencySummary: Codable, Sendable, Equatable {
-    public var count: Int
-    public var p50: Double
-    public var p95: Double
-    public var p99: Double
-    public var min: Double
-    public var max: Double
-    public var mean: Double
+package struct LatencySummary: Codable, Sendable, Equatable {
+    package var count: Int
+    package var p50: Double
+    package var p95: Double
+    package var p99: Double
+    package var min: Double
+    package var max: Double
+    package var mean: Double
     /// Population standard deviation.
-    public var standardDeviation: Double
+    package var standardDeviation: Double
 
     /// Nil for no samples: an empty measurement has no median to report.
-    public init?(milliseconds samples: [Double]) {
+    package init?(milliseconds samples: [Double]) {
         guard !samples.isEmpty else { return nil }
         let sorted = samples.sorted()
         func rank(_ percent: Double) -> Double {
@@ -32,19 +32,19 @@ public struct LatencySummary: Codable, Sendable, Equatable {
         standardDeviation = (sorted.reduce(0) { $0 + ($1 - meanValue) * ($1 - meanValue) } / Double(sorted.count)).squareRoot()
     }
 
-    public init?(nanoseconds samples: [UInt64]) {
+    package init?(nanoseconds samples: [UInt64]) {
         self.init(milliseconds: samples.map { Double($0) / 1e6 })
     }
 }
 
 /// The median of a few repeated figures (e.g. ratios of repeated runs), with their range.
-public struct Spread: Codable, Sendable, Equatable {
-    public var median: Double
-    public var min: Double
-    public var max: Double
-    public var values: [Double]
+package struct Spread: Codable, Sendable, Equatable {
+    package var median: Double
+    package var min: Double
+    package var max: Double
+    package var values: [Double]
 
-    public init?(_ values: [Double]) {
+    package init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let middle = sorted.count / 2

@@ -1,32 +1,32 @@
 /// Lip sync: where a sender's sound lands against its picture in an ECVKit recording.
-public struct LipSyncSection: Codable, Sendable {
-    public var method: String
-    public var figures: [LipSyncFigure]
-    public var load: LoadWindow?
+package struct LipSyncSection: Codable, Sendable {
+    package var method: String
+    package var figures: [LipSyncFigure]
+    package var load: LoadWindow?
 
-    public init(method: String, figures: [LipSyncFigure], load: LoadWindow?) {
+    package init(method: String, figures: [LipSyncFigure], load: LoadWindow?) {
         self.method = method
         self.figures = figures
         self.load = load
     }
 }
 
-public struct LipSyncFigure: Codable, Sendable {
+package struct LipSyncFigure: Codable, Sendable {
     /// Who sent the clip, with what ("ECVKit, audio processing on").
-    public var sender: String
-    public var calls: Int
+    package var sender: String
+    package var calls: Int
     /// Audio minus video (ms) of every flash measured, call after call.
-    public var offsetsMs: [Double]
+    package var offsetsMs: [Double]
     /// Each call's mean offset (ms).
-    public var callMeansMs: [Double]
+    package var callMeansMs: [Double]
     /// The largest standard deviation of one call's offsets (ms).
-    public var worstCallStdMs: Double?
+    package var worstCallStdMs: Double?
     /// Seconds from the first flash to the first whose offset, and every later one's, stays within
     /// 10 ms of the call's mean (the worst call; flashes come once a second).
-    public var worstStableAfterSeconds: Double?
-    public var failures: [String]
+    package var worstStableAfterSeconds: Double?
+    package var failures: [String]
 
-    public init(sender: String, calls: Int, offsetsMs: [Double], callMeansMs: [Double], worstCallStdMs: Double?,
+    package init(sender: String, calls: Int, offsetsMs: [Double], callMeansMs: [Double], worstCallStdMs: Double?,
                 worstStableAfterSeconds: Double?, failures: [String]) {
         self.sender = sender
         self.calls = calls
@@ -39,7 +39,7 @@ public struct LipSyncFigure: Codable, Sendable {
 
     /// LiveKit egress's "good" bounds: a stable offset within 50 ms, std at most 10 ms, never
     /// beyond 100 ms, stable within 1 s.
-    public var withinGoodBounds: Bool {
+    package var withinGoodBounds: Bool {
         guard !offsetsMs.isEmpty, failures.isEmpty else { return false }
         let stable = callMeansMs.allSatisfy { abs($0) <= 50 }
         return stable && (worstCallStdMs ?? .infinity) <= 10 && offsetsMs.allSatisfy { abs($0) <= 100 }

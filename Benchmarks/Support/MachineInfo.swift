@@ -3,19 +3,19 @@ import GLibCore
 import GStreamer
 
 /// What the figures were measured on.
-public struct MachineInfo: Codable, Sendable {
-    public var cpuModel: String
-    public var cores: Int
-    public var memoryGiB: Double
-    public var kernel: String
-    public var gstreamer: String
-    public var swift: String
+package struct MachineInfo: Codable, Sendable {
+    package var cpuModel: String
+    package var cores: Int
+    package var memoryGiB: Double
+    package var kernel: String
+    package var gstreamer: String
+    package var swift: String
     /// ISO 8601, UTC.
-    public var date: String
+    package var date: String
     /// 1, 5 and 15 minute load averages when the program started.
-    public var loadAverage: [Double]
+    package var loadAverage: [Double]
 
-    public static func current() -> MachineInfo {
+    package static func current() -> MachineInfo {
         let cpuinfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
         let model = cpuinfo.split(separator: "\n").first { $0.hasPrefix("model name") }
             .flatMap { $0.split(separator: ":", maxSplits: 1).last }
@@ -46,23 +46,23 @@ public struct MachineInfo: Codable, Sendable {
     }
 
     /// The 1, 5 and 15 minute load averages from /proc/loadavg.
-    public static func loadAverage() -> [Double] {
+    package static func loadAverage() -> [Double] {
         let text = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8)) ?? ""
         return text.split(separator: " ").prefix(3).compactMap { Double($0) }
     }
 }
 
 /// Measures the wall time and load around one section of a benchmark.
-public struct SectionTimer: Sendable {
+package struct SectionTimer: Sendable {
     private let startLoad: Double
     private let started: UInt64
 
-    public init() {
+    package init() {
         startLoad = MachineInfo.loadAverage().first ?? 0
         started = MonotonicClock.nanoseconds()
     }
 
-    public func finish() -> LoadWindow {
+    package func finish() -> LoadWindow {
         LoadWindow(start: startLoad, end: MachineInfo.loadAverage().first ?? 0,
                    wallSeconds: Double(MonotonicClock.nanoseconds() - started) / 1e9)
     }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Renders a `BenchmarkReport` as Markdown: the machine, then one table per section, each with
 /// what was measured and the load while it ran.
-public enum MarkdownReport {
-    public static func render(_ report: BenchmarkReport) -> String {
+package enum MarkdownReport {
+    package static func render(_ report: BenchmarkReport) -> String {
         var lines = ["# ECVKit benchmarks, \(report.machine.date)", ""]
         if report.smoke {
             lines += ["> **Smoke run**: tiny frame counts to check that the benchmarks work. The figures mean nothing.", ""]

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Command-line options of the benchmark programs: `--flag` and `--name value`, nothing else.
-public struct Options: Sendable {
-    public private(set) var flags: Set<String> = []
-    public private(set) var values: [String: String] = [:]
-    public private(set) var positional: [String] = []
+package struct Options: Sendable {
+    package private(set) var flags: Set<String> = []
+    package private(set) var values: [String: String] = [:]
+    package private(set) var positional: [String] = []
 
     /// Parses `arguments`; every option must be in `flags` or `valued`.
-    public init(_ arguments: [String], flags allowedFlags: Set<String>, valued: Set<String>) throws {
+    package init(_ arguments: [String], flags allowedFlags: Set<String>, valued: Set<String>) throws {
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -26,9 +26,9 @@ public struct Options: Sendable {
         }
     }
 
-    public func has(_ flag: String) -> Bool { flags.contains(flag) }
+    package func has(_ flag: String) -> Bool { flags.contains(flag) }
 
-    public func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
+    package func int(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws -> Int {
         guard let text = values[name] else { return fallback }
         guard let value = Int(text), range.contains(value) else {
             throw BenchmarkError.badInput("--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
@@ -37,7 +37,7 @@ public struct Options: Sendable {
     }
 
     /// A comma-separated list, each item checked against `allowed` (case-insensitive).
-    public func list(_ name: String, allowed: [String]) throws -> [String]? {
+    package func list(_ name: String, allowed: [String]) throws -> [String]? {
         guard let text = values[name] else { return nil }
         let items = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
         for item in items where !allowed.contains(item) {
@@ -48,12 +48,12 @@ public struct Options: Sendable {
 }
 
 /// Where a run writes: the published results, and a work directory for fragments and raw frames.
-public struct OutputPaths: Sendable {
-    public var results: String
-    public var work: String
+package struct OutputPaths: Sendable {
+    package var results: String
+    package var work: String
 
     /// `--smoke` runs write to a fresh temporary directory so CI never touches `Benchmarks/results`.
-    public init(options: Options, smoke: Bool) throws {
+    package init(options: Options, smoke: Bool) throws {
         if smoke {
             let base = (NSTemporaryDirectory() as NSString).appendingPathComponent("ecvkit-bench-smoke-\(getpid())")
             results = options.values["results"] ?? (base as NSString).appendingPathComponent("results")

@@ -1,27 +1,27 @@
 /// Everything one benchmark run measured. Each program fills the sections it owns and writes the
 /// report as JSON; `merging` combines the parts of one `Benchmarks/run.sh` run into a single report.
-public struct BenchmarkReport: Codable, Sendable {
-    public var machine: MachineInfo
+package struct BenchmarkReport: Codable, Sendable {
+    package var machine: MachineInfo
     /// True for `--smoke` runs: tiny frame counts, figures meaningless except as a check that it works.
-    public var smoke: Bool
-    public var encode: EncodeSection?
-    public var overhead: OverheadSection?
-    public var peer: PeerSection?
-    public var glassToGlass: GlassToGlassSection?
-    public var callSetup: CallSetupSection?
-    public var callCost: CallCostSection?
-    public var lipSync: LipSyncSection?
-    public var instructions: InstructionsSection?
+    package var smoke: Bool
+    package var encode: EncodeSection?
+    package var overhead: OverheadSection?
+    package var peer: PeerSection?
+    package var glassToGlass: GlassToGlassSection?
+    package var callSetup: CallSetupSection?
+    package var callCost: CallCostSection?
+    package var lipSync: LipSyncSection?
+    package var instructions: InstructionsSection?
     /// Hooks for the ECV SDK benchmarks (call setup time, cost of a call); a note until they exist.
-    public var pending: [String: String]?
+    package var pending: [String: String]?
 
-    public init(machine: MachineInfo, smoke: Bool) {
+    package init(machine: MachineInfo, smoke: Bool) {
         self.machine = machine
         self.smoke = smoke
     }
 
     /// This report with every section `other` has and this one lacks (or `other`'s newer one).
-    public func merging(_ other: BenchmarkReport) -> BenchmarkReport {
+    package func merging(_ other: BenchmarkReport) -> BenchmarkReport {
         var merged = self
         merged.smoke = smoke || other.smoke
         merged.encode = other.encode ?? encode
@@ -38,13 +38,13 @@ public struct BenchmarkReport: Codable, Sendable {
 }
 
 /// The system load while a section ran: numbers taken on a shared machine mean little without it.
-public struct LoadWindow: Codable, Sendable {
+package struct LoadWindow: Codable, Sendable {
     /// 1-minute load average when the section started and when it ended.
-    public var start: Double
-    public var end: Double
-    public var wallSeconds: Double
+    package var start: Double
+    package var end: Double
+    package var wallSeconds: Double
 
-    public init(start: Double, end: Double, wallSeconds: Double) {
+    package init(start: Double, end: Double, wallSeconds: Double) {
         self.start = start
         self.end = end
         self.wallSeconds = wallSeconds
@@ -53,43 +53,43 @@ public struct LoadWindow: Codable, Sendable {
 
 // MARK: Encode latency
 
-public struct EncodeSection: Codable, Sendable {
-    public var method: String
-    public var figures: [EncodeFigure]
-    public var load: LoadWindow?
+package struct EncodeSection: Codable, Sendable {
+    package var method: String
+    package var figures: [EncodeFigure]
+    package var load: LoadWindow?
 
-    public init(method: String, figures: [EncodeFigure], load: LoadWindow?) {
+    package init(method: String, figures: [EncodeFigure], load: LoadWindow?) {
         self.method = method
         self.figures = figures
         self.load = load
     }
 }
 
-public struct EncodeFigure: Codable, Sendable {
-    public var codec: String
-    public var encoder: String
-    public var width: Int
-    public var height: Int
-    public var kbps: Int
+package struct EncodeFigure: Codable, Sendable {
+    package var codec: String
+    package var encoder: String
+    package var width: Int
+    package var height: Int
+    package var kbps: Int
     /// "live" (30 fps, paced by the clock) or "non-live" (as fast as the encoder takes frames).
-    public var source: String
+    package var source: String
     /// Frames the source produced.
-    public var framesOffered: Int
+    package var framesOffered: Int
     /// Frames seen at both encoder pads (matched by PTS): the sample count of `latency`.
-    public var framesEncoded: Int
+    package var framesEncoded: Int
     /// Encoder sink pad → encoder src pad, pad probes, CLOCK_MONOTONIC.
-    public var latency: LatencySummary?
+    package var latency: LatencySummary?
     /// The latency tracer's `element-latency` records for the encoder, as a cross-check.
-    public var tracer: LatencySummary?
+    package var tracer: LatencySummary?
     /// Encoded frames per second of wall time from the first frame in to the last out (non-live only).
-    public var sustainedFps: Double?
+    package var sustainedFps: Double?
     /// getrusage user+sys of the whole process from PLAYING to end-of-stream, per encoded frame.
-    public var cpuMsPerFrame: Double
-    public var wallSeconds: Double
+    package var cpuMsPerFrame: Double
+    package var wallSeconds: Double
     /// The encoder's properties as compiled, for the record.
-    public var encoderSettings: String
+    package var encoderSettings: String
 
-    public init(codec: String, encoder: String, width: Int, height: Int, kbps: Int, source: String, framesOffered: Int,
+    package init(codec: String, encoder: String, width: Int, height: Int, kbps: Int, source: String, framesOffered: Int,
                 framesEncoded: Int, latency: LatencySummary?, tracer: LatencySummary?, sustainedFps: Double?,
                 cpuMsPerFrame: Double, wallSeconds: Double, encoderSettings: String) {
         self.codec = codec
@@ -111,12 +111,12 @@ public struct EncodeFigure: Codable, Sendable {
 
 // MARK: Framework overhead
 
-public struct OverheadSection: Codable, Sendable {
-    public var method: String
-    public var figures: [OverheadFigure]
-    public var load: LoadWindow?
+package struct OverheadSection: Codable, Sendable {
+    package var method: String
+    package var figures: [OverheadFigure]
+    package var load: LoadWindow?
 
-    public init(method: String, figures: [OverheadFigure], load: LoadWindow?) {
+    package init(method: String, figures: [OverheadFigure], load: LoadWindow?) {
         self.method = method
         self.figures = figures
         self.load = load
@@ -124,15 +124,15 @@ public struct OverheadSection: Codable, Sendable {
 }
 
 /// One run of a graph, by ECVKit in-process or by gst-launch-1.0 as a child.
-public struct OverheadSample: Codable, Sendable {
+package struct OverheadSample: Codable, Sendable {
     /// The latency tracer's encoder `element-latency` records.
-    public var encoderLatency: LatencySummary?
+    package var encoderLatency: LatencySummary?
     /// (CPU of an N-frame run − CPU of a 1-frame run) / (N − 1): start-up and teardown cancel out.
-    public var cpuMsPerFrame: Double
-    public var cpuFullRunMs: Double
-    public var cpuOneFrameRunMs: Double
+    package var cpuMsPerFrame: Double
+    package var cpuFullRunMs: Double
+    package var cpuOneFrameRunMs: Double
 
-    public init(encoderLatency: LatencySummary?, cpuMsPerFrame: Double, cpuFullRunMs: Double, cpuOneFrameRunMs: Double) {
+    package init(encoderLatency: LatencySummary?, cpuMsPerFrame: Double, cpuFullRunMs: Double, cpuOneFrameRunMs: Double) {
         self.encoderLatency = encoderLatency
         self.cpuMsPerFrame = cpuMsPerFrame
         self.cpuFullRunMs = cpuFullRunMs
@@ -140,22 +140,22 @@ public struct OverheadSample: Codable, Sendable {
     }
 }
 
-public struct OverheadFigure: Codable, Sendable {
-    public var codec: String
-    public var encoder: String
-    public var width: Int
-    public var height: Int
-    public var kbps: Int
-    public var frames: Int
-    public var ours: [OverheadSample]
-    public var gstLaunch: [OverheadSample]
+package struct OverheadFigure: Codable, Sendable {
+    package var codec: String
+    package var encoder: String
+    package var width: Int
+    package var height: Int
+    package var kbps: Int
+    package var frames: Int
+    package var ours: [OverheadSample]
+    package var gstLaunch: [OverheadSample]
     /// ours p50 / gst-launch p50, one value per repetition pair.
-    public var latencyRatio: Spread?
+    package var latencyRatio: Spread?
     /// ours CPU per frame / gst-launch CPU per frame, one value per repetition pair.
-    public var cpuRatio: Spread?
-    public var launchLine: String
+    package var cpuRatio: Spread?
+    package var launchLine: String
 
-    public init(codec: String, encoder: String, width: Int, height: Int, kbps: Int, frames: Int, ours: [OverheadSample],
+    package init(codec: String, encoder: String, width: Int, height: Int, kbps: Int, frames: Int, ours: [OverheadSample],
                 gstLaunch: [OverheadSample], launchLine: String) {
         self.codec = codec
         self.encoder = encoder
@@ -177,19 +177,19 @@ public struct OverheadFigure: Codable, Sendable {
 
 // MARK: Peer side by side
 
-public struct PeerSection: Codable, Sendable {
-    public var method: String
-    public var frames: Int
-    public var width: Int
-    public var height: Int
-    public var kbps: Int
-    public var ours: [PeerFigure]
+package struct PeerSection: Codable, Sendable {
+    package var method: String
+    package var frames: Int
+    package var width: Int
+    package var height: Int
+    package var kbps: Int
+    package var ours: [PeerFigure]
     /// Filled when the aiortc results are merged in.
-    public var aiortc: [PeerFigure]
-    public var aiortcVersion: String?
-    public var load: LoadWindow?
+    package var aiortc: [PeerFigure]
+    package var aiortcVersion: String?
+    package var load: LoadWindow?
 
-    public init(method: String, frames: Int, width: Int, height: Int, kbps: Int, ours: [PeerFigure], load: LoadWindow?) {
+    package init(method: String, frames: Int, width: Int, height: Int, kbps: Int, ours: [PeerFigure], load: LoadWindow?) {
         self.method = method
         self.frames = frames
         self.width = width
@@ -201,20 +201,20 @@ public struct PeerSection: Codable, Sendable {
     }
 }
 
-public struct PeerFigure: Codable, Sendable {
+package struct PeerFigure: Codable, Sendable {
     /// "VP8" or "H264".
-    public var codec: String
-    public var implementation: String
+    package var codec: String
+    package var implementation: String
     /// Time to turn one raw frame into RTP payloads (ours: encoder sink pad → last payloader
     /// packet of the frame; aiortc: one `encoder.encode(frame)` call, which packetizes too).
-    public var perFrame: LatencySummary?
+    package var perFrame: LatencySummary?
     /// Ours only: encoder sink pad → encoder src pad.
-    public var encoderOnly: LatencySummary?
+    package var encoderOnly: LatencySummary?
     /// Ours only: appsrc src pad → encoder sink pad (conversion, videorate, queue).
-    public var sourceToEncoder: LatencySummary?
-    public var cpuMsPerFrame: Double
+    package var sourceToEncoder: LatencySummary?
+    package var cpuMsPerFrame: Double
 
-    public init(codec: String, implementation: String, perFrame: LatencySummary?, encoderOnly: LatencySummary?,
+    package init(codec: String, implementation: String, perFrame: LatencySummary?, encoderOnly: LatencySummary?,
                 sourceToEncoder: LatencySummary? = nil, cpuMsPerFrame: Double) {
         self.codec = codec
         self.implementation = implementation
@@ -227,36 +227,36 @@ public struct PeerFigure: Codable, Sendable {
 
 // MARK: Glass-to-glass
 
-public struct GlassToGlassSection: Codable, Sendable {
-    public var method: String
-    public var figures: [GlassToGlassFigure]
-    public var load: LoadWindow?
+package struct GlassToGlassSection: Codable, Sendable {
+    package var method: String
+    package var figures: [GlassToGlassFigure]
+    package var load: LoadWindow?
 
-    public init(method: String, figures: [GlassToGlassFigure], load: LoadWindow?) {
+    package init(method: String, figures: [GlassToGlassFigure], load: LoadWindow?) {
         self.method = method
         self.figures = figures
         self.load = load
     }
 }
 
-public struct GlassToGlassFigure: Codable, Sendable {
-    public var codec: String
-    public var width: Int
-    public var height: Int
-    public var kbps: Int
-    public var jitterBufferMs: Int
+package struct GlassToGlassFigure: Codable, Sendable {
+    package var codec: String
+    package var width: Int
+    package var height: Int
+    package var kbps: Int
+    package var jitterBufferMs: Int
     /// Stamped frames pushed after the warm-up.
-    public var framesSent: Int
+    package var framesSent: Int
     /// Of those, frames whose stamp was read at the far renderer.
-    public var framesReceived: Int
+    package var framesReceived: Int
     /// Frames rendered after the first readable one whose stamp could not be read (a failed check row).
-    public var framesUnreadable: Int
-    public var latency: LatencySummary?
+    package var framesUnreadable: Int
+    package var latency: LatencySummary?
     /// From starting both peers to the first frame whose stamp the renderer could read (the
     /// decoder needs a keyframe first).
-    public var firstFrameSeconds: Double?
+    package var firstFrameSeconds: Double?
 
-    public init(codec: String, width: Int, height: Int, kbps: Int, jitterBufferMs: Int, framesSent: Int, framesReceived: Int,
+    package init(codec: String, width: Int, height: Int, kbps: Int, jitterBufferMs: Int, framesSent: Int, framesReceived: Int,
                 framesUnreadable: Int, latency: LatencySummary?, firstFrameSeconds: Double?) {
         self.codec = codec
         self.width = width

@@ -2,8 +2,8 @@ import Foundation
 
 /// Reading and writing reports: JSON fragments between programs, and the published set
 /// (`<timestamp>.json`, `<timestamp>.md`, `latest.json`, `latest.md`, `latest-encode.svg`).
-public enum ReportFiles {
-    public static func write(_ report: BenchmarkReport, to path: String) throws {
+package enum ReportFiles {
+    package static func write(_ report: BenchmarkReport, to path: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let url = URL(fileURLWithPath: path)
@@ -11,7 +11,7 @@ public enum ReportFiles {
         try encoder.encode(report).write(to: url)
     }
 
-    public static func read(_ path: String) throws -> BenchmarkReport {
+    package static func read(_ path: String) throws -> BenchmarkReport {
         do {
             return try JSONDecoder().decode(BenchmarkReport.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
         } catch {
@@ -21,7 +21,7 @@ public enum ReportFiles {
 
     /// What a benchmark program does with its finished report: the JSON fragment when `--fragment`
     /// names one, and unless `--no-publish`, the published set and the Markdown on stdout.
-    public static func deliver(_ report: BenchmarkReport, options: Options, paths: OutputPaths) throws {
+    package static func deliver(_ report: BenchmarkReport, options: Options, paths: OutputPaths) throws {
         if let fragment = options.values["fragment"] {
             try write(report, to: fragment)
             progress("wrote \(fragment)")
@@ -36,7 +36,7 @@ public enum ReportFiles {
     /// Writes the published set into `directory` and returns the paths written. A program whose
     /// results stand apart from the main run's names them with `prefix` (`instructions-`).
     @discardableResult
-    public static func publish(_ report: BenchmarkReport, in directory: String, prefix: String = "") throws -> [String] {
+    package static func publish(_ report: BenchmarkReport, in directory: String, prefix: String = "") throws -> [String] {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
@@ -67,11 +67,11 @@ public enum ReportFiles {
 }
 
 /// A clear error for the programs to print before exiting non-zero.
-public enum BenchmarkError: Error, CustomStringConvertible {
+package enum BenchmarkError: Error, CustomStringConvertible {
     case badInput(String)
     case failed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .badInput(let message), .failed(let message): message
         }

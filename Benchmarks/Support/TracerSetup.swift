@@ -7,8 +7,8 @@ import GStreamer
 /// when `GST_TRACERS` names one of its tracers at initialisation (the registry knows the feature,
 /// but its type is registered on load). We name `factories`, the cheapest tracer of that plugin
 /// (one record per element factory used), so the type exists without adding per-buffer work.
-public enum TracerSetup {
-    public static func initializeWithLatencyTracer() throws {
+package enum TracerSetup {
+    package static func initializeWithLatencyTracer() throws {
         let current = ProcessInfo.processInfo.environment["GST_TRACERS"] ?? ""
         if current.isEmpty { setenv("GST_TRACERS", "factories", 1) }
         try GStreamerRuntime.ensureInitialized()

@@ -6,14 +6,14 @@ import Foundation
 /// The n-th delay (from 0) is `initial · multiplier^n`, capped at `maximum`, then drawn
 /// uniformly from `[delay · (1 − jitter), delay]` so that many clients that lost the same server
 /// at the same moment do not come back in lockstep ("full jitter" when `jitter` is 1).
-public struct Backoff: Sendable, Equatable {
-    public var initial: Duration
-    public var maximum: Duration
-    public var multiplier: Double
+package struct Backoff: Sendable, Equatable {
+    package var initial: Duration
+    package var maximum: Duration
+    package var multiplier: Double
     /// 0…1: how much of each delay is random.
-    public var jitter: Double
+    package var jitter: Double
 
-    public init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(2), multiplier: Double = 2, jitter: Double = 0.5) {
+    package init(initial: Duration = .milliseconds(100), maximum: Duration = .seconds(2), multiplier: Double = 2, jitter: Double = 0.5) {
         self.initial = max(.milliseconds(1), initial)
         self.maximum = max(self.initial, maximum)
         self.multiplier = max(1, multiplier)
@@ -21,7 +21,7 @@ public struct Backoff: Sendable, Equatable {
     }
 
     /// The delay before retry number `attempt` (0: the first retry).
-    public func delay(attempt: Int, random: Double = Double.random(in: 0...1)) -> Duration {
+    package func delay(attempt: Int, random: Double = Double.random(in: 0...1)) -> Duration {
         let base = initial.seconds * pow(multiplier, Double(min(max(0, attempt), 30)))
         let capped = min(maximum.seconds, base)
         let drawn = capped * (1 - jitter * min(1, max(0, random)))
@@ -30,13 +30,13 @@ public struct Backoff: Sendable, Equatable {
 }
 
 /// What `retrying` reports when it gives up: the last failure and how many attempts were made.
-public struct RetriesExhausted<Failure: Error & Sendable>: Error, Sendable, CustomStringConvertible {
-    public let last: Failure
-    public let attempts: Int
+package struct RetriesExhausted<Failure: Error & Sendable>: Error, Sendable, CustomStringConvertible {
+    package let last: Failure
+    package let attempts: Int
     /// Whether the last failure was one that may not be retried (rather than the window running out).
-    public let permanent: Bool
+    package let permanent: Bool
 
-    public var description: String {
+    package var description: String {
         permanent || attempts == 1 ? "\(last)" : "\(last) (after \(attempts) attempts)"
     }
 }
@@ -44,7 +44,7 @@ public struct RetriesExhausted<Failure: Error & Sendable>: Error, Sendable, Cust
 /// Runs `operation` until it succeeds, fails with an error `isTransient` calls permanent, or the
 /// next attempt would start after `window` from now. Each attempt keeps its own timeout, so the
 /// whole takes at most `window` plus one attempt. A cancelled task stops retrying at once.
-public func retrying<Success: Sendable, Failure: Error & Sendable>(
+package func retrying<Success: Sendable, Failure: Error & Sendable>(
     within window: Duration, backoff: Backoff = Backoff(),
     isTransient: (Failure) -> Bool,
     onRetry: (_ failure: Failure, _ attempt: Int, _ delay: Duration) -> Void = { _, _, _ in },

@@ -11,9 +11,9 @@ import Synchronization
 /// broadcaster's `Replay` policy: nothing, every event so far, or the latest of each key (the
 /// states that last, as a peer's OPEN or a connection's CLOSE). `finish()` ends every stream after
 /// what is queued; subscribing after that returns a stream with the replay, already finished.
-public final class Broadcaster<Event: Sendable>: Sendable {
+package final class Broadcaster<Event: Sendable>: Sendable {
     /// What a subscriber is told of the events before it subscribed.
-    public enum Replay: Sendable {
+    package enum Replay: Sendable {
         /// Nothing: only the events from now on.
         case none
         /// Every event so far, in order (an owner whose listeners subscribe late, as a bot does).
@@ -23,7 +23,7 @@ public final class Broadcaster<Event: Sendable>: Sendable {
         case latestPerKey
     }
 
-    public typealias Callback = @Sendable (Event) -> Void
+    package typealias Callback = @Sendable (Event) -> Void
 
     private struct State {
         var next = 0
@@ -39,11 +39,11 @@ public final class Broadcaster<Event: Sendable>: Sendable {
     private let state = Mutex(State())
     private let replay: Replay
 
-    public init(replay: Replay = .none) { self.replay = replay }
+    package init(replay: Replay = .none) { self.replay = replay }
 
     /// A new stream of every event from now on, after the replay (unless `replaying` is false:
     /// a wait for the answer to a request about to be sent wants no earlier answer).
-    public func subscribe(replaying: Bool = true, bufferingNewest limit: Int? = nil) -> AsyncStream<Event> {
+    package func subscribe(replaying: Bool = true, bufferingNewest limit: Int? = nil) -> AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: limit.map { .bufferingNewest($0) } ?? .unbounded)
         let key = state.withLock { state -> Int? in
             // Replayed under the lock, before any later event can reach this stream.
@@ -64,7 +64,7 @@ public final class Broadcaster<Event: Sendable>: Sendable {
     /// Calls `callback` with every event from now on, in the same order the streams get them,
     /// after the replayed events `replayFilter` keeps. Returns a key for `removeListener`.
     @discardableResult
-    public func addListener(replaying replayFilter: (Event) -> Bool = { _ in false }, _ callback: @escaping Callback) -> Int {
+    package func addListener(replaying replayFilter: (Event) -> Bool = { _ in false }, _ callback: @escaping Callback) -> Int {
         let (key, past) = state.withLock { state -> (Int, [Event]) in
             state.next += 1
             if !state.finished { state.callbacks[state.next] = callback }
@@ -74,11 +74,11 @@ public final class Broadcaster<Event: Sendable>: Sendable {
         return key
     }
 
-    public func removeListener(_ key: Int) { _ = state.withLock { $0.callbacks.removeValue(forKey: key) } }
+    package func removeListener(_ key: Int) { _ = state.withLock { $0.callbacks.removeValue(forKey: key) } }
 
     /// Delivers `event` to every listener. `replayKey` (for `.latestPerKey`) names what it
     /// replaces for late subscribers; nil: it is not replayed.
-    public func yield(_ event: Event, replayKey: String? = nil) {
+    package func yield(_ event: Event, replayKey: String? = nil) {
         let drain = state.withLock { state -> Bool in
             guard !state.finished else { return false }
             switch replay {
@@ -119,7 +119,7 @@ public final class Broadcaster<Event: Sendable>: Sendable {
     }
 
     /// Ends every stream (after what is queued); later events are dropped, callbacks removed.
-    public func finish() {
+    package func finish() {
         let streams = state.withLock { state -> [AsyncStream<Event>.Continuation] in
             state.finished = true
             if state.draining { state.endAfterDrain = true; return [] }
@@ -130,8 +130,8 @@ public final class Broadcaster<Event: Sendable>: Sendable {
         streams.forEach { $0.finish() }
     }
 
-    public var isFinished: Bool { state.withLock { $0.finished } }
+    package var isFinished: Bool { state.withLock { $0.finished } }
 
     /// What a subscriber would be replayed now (every event so far, for `.all`).
-    public var history: [Event] { state.withLock { $0.replayed.map(\.event) } }
+    package var history: [Event] { state.withLock { $0.replayed.map(\.event) } }
 }

@@ -10,19 +10,19 @@ import Synchronization
 /// (at the start of each call) state that same hand-off as a release/acquire pair TSan follows.
 /// They cost one atomic store per registration and one acquiring load per call.
 open class HandOffBox: @unchecked Sendable {
-    public init() {}
+    package init() {}
     // @unchecked Sendable: subclasses hold only `let` callbacks set in init, before `published()`.
     private let handedOver = Atomic<Bool>(false)
 
     /// Marks the box as handed over; call right before passing it to GLib or GStreamer.
-    public final func published() -> Self {
+    package final func published() -> Self {
         handedOver.store(true, ordering: .releasing)
         return self
     }
 
     /// Call at the start of every callback, before reading the box.
     @inline(__always)
-    public final func received() {
+    package final func received() {
         guard handedOver.load(ordering: .acquiring) else { preconditionFailure("a callback box reached GLib unpublished") }
     }
 }

@@ -11,9 +11,9 @@ import Synchronization
 ///
 /// Nothing here blocks waiting for the loop: `perform` and the timers return at once, `run`
 /// suspends the caller. Main-loop-only state belongs to `MainLoopActor`, whose jobs run here.
-public final class MainLoop: Sendable {
+package final class MainLoop: Sendable {
     /// The loop, running from its first use.
-    public static let shared: MainLoop = {
+    package static let shared: MainLoop = {
         let loop = MainLoop()
         loop.start()
         return loop
@@ -49,12 +49,12 @@ public final class MainLoop: Sendable {
     }
 
     /// True on the main-loop thread.
-    public var isCurrentThread: Bool {
+    package var isCurrentThread: Bool {
         threadID.load(ordering: .acquiring) == UInt(pthread_self())
     }
 
     /// Runs `body` on the main-loop thread, soon. Never blocks the caller.
-    public func perform(_ body: @escaping @Sendable () -> Void) {
+    package func perform(_ body: @escaping @Sendable () -> Void) {
         let box = Unmanaged.passRetained(CallbackBox(body).published()).toOpaque()
         let source = g_idle_source_new()
         g_source_set_priority(source, G_PRIORITY_DEFAULT)
@@ -71,7 +71,7 @@ public final class MainLoop: Sendable {
     }
 
     /// Runs `body` on the main-loop thread and resumes the caller with its result.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         if isCurrentThread { return body() }
         return await withCheckedContinuation { continuation in
             perform { continuation.resume(returning: body()) }
@@ -79,19 +79,19 @@ public final class MainLoop: Sendable {
     }
 
     /// Runs `body` on the main-loop thread, rethrowing what it throws.
-    public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    package func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let result: Result<T, any Error> = await run { Result { try body() } }
         return try result.get()
     }
 
     /// Calls `body` on the main-loop thread after `delay`; cancel the returned timer to stop it.
     @discardableResult
-    public func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> Timer {
+    package func schedule(after delay: Duration, _ body: @escaping @Sendable () -> Void) -> Timer {
         makeTimer(after: delay) { body(); return false }
     }
 
     /// Calls `body` on the main-loop thread every `interval` until it returns false or the timer is cancelled.
-    public func schedule(every interval: Duration, _ body: @escaping @Sendable () -> Bool) -> Timer {
+    package func schedule(every interval: Duration, _ body: @escaping @Sendable () -> Bool) -> Timer {
         makeTimer(after: interval, body)
     }
 
@@ -115,7 +115,7 @@ public final class MainLoop: Sendable {
     }
 
     /// A pending or repeating main-loop timer. Cancelling it is idempotent and thread-safe.
-    public final class Timer: Sendable {
+    package final class Timer: Sendable {
         private let state = Mutex<(cancelled: Bool, source: SourceHandle?)>((false, nil))
 
         var isCancelled: Bool { state.withLock { $0.cancelled } }
@@ -125,7 +125,7 @@ public final class MainLoop: Sendable {
             state.withLock { $0.source = SourceHandle(source) }
         }
 
-        public func cancel() {
+        package func cancel() {
             let source = state.withLock { state -> SourceHandle? in
                 state.cancelled = true
                 defer { state.source = nil }

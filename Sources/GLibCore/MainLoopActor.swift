@@ -10,22 +10,22 @@
 /// but outside any job; they enter the actor with `MainLoopActor.assumeIsolated`, which checks
 /// the thread.
 @globalActor
-public actor MainLoopActor {
-    public static let shared = MainLoopActor()
+package actor MainLoopActor {
+    package static let shared = MainLoopActor()
 
     private static let executor = MainLoopExecutor()
 
-    public nonisolated var unownedExecutor: UnownedSerialExecutor { Self.executor.asUnownedSerialExecutor() }
+    package nonisolated var unownedExecutor: UnownedSerialExecutor { Self.executor.asUnownedSerialExecutor() }
 
     /// Runs `body` on the actor and returns its result (the counterpart of `MainActor.run`).
     @MainLoopActor
-    public static func run<T: Sendable>(_ body: @MainLoopActor () throws -> T) async rethrows -> T {
+    package static func run<T: Sendable>(_ body: @MainLoopActor () throws -> T) async rethrows -> T {
         try body()
     }
 
     /// Runs `body` as isolated to the actor, from synchronous code that is already on the loop
     /// thread (a GLib callback); stops the process anywhere else.
-    public static func assumeIsolated<T: Sendable>(_ body: @MainLoopActor () throws -> T,
+    package static func assumeIsolated<T: Sendable>(_ body: @MainLoopActor () throws -> T,
                                                    file: StaticString = #fileID, line: UInt = #line) rethrows -> T {
         typealias Isolated = @MainLoopActor () throws -> T
         typealias Plain = () throws -> T
@@ -40,18 +40,18 @@ public actor MainLoopActor {
     /// Runs `body` on the actor soon, after everything enqueued before it (actor jobs and
     /// `MainLoop.perform` bodies alike); never blocks, and unlike `run` does not wait. Calls from
     /// one thread run in the order they were made.
-    public static func perform(_ body: @escaping @MainLoopActor () -> Void) {
+    package static func perform(_ body: @escaping @MainLoopActor () -> Void) {
         MainLoop.shared.perform { assumeIsolated(body) }
     }
 
     /// `MainLoop.schedule(after:_:)` with a body isolated to the actor.
     @discardableResult
-    public static func schedule(after delay: Duration, _ body: @escaping @MainLoopActor () -> Void) -> MainLoop.Timer {
+    package static func schedule(after delay: Duration, _ body: @escaping @MainLoopActor () -> Void) -> MainLoop.Timer {
         MainLoop.shared.schedule(after: delay) { assumeIsolated(body) }
     }
 
     /// `MainLoop.schedule(every:_:)` with a body isolated to the actor.
-    public static func schedule(every interval: Duration, _ body: @escaping @MainLoopActor () -> Bool) -> MainLoop.Timer {
+    package static func schedule(every interval: Duration, _ body: @escaping @MainLoopActor () -> Bool) -> MainLoop.Timer {
         MainLoop.shared.schedule(every: interval) { assumeIsolated(body) }
     }
 }

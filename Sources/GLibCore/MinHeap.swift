@@ -5,15 +5,15 @@
 ///
 /// A general utility beside `Locked` and `MainLoop`, kept in this target because every target
 /// that needs it already stands on it.
-public struct MinHeap<Element: Comparable> {
-    public private(set) var elements: [Element] = []
+package struct MinHeap<Element: Comparable> {
+    package private(set) var elements: [Element] = []
 
-    public init() {}
+    package init() {}
 
-    public var count: Int { elements.count }
-    public var first: Element? { elements.first }
+    package var count: Int { elements.count }
+    package var first: Element? { elements.first }
 
-    public mutating func insert(_ element: Element) {
+    package mutating func insert(_ element: Element) {
         elements.append(element)
         var child = elements.count - 1
         while child > 0 {
@@ -25,7 +25,7 @@ public struct MinHeap<Element: Comparable> {
     }
 
     @discardableResult
-    public mutating func removeFirst() -> Element? {
+    package mutating func removeFirst() -> Element? {
         guard !elements.isEmpty else { return nil }
         let first = elements[0]
         let last = elements.removeLast()
@@ -37,18 +37,18 @@ public struct MinHeap<Element: Comparable> {
     }
 
     /// Replaces the contents (O(n) heapify).
-    public mutating func rebuild(_ contents: [Element]) {
+    package mutating func rebuild(_ contents: [Element]) {
         elements = contents
         heapify()
     }
 
     /// Keeps only the elements `isIncluded` accepts (O(n) heapify).
-    public mutating func filter(_ isIncluded: (Element) -> Bool) {
+    package mutating func filter(_ isIncluded: (Element) -> Bool) {
         elements.removeAll { !isIncluded($0) }
         heapify()
     }
 
-    public mutating func removeAll() { elements.removeAll() }
+    package mutating func removeAll() { elements.removeAll() }
 
     private mutating func heapify() {
         guard elements.count > 1 else { return }

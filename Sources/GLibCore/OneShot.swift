@@ -5,7 +5,7 @@ import Synchronization
 /// C callbacks (promises, bus watches, timers) may fire more than once, race each other or never
 /// fire; `OneShot` turns all of those into one resumption: the first `resolve` wins and later ones
 /// are ignored, so a continuation is never resumed twice or leaked.
-public final class OneShot<Success: Sendable, Failure: Error>: Sendable {
+package final class OneShot<Success: Sendable, Failure: Error>: Sendable {
     private enum Slot {
         case empty
         case waiting(CheckedContinuation<Success, any Error>)
@@ -15,11 +15,11 @@ public final class OneShot<Success: Sendable, Failure: Error>: Sendable {
 
     private let slot = Mutex(Slot.empty)
 
-    public init() {}
+    package init() {}
 
     /// Delivers `result` if nothing was delivered before; returns whether this call won.
     @discardableResult
-    public func resolve(_ result: Result<Success, Failure>) -> Bool {
+    package func resolve(_ result: Result<Success, Failure>) -> Bool {
         let waiting: CheckedContinuation<Success, any Error>? = slot.withLock { slot in
             switch slot {
             case .empty:
@@ -36,12 +36,12 @@ public final class OneShot<Success: Sendable, Failure: Error>: Sendable {
         return true
     }
 
-    public var isResolved: Bool {
+    package var isResolved: Bool {
         slot.withLock { if case .empty = $0 { false } else if case .waiting = $0 { false } else { true } }
     }
 
     /// Waits for the result. Only one task may wait.
-    public func value() async throws(Failure) -> Success {
+    package func value() async throws(Failure) -> Success {
         do {
             return try await withCheckedThrowingContinuation { continuation in
                 let ready: Result<Success, Failure>? = slot.withLock { slot in

@@ -2,12 +2,12 @@
 /// the "one serial context" the seed's handlers and delegates are promised, which no producer
 /// waits for (a media thread, the main loop) and which a slow callback never stalls.
 /// Used by `ECVModules.onCallEvent` and EnQualify's delegate.
-public final class SerialDelivery: Sendable {
-    public typealias Delivery = @Sendable () -> Void
+package final class SerialDelivery: Sendable {
+    package typealias Delivery = @Sendable () -> Void
     private let continuation: AsyncStream<Delivery>.Continuation
     private let worker: Task<Void, Never>
 
-    public init() {
+    package init() {
         let (stream, continuation) = AsyncStream.makeStream(of: Delivery.self)
         self.continuation = continuation
         worker = Task.detached {
@@ -18,10 +18,10 @@ public final class SerialDelivery: Sendable {
     deinit { continuation.finish() }
 
     /// Queues `delivery` after everything queued before it.
-    public func enqueue(_ delivery: @escaping Delivery) { continuation.yield(delivery) }
+    package func enqueue(_ delivery: @escaping Delivery) { continuation.yield(delivery) }
 
     /// Returns once everything queued before it was delivered.
-    public func drained() async {
+    package func drained() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             if case .terminated = continuation.yield({ done.resume() }) { done.resume() }
         }

@@ -4,17 +4,17 @@ import Synchronization
 /// closes, then cancelled together. A task kept after the close is cancelled at once, so an
 /// object that closes while one of its steps is still starting never leaves that step's task
 /// running. Every call plumbing object (the call leg, the products' facades) keeps its tasks here.
-public final class TaskSet: Sendable {
+package final class TaskSet: Sendable {
     private struct State {
         var tasks: [Task<Void, Never>] = []
         var closed = false
     }
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Keeps `task` until `cancelAll()`; cancels it at once when that already ran.
-    public func keep(_ task: Task<Void, Never>) {
+    package func keep(_ task: Task<Void, Never>) {
         let closed = state.withLock { state -> Bool in
             guard !state.closed else { return true }
             // Finished tasks are dropped now and then, so a long call's timers do not pile up.
@@ -26,12 +26,12 @@ public final class TaskSet: Sendable {
     }
 
     /// Starts `operation` as a task kept here.
-    public func run(_ operation: @escaping @Sendable () async -> Void) {
+    package func run(_ operation: @escaping @Sendable () async -> Void) {
         keep(Task { await operation() })
     }
 
     /// Cancels every task kept so far and every one kept later. Idempotent.
-    public func cancelAll() {
+    package func cancelAll() {
         let tasks = state.withLock { state -> [Task<Void, Never>] in
             state.closed = true
             defer { state.tasks = [] }
@@ -40,5 +40,5 @@ public final class TaskSet: Sendable {
         for task in tasks { task.cancel() }
     }
 
-    public var isCancelled: Bool { state.withLock { $0.closed } }
+    package var isCancelled: Bool { state.withLock { $0.closed } }
 }

@@ -2,14 +2,14 @@ internal import CGStreamer
 import GLibCore
 
 /// An `appsink`: delivers decoded or encoded samples to Swift.
-public final class AppSink: Element, @unchecked Sendable {
+package final class AppSink: Element, @unchecked Sendable {
     // @unchecked Sendable: adds no stored state; callbacks are installed through GStreamer's
     // thread-safe gst_app_sink_set_callbacks.
 
     var appSink: UnsafeMutablePointer<GstAppSink> { raw.assumingMemoryBound(to: GstAppSink.self) }
 
     /// Creates an appsink; `caps` restricts what it accepts (e.g. `video/x-raw,format=RGBA`).
-    public convenience init(name: String? = nil, caps: Caps? = nil, sync: Bool = false, maxBuffers: UInt = 2, drop: Bool = true)
+    package convenience init(name: String? = nil, caps: Caps? = nil, sync: Bool = false, maxBuffers: UInt = 2, drop: Bool = true)
         throws(GStreamerError) {
         GStreamerRuntime.require()
         guard let created = gst_element_factory_make("appsink", name) else { throw .elementNotFound(factory: "appsink") }
@@ -21,7 +21,7 @@ public final class AppSink: Element, @unchecked Sendable {
     }
 
     /// Wraps an `appsink` found in a parsed pipeline.
-    public convenience init(_ element: Element) throws(GStreamerError) {
+    package convenience init(_ element: Element) throws(GStreamerError) {
         guard element.factoryName == "appsink" else {
             throw .notSupported("\(element.diagnosticName) is not an appsink")
         }
@@ -30,7 +30,7 @@ public final class AppSink: Element, @unchecked Sendable {
 
     /// Calls `handler` on the streaming thread for every sample; `onEndOfStream` when the stream ends.
     /// Replaces any previous handler. Handlers must not block: copy what you need and return.
-    public func setSampleHandler(_ handler: @escaping @Sendable (Sample) -> Void,
+    package func setSampleHandler(_ handler: @escaping @Sendable (Sample) -> Void,
                                  onEndOfStream: (@Sendable () -> Void)? = nil) {
         var callbacks = GstAppSinkCallbacks()
         callbacks.new_sample = { sink, data in
@@ -54,7 +54,7 @@ public final class AppSink: Element, @unchecked Sendable {
 
     /// The samples as an async sequence. A consumer that falls behind loses the oldest samples
     /// (`bufferingNewest`), so the streaming thread never waits for Swift.
-    public func samples(bufferingNewest limit: Int = 8) -> AsyncStream<Sample> {
+    package func samples(bufferingNewest limit: Int = 8) -> AsyncStream<Sample> {
         let (stream, continuation) = AsyncStream.makeStream(of: Sample.self, bufferingPolicy: .bufferingNewest(limit))
         setSampleHandler({ continuation.yield($0) }, onEndOfStream: { continuation.finish() })
         return stream

@@ -1,14 +1,14 @@
 internal import CGStreamer
 
 /// An `appsrc`: lets Swift push frames or samples into a pipeline with its own timestamps.
-public final class AppSource: Element, @unchecked Sendable {
+package final class AppSource: Element, @unchecked Sendable {
     // @unchecked Sendable: adds no stored state; gst_app_src_push_buffer is thread-safe.
 
     var appSource: UnsafeMutablePointer<GstAppSrc> { raw.assumingMemoryBound(to: GstAppSrc.self) }
 
     /// Creates a time-format appsrc for `caps`. With `block` false a full queue drops nothing but
     /// makes `push` throw, so a producer never stalls silently.
-    public convenience init(name: String? = nil, caps: Caps, isLive: Bool = true, maxBytes: UInt64 = 0, block: Bool = false)
+    package convenience init(name: String? = nil, caps: Caps, isLive: Bool = true, maxBytes: UInt64 = 0, block: Bool = false)
         throws(GStreamerError) {
         GStreamerRuntime.require()
         guard let created = gst_element_factory_make("appsrc", name) else { throw .elementNotFound(factory: "appsrc") }
@@ -17,12 +17,12 @@ public final class AppSource: Element, @unchecked Sendable {
     }
 
     /// Wraps an `appsrc` found in a parsed pipeline.
-    public convenience init(_ element: Element) throws(GStreamerError) {
+    package convenience init(_ element: Element) throws(GStreamerError) {
         guard element.factoryName == "appsrc" else { throw .notSupported("\(element.diagnosticName) is not an appsrc") }
         self.init(element.raw, .borrowed)
     }
 
-    public func configure(caps: Caps, isLive: Bool = true, maxBytes: UInt64 = 0, block: Bool = false) throws(GStreamerError) {
+    package func configure(caps: Caps, isLive: Bool = true, maxBytes: UInt64 = 0, block: Bool = false) throws(GStreamerError) {
         gst_app_src_set_caps(appSource, caps.pointer)
         try set("format", "time")
         try set("is-live", isLive)
@@ -31,7 +31,7 @@ public final class AppSource: Element, @unchecked Sendable {
     }
 
     /// Pushes one buffer. `pts`/`duration` are in nanoseconds of running time.
-    public func push(_ bytes: UnsafeRawBufferPointer, pts: UInt64?, duration: UInt64?) throws(GStreamerError) {
+    package func push(_ bytes: UnsafeRawBufferPointer, pts: UInt64?, duration: UInt64?) throws(GStreamerError) {
         guard let buffer = gst_buffer_new_allocate(nil, gsize(bytes.count), nil) else {
             throw .flow(element: diagnosticName, result: "cannot allocate \(bytes.count) bytes")
         }
@@ -46,7 +46,7 @@ public final class AppSource: Element, @unchecked Sendable {
     /// Pushes the bytes of `sample` without copying them: a new buffer that shares the sample's
     /// memory (buffers are immutable once shared), stamped `pts`, with none of the original's
     /// flags, times or metadata. What a recorder does with every packet of a call.
-    public func push(_ sample: Sample, pts: UInt64?) throws(GStreamerError) {
+    package func push(_ sample: Sample, pts: UInt64?) throws(GStreamerError) {
         guard let original = sample.buffer else { return }
         guard let buffer = gst_buffer_copy_region(original, GST_BUFFER_COPY_MEMORY, 0, gsize.max) else {
             throw .flow(element: diagnosticName, result: "cannot share a buffer of \(sample.size) bytes")
@@ -63,7 +63,7 @@ public final class AppSource: Element, @unchecked Sendable {
         }
     }
 
-    public func push(_ bytes: [UInt8], pts: UInt64?, duration: UInt64?) throws(GStreamerError) {
+    package func push(_ bytes: [UInt8], pts: UInt64?, duration: UInt64?) throws(GStreamerError) {
         let failure = bytes.withUnsafeBytes { buffer -> GStreamerError? in
             do throws(GStreamerError) { try push(buffer, pts: pts, duration: duration); return nil } catch { return error }
         }
@@ -71,7 +71,7 @@ public final class AppSource: Element, @unchecked Sendable {
     }
 
     /// Signals that no more data will come.
-    public func endOfStream() {
+    package func endOfStream() {
         gst_app_src_end_of_stream(appSource)
     }
 }

@@ -2,16 +2,16 @@ internal import CGStreamer
 
 /// A container of elements.
 // @unchecked Sendable: adds no stored state to Element.
-public class Bin: Element, @unchecked Sendable {
+package class Bin: Element, @unchecked Sendable {
     var bin: UnsafeMutablePointer<GstBin> { raw.assumingMemoryBound(to: GstBin.self) }
 
-    public convenience init(name: String? = nil) {
+    package convenience init(name: String? = nil) {
         GStreamerRuntime.require()
         self.init(UnsafeMutableRawPointer(gst_bin_new(name)!), .floating)
     }
 
     /// Builds a bin from a gst-launch description; unlinked pads get ghost pads when `ghostUnlinkedPads`.
-    public static func parse(_ description: String, ghostUnlinkedPads: Bool = true) throws(GStreamerError) -> Bin {
+    package static func parse(_ description: String, ghostUnlinkedPads: Bool = true) throws(GStreamerError) -> Bin {
         GStreamerRuntime.require()
         var error: UnsafeMutablePointer<GError>?
         let result = gst_parse_bin_from_description_full(description, ghostUnlinkedPads ? 1 : 0, nil,
@@ -25,35 +25,35 @@ public class Bin: Element, @unchecked Sendable {
     }
 
     /// Adds an element; the bin takes its own reference, the wrapper keeps ours.
-    public func add(_ element: Element) throws(GStreamerError) {
+    package func add(_ element: Element) throws(GStreamerError) {
         guard gst_bin_add(bin, element.element) != 0 else {
             throw .notSupported("cannot add \(element.diagnosticName) to \(diagnosticName): name taken or already in a bin")
         }
     }
 
-    public func add(_ elements: [Element]) throws(GStreamerError) {
+    package func add(_ elements: [Element]) throws(GStreamerError) {
         for element in elements { try add(element) }
     }
 
     /// Removes an element (set it to NULL first if it is running).
-    public func remove(_ element: Element) {
+    package func remove(_ element: Element) {
         gst_bin_remove(bin, element.element)
     }
 
     /// Stops `element` (see `Element.stopForRemoval()`) and takes it out of this running bin.
-    public func stopAndRemove(_ element: Element) {
+    package func stopAndRemove(_ element: Element) {
         element.stopForRemoval()
         remove(element)
     }
 
     /// Finds a direct or nested child by name.
-    public func element(named name: String) -> Element? {
+    package func element(named name: String) -> Element? {
         guard let found = gst_bin_get_by_name(bin, name) else { return nil }
         return Object.wrap(UnsafeMutableRawPointer(found), .owned) as? Element
     }
 
     /// The direct children of the bin.
-    public var children: [Element] {
+    package var children: [Element] {
         var result: [Element] = []
         withObjectLock(gstObject) {
             var node = bin.pointee.children
@@ -69,7 +69,7 @@ public class Bin: Element, @unchecked Sendable {
 
     /// Adds a ghost pad exposing `pad` of a child under `name`.
     @discardableResult
-    public func addGhostPad(named name: String, target pad: Pad) throws(GStreamerError) -> Pad {
+    package func addGhostPad(named name: String, target pad: Pad) throws(GStreamerError) -> Pad {
         guard let ghost = gst_ghost_pad_new(name, pad.pad) else {
             throw .padNotFound(element: diagnosticName, pad: name)
         }
@@ -82,7 +82,7 @@ public class Bin: Element, @unchecked Sendable {
     }
 
     /// The graph as Graphviz DOT text, with caps and states.
-    public var dotDescription: String {
+    package var dotDescription: String {
         guard let dot = gst_debug_bin_to_dot_data(bin, GST_DEBUG_GRAPH_SHOW_ALL) else { return "" }
         defer { g_free(dot) }
         return String(cString: dot)

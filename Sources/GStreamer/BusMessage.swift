@@ -1,7 +1,7 @@
 internal import CGStreamer
 
 /// A bus message as a Sendable Swift value.
-public enum BusMessage: Sendable, CustomStringConvertible {
+package enum BusMessage: Sendable, CustomStringConvertible {
     case stateChanged(source: String, old: State, new: State, pending: State, fromPipeline: Bool)
     case error(ErrorInfo)
     case warning(ErrorInfo)
@@ -16,19 +16,19 @@ public enum BusMessage: Sendable, CustomStringConvertible {
     case other(type: String, source: String)
 
     /// What an ERROR or WARNING message says, with the element that said it.
-    public struct ErrorInfo: Sendable, CustomStringConvertible, Error {
-        public let source: String
-        public let message: String
-        public let debug: String?
-        public let domain: String
-        public let code: Int
+    package struct ErrorInfo: Sendable, CustomStringConvertible, Error {
+        package let source: String
+        package let message: String
+        package let debug: String?
+        package let domain: String
+        package let code: Int
 
-        public var description: String {
+        package var description: String {
             "\(source): \(message)" + (debug.map { " (\($0))" } ?? "")
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .stateChanged(let source, let old, let new, _, _): "state-changed \(source): \(old) -> \(new)"
         case .error(let info): "error \(info)"

@@ -8,22 +8,22 @@ import GLibCore
 /// GStreamer's own default is an RSA certificate, but several WebRTC stacks (aiortc among them)
 /// offer only ECDHE-ECDSA cipher suites, so calls use an ECDSA P-256 certificate by default, as
 /// browsers do. The SDP fingerprint follows whatever certificate the transport holds.
-public struct DTLSCertificate: Sendable, Equatable {
-    public enum KeyType: String, Sendable, CaseIterable {
+package struct DTLSCertificate: Sendable, Equatable {
+    package enum KeyType: String, Sendable, CaseIterable {
         /// ECDSA over NIST P-256 (prime256v1), what browsers generate.
         case ecdsaP256 = "ecdsa-p256"
         /// RSA 2048, for peers that cannot do ECDSA.
         case rsa2048 = "rsa-2048"
     }
 
-    public let keyType: KeyType
+    package let keyType: KeyType
     /// Certificate PEM followed by private-key PEM.
-    public let pem: String
+    package let pem: String
     /// SHA-256 of the certificate's DER, as the SDP's `a=fingerprint:sha-256` writes it.
-    public let sha256Fingerprint: String
+    package let sha256Fingerprint: String
 
     /// Generates a new key and a certificate valid from an hour ago for `validity`.
-    public static func generate(_ keyType: KeyType = .ecdsaP256, commonName: String = "ECVKit",
+    package static func generate(_ keyType: KeyType = .ecdsaP256, commonName: String = "ECVKit",
                                 validity: Duration = .seconds(30 * 24 * 3600)) throws(GStreamerError) -> DTLSCertificate {
         guard let key = makeKey(keyType) else { throw .notSupported("cannot generate a \(keyType.rawValue) key: \(openSSLError())") }
         defer { EVP_PKEY_free(key) }
@@ -48,7 +48,7 @@ public struct DTLSCertificate: Sendable, Equatable {
 
     /// One certificate per key type for the whole process (generating one costs milliseconds for
     /// ECDSA and much more for RSA; browsers also keep one per page).
-    public static func shared(_ keyType: KeyType) throws(GStreamerError) -> DTLSCertificate {
+    package static func shared(_ keyType: KeyType) throws(GStreamerError) -> DTLSCertificate {
         let cached = processCertificates.withLock { $0[keyType] }
         if let cached { return cached }
         let made = try generate(keyType)

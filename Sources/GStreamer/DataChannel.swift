@@ -4,25 +4,25 @@ internal import CGStreamer
 ///
 /// GStreamer 1.22 crashes or drops data when sending on a channel that is not open, so `send`
 /// checks the state first and throws instead.
-public final class DataChannel: Object, @unchecked Sendable {
+package final class DataChannel: Object, @unchecked Sendable {
     // @unchecked Sendable: adds no stored state; the channel's API is thread-safe in GStreamer.
 
     /// `ready-state` (GstWebRTCDataChannelState).
-    public enum ReadyState: GEnumeration, Sendable, CustomStringConvertible {
+    package enum ReadyState: GEnumeration, Sendable, CustomStringConvertible {
         case connecting, open, closing, closed
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.connecting, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CONNECTING.rawValue)),
             (.open, Int(GST_WEBRTC_DATA_CHANNEL_STATE_OPEN.rawValue)),
             (.closing, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSING.rawValue)),
             (.closed, Int(GST_WEBRTC_DATA_CHANNEL_STATE_CLOSED.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
 
         /// GStreamer's nick ("open"), for messages.
-        public var description: String {
+        package var description: String {
             switch self {
             case .connecting: "connecting"
             case .open: "open"
@@ -37,16 +37,16 @@ public final class DataChannel: Object, @unchecked Sendable {
 
     var channel: OpaquePointer { OpaquePointer(raw) }
 
-    public var label: String { property("label")?.stringValue ?? "" }
-    public var id: Int { property("id")?.intValue ?? -1 }
-    public var ordered: Bool { property("ordered")?.boolValue ?? true }
-    public var channelProtocol: String { property("protocol")?.stringValue ?? "" }
-    public var negotiated: Bool { property("negotiated")?.boolValue ?? false }
-    public var maxRetransmits: Int { property("max-retransmits")?.intValue ?? -1 }
-    public var maxPacketLifetime: Int { property("max-packet-lifetime")?.intValue ?? -1 }
-    public var bufferedAmount: UInt64 { UInt64(property("buffered-amount")?.uintValue ?? 0) }
+    package var label: String { property("label")?.stringValue ?? "" }
+    package var id: Int { property("id")?.intValue ?? -1 }
+    package var ordered: Bool { property("ordered")?.boolValue ?? true }
+    package var channelProtocol: String { property("protocol")?.stringValue ?? "" }
+    package var negotiated: Bool { property("negotiated")?.boolValue ?? false }
+    package var maxRetransmits: Int { property("max-retransmits")?.intValue ?? -1 }
+    package var maxPacketLifetime: Int { property("max-packet-lifetime")?.intValue ?? -1 }
+    package var bufferedAmount: UInt64 { UInt64(property("buffered-amount")?.uintValue ?? 0) }
 
-    public var readyState: ReadyState {
+    package var readyState: ReadyState {
         // A readable property of GstWebRTCDataChannel itself (1.16 and later): `get` cannot throw for it.
         (try? get(Self.readyStateKey)) ?? .closed
     }
@@ -61,7 +61,7 @@ public final class DataChannel: Object, @unchecked Sendable {
     override var diagnosticName: String { "data channel '\(label)'" }
 
     /// Sends a text message; throws when the channel is not open or GStreamer refuses it.
-    public func send(text: String) throws(GStreamerError) {
+    package func send(text: String) throws(GStreamerError) {
         try requireOpen()
         var error: UnsafeMutablePointer<GError>?
         guard gst_webrtc_data_channel_send_string_full(channel, text, &error) != 0 else {
@@ -70,7 +70,7 @@ public final class DataChannel: Object, @unchecked Sendable {
     }
 
     /// Sends a binary message; throws when the channel is not open or GStreamer refuses it.
-    public func send(data: [UInt8]) throws(GStreamerError) {
+    package func send(data: [UInt8]) throws(GStreamerError) {
         try requireOpen()
         let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
         defer { g_bytes_unref(bytes) }
@@ -81,7 +81,7 @@ public final class DataChannel: Object, @unchecked Sendable {
     }
 
     /// Closes the channel; idempotent.
-    public func close() {
+    package func close() {
         guard readyState == .open || readyState == .connecting else { return }
         gst_webrtc_data_channel_close(channel)
     }

@@ -2,19 +2,19 @@ internal import Glibc
 import Synchronization
 
 /// A numeric IPv4 or IPv6 address and a UDP port.
-public struct DatagramEndpoint: Hashable, Sendable, CustomStringConvertible {
-    public var host: String
-    public var port: UInt16
+package struct DatagramEndpoint: Hashable, Sendable, CustomStringConvertible {
+    package var host: String
+    package var port: UInt16
 
     /// nil unless `host` is a numeric address (no names: nothing here resolves) and `port` is not 0.
-    public init?(host: String, port: UInt16) {
+    package init?(host: String, port: UInt16) {
         guard port != 0, SocketAddress(host: host, port: port) != nil else { return nil }
         self.host = host
         self.port = port
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-    public var isIPv6: Bool { host.contains(":") }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var isIPv6: Bool { host.contains(":") }
 }
 
 /// A second descriptor of a UDP socket this process already has open and bound, found by its
@@ -26,8 +26,8 @@ public struct DatagramEndpoint: Hashable, Sendable, CustomStringConvertible {
 /// The duplicate is this object's own: the socket stays open (its port bound) until `close()`,
 /// whatever the other descriptor's owner does meanwhile, so a send can never reach another
 /// socket that took over that descriptor number.
-public final class DatagramSocket: Sendable {
-    public let endpoint: DatagramEndpoint
+package final class DatagramSocket: Sendable {
+    package let endpoint: DatagramEndpoint
     /// nil once closed.
     private let descriptor: Mutex<Int32?>
 
@@ -41,7 +41,7 @@ public final class DatagramSocket: Sendable {
     /// The UDP sockets of this process bound to any of `endpoints`, each duplicated (one pass over
     /// `/proc/self/fd`: two system calls per open descriptor). Endpoints no socket is bound to are
     /// left out.
-    public static func duplicates(boundTo endpoints: Set<DatagramEndpoint>) -> [DatagramEndpoint: DatagramSocket] {
+    package static func duplicates(boundTo endpoints: Set<DatagramEndpoint>) -> [DatagramEndpoint: DatagramSocket] {
         // Each endpoint's address built once, not once per descriptor.
         let wanted = endpoints.compactMap { endpoint in SocketAddress(host: endpoint.host, port: endpoint.port).map { (endpoint, $0) } }
         guard !wanted.isEmpty, let directory = opendir("/proc/self/fd") else { return [:] }
@@ -77,7 +77,7 @@ public final class DatagramSocket: Sendable {
     /// as the path might have). False when closed, or when the system refused it. A link-local
     /// destination needs no zone: a socket bound to a link-local address is bound to its device.
     @discardableResult
-    public func send(_ bytes: [UInt8], to destination: DatagramEndpoint) -> Bool {
+    package func send(_ bytes: [UInt8], to destination: DatagramEndpoint) -> Bool {
         guard var address = SocketAddress(host: destination.host, port: destination.port) else { return false }
         return descriptor.withLock { descriptor in
             guard let descriptor else { return false }
@@ -89,7 +89,7 @@ public final class DatagramSocket: Sendable {
     }
 
     /// Closes the duplicate (the descriptor it was duplicated from is untouched). Idempotent.
-    public func close() {
+    package func close() {
         let taken = descriptor.withLock { descriptor in defer { descriptor = nil }; return descriptor }
         if let taken { _ = Glibc.close(taken) }
     }

@@ -1,18 +1,18 @@
 internal import CGStreamer
 
 /// What the element registry knows about one element: present or not, its rank and its class.
-public struct ElementFactory: Sendable, Hashable {
+package struct ElementFactory: Sendable, Hashable {
     /// The factory name, e.g. "x264enc".
-    public let name: String
+    package let name: String
     /// The registry rank: 256 primary, 128 secondary, 64 marginal, 0 none.
-    public let rank: Int
+    package let rank: Int
     /// The "klass" metadata, e.g. "Codec/Encoder/Video/Hardware".
-    public let klass: String
-    public let longName: String
-    public let pluginName: String?
+    package let klass: String
+    package let longName: String
+    package let pluginName: String?
 
     /// Looks a factory up in the registry by name (never by spawning gst-inspect).
-    public static func find(_ name: String) -> ElementFactory? {
+    package static func find(_ name: String) -> ElementFactory? {
         GStreamerRuntime.require()
         guard let factory = gst_element_factory_find(name) else { return nil }
         defer { gst_object_unref(UnsafeMutableRawPointer(factory)) }
@@ -20,7 +20,7 @@ public struct ElementFactory: Sendable, Hashable {
     }
 
     /// Every element factory whose klass contains all of `klassParts` (e.g. ["Encoder", "Video"]).
-    public static func all(klassContaining klassParts: [String] = []) -> [ElementFactory] {
+    package static func all(klassContaining klassParts: [String] = []) -> [ElementFactory] {
         GStreamerRuntime.require()
         // Every element factory in the registry; gst_element_factory_list_get_elements would skip
         // plain filters (videoconvert, queue) that match none of its type classes.

@@ -1,5 +1,5 @@
 /// Everything the binding can fail with, each case naming what was asked and what went wrong.
-public enum GStreamerError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum GStreamerError: Error, Equatable, Sendable, CustomStringConvertible {
     case initializationFailed(String)
     case elementNotFound(factory: String)
     case parseFailed(launch: String, message: String)
@@ -20,7 +20,7 @@ public enum GStreamerError: Error, Equatable, Sendable, CustomStringConvertible 
     case flow(element: String, result: String)
     case notSupported(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .initializationFailed(let message): "GStreamer failed to initialise: \(message)"
         case .elementNotFound(let factory): "no GStreamer element '\(factory)' (plugin not installed?)"

@@ -13,7 +13,7 @@ extension Pad {
     /// Calls `handler` on the thread that sent it for every upstream force-key-unit event that
     /// reaches this pad (what a PLI or FIR from the far end becomes), and lets the event go on.
     /// A source that has no encoder upstream (pre-encoded media) answers the request itself.
-    public func addKeyFrameRequestProbe(_ handler: @escaping @Sendable () -> Void) -> PadProbe {
+    package func addKeyFrameRequestProbe(_ handler: @escaping @Sendable () -> Void) -> PadProbe {
         let requestBox = KeyFrameRequestBox(handler: handler).published()
         let box = Unmanaged.passRetained(requestBox).toOpaque()
         let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, { _, info, data in

@@ -9,19 +9,19 @@ import Synchronization
 /// and the benchmarks need it on demand, so we instantiate the tracer type ourselves (its hooks
 /// register on construction) and read its records from the `GST_TRACER` debug category through a
 /// log function that forwards every other message to GStreamer's default logger unchanged.
-public enum LatencyTracer {
+package enum LatencyTracer {
     /// One latency record: `element-latency` (time spent inside one element) or `latency`
     /// (source to sink), as the tracer reports them.
-    public struct Record: Sendable {
-        public let kind: String
+    package struct Record: Sendable {
+        package let kind: String
         /// The element for `element-latency`, else the source element.
-        public let element: String
+        package let element: String
         /// The sink element for source-to-sink `latency` records, else nil.
-        public let sinkElement: String?
+        package let sinkElement: String?
         /// Nanoseconds.
-        public let time: UInt64
+        package let time: UInt64
         /// Nanoseconds since the tracer started, when the record was made.
-        public let timestamp: UInt64
+        package let timestamp: UInt64
     }
 
     // @unchecked Sendable: the tracer object is created once, held for the process lifetime
@@ -31,7 +31,7 @@ public enum LatencyTracer {
 
     /// Turns the tracer on with `flags` ("element", "pipeline", or "element+pipeline"); idempotent
     /// per flags value. Throws when the tracer plugin is missing.
-    public static func enable(flags: String = "element") throws(GStreamerError) {
+    package static func enable(flags: String = "element") throws(GStreamerError) {
         GStreamerRuntime.require()
         let created: Bool = try state.withLock { state throws(GStreamerError) in
             guard state.tracers[flags] == nil else { return false }
@@ -62,7 +62,7 @@ public enum LatencyTracer {
 
     /// Calls `listener` (on a streaming thread) for every latency record until the returned
     /// observation is cancelled.
-    public static func observe(_ listener: @escaping @Sendable (Record) -> Void) -> Observation {
+    package static func observe(_ listener: @escaping @Sendable (Record) -> Void) -> Observation {
         let key = state.withLock { state in
             state.next += 1
             state.listeners[state.next] = listener
@@ -71,10 +71,10 @@ public enum LatencyTracer {
         return Observation(key: key)
     }
 
-    public final class Observation: Sendable {
+    package final class Observation: Sendable {
         let key: Int
         init(key: Int) { self.key = key }
-        public func cancel() { _ = LatencyTracer.state.withLock { $0.listeners.removeValue(forKey: key) } }
+        package func cancel() { _ = LatencyTracer.state.withLock { $0.listeners.removeValue(forKey: key) } }
         deinit { cancel() }
     }
 

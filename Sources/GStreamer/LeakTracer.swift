@@ -11,11 +11,11 @@ import Synchronization
 /// checkpoints (type and address of every object created or destroyed), never
 /// `get-live-objects`: in GStreamer 1.22 that signal takes over a reference of every live
 /// object it reports, which destroys objects that are still in use.
-public enum LeakTracer {
+package enum LeakTracer {
     /// Adds `leaks` to `GST_TRACERS` if GStreamer has not been initialised yet.
     /// Returns false when it is too late (GStreamer already initialised without the tracer).
     @discardableResult
-    public static func enableBeforeInitialization() -> Bool {
+    package static func enableBeforeInitialization() -> Bool {
         if gst_is_initialized() != 0 { return isActive }
         let current = ProcessInfo.processInfo.environment["GST_TRACERS"] ?? ""
         if !current.split(separator: ";").contains(where: { $0.hasPrefix("leaks") }) {
@@ -25,13 +25,13 @@ public enum LeakTracer {
     }
 
     /// True when the leaks tracer is running in this process.
-    public static var isActive: Bool { withTracer { _ in true } ?? false }
+    package static var isActive: Bool { withTracer { _ in true } ?? false }
 
     /// Writes every live tracked object, with its creation stack trace when the tracer was
     /// configured with `stack-traces-flags=full`, to GStreamer's debug log (category GST_TRACER).
     /// Non-destructive, unlike `get-live-objects`. Throws when no leaks tracer runs or it has no
     /// such signal (GStreamer before 1.18).
-    public static func logLiveObjects() throws(GStreamerError) {
+    package static func logLiveObjects() throws(GStreamerError) {
         let emitted = withTracer { tracer -> GStreamerError? in
             do throws(GStreamerError) { _ = try tracer.emit("log-live-objects", arguments: []); return nil } catch { return error }
         }
@@ -44,7 +44,7 @@ public enum LeakTracer {
 
     /// True when the registered type `typeName` is `ancestor` or derives from it (e.g. whether a
     /// surviving type is an element). Unknown names are false.
-    public static func type(_ typeName: String, isA ancestor: String) -> Bool {
+    package static func type(_ typeName: String, isA ancestor: String) -> Bool {
         GStreamerRuntime.require()
         let type = g_type_from_name(typeName), base = g_type_from_name(ancestor)
         return type != 0 && base != 0 && g_type_is_a(type, base) != 0
@@ -58,7 +58,7 @@ public enum LeakTracer {
     /// Makes sure a leaks tracer runs, creating one now when GST_TRACERS did not ask for it at
     /// start-up. It tracks objects created from then on, which is all a tracking needs.
     @discardableResult
-    public static func ensureActive() -> Bool {
+    package static func ensureActive() -> Bool {
         if isActive { return true }
         return runtimeTracer.withLock { handle -> Bool in
             if handle != nil { return true }
@@ -84,7 +84,7 @@ public enum LeakTracer {
     /// process-wide, so tests that track must not run in parallel); returns nil when another
     /// tracking runs, no tracer can be had, or the tracer has no activity signals (GStreamer
     /// before 1.18), so a tracking that exists really records.
-    public static func startTracking() -> Tracking? {
+    package static func startTracking() -> Tracking? {
         guard trackingRuns.withLock({ runs in defer { runs = true }; return !runs }) else { return nil }
         guard ensureActive(), withTracer({ tracer -> Bool in
             do throws(GStreamerError) {
@@ -102,14 +102,14 @@ public enum LeakTracer {
     }
 
     /// Objects created since tracking began, by address, until they are destroyed.
-    public final class Tracking: Sendable {
+    package final class Tracking: Sendable {
         private let alive = Mutex<[String: (type: String, count: Int)]>([:])
 
         /// The objects created since `startTracking()` that are still alive, counted by type.
         /// The total is exact; a type can be mislabelled when one checkpoint saw an address freed
         /// and reused by another type (the tracer's lists are unordered). It can miss a leak when a
         /// destroyed pre-existing object's address is reused.
-        public func survivors() -> [String: Int] {
+        package func survivors() -> [String: Int] {
             // `startTracking` took a checkpoint from this same tracer: it has the signal.
             let events = withTracer({ try? checkpoint($0) }).flatMap { $0 } ?? (created: [], removed: [])
             return alive.withLock { alive in

@@ -1,9 +1,9 @@
 internal import COpenSSL
 
 /// Message authentication codes from libcrypto, for the layers above that may not touch C.
-public enum MessageAuthentication {
+package enum MessageAuthentication {
     /// HMAC-SHA1 of `message` under `key` (20 bytes): STUN's MESSAGE-INTEGRITY (RFC 5389 §15.4).
-    public static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] {
+    package static func hmacSHA1(key: [UInt8], message: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         let made = key.withUnsafeBytes { keyBytes in

@@ -8,7 +8,7 @@ internal import CGStreamerShims
 /// reference is sunk exactly once and a borrowed one is retained exactly once.
 // @unchecked Sendable: the only stored state is an immutable pointer to a GObject we hold a
 // strong reference to; GObject reference counting and property access are thread-safe.
-public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
+package class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     enum Ownership {
         /// We received a reference we now own (transfer full) that is not floating.
         case owned
@@ -34,12 +34,12 @@ public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     var gobject: UnsafeMutablePointer<GObject> { raw.assumingMemoryBound(to: GObject.self) }
 
     /// The GType name, e.g. "GstVP8Enc".
-    public var typeName: String { String(cString: g_type_name(ecv_object_type(raw))) }
+    package var typeName: String { String(cString: g_type_name(ecv_object_type(raw))) }
 
     var gtype: GType { ecv_object_type(raw) }
 
     /// True when this object's class is `typeName` or derives from it.
-    public func isA(_ typeName: String) -> Bool {
+    package func isA(_ typeName: String) -> Bool {
         let target = g_type_from_name(typeName)
         return target != 0 && g_type_is_a(gtype, target) != 0
     }
@@ -47,13 +47,13 @@ public class Object: @unchecked Sendable, Hashable, CustomStringConvertible {
     /// A diagnosticName for error messages: the object's name when it has one, else its type.
     var diagnosticName: String { typeName }
 
-    public var description: String { "\(typeName)(\(raw))" }
+    package var description: String { "\(typeName)(\(raw))" }
 
     /// The current reference count, for leak diagnostics only.
-    public var referenceCount: Int { Int(gobject.pointee.ref_count) }
+    package var referenceCount: Int { Int(gobject.pointee.ref_count) }
 
-    public static func == (lhs: Object, rhs: Object) -> Bool { lhs.raw == rhs.raw }
-    public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
+    package static func == (lhs: Object, rhs: Object) -> Bool { lhs.raw == rhs.raw }
+    package func hash(into hasher: inout Hasher) { hasher.combine(raw) }
 
     /// Wraps any GObject pointer in the most specific Swift class the binding has for it.
     static func wrap(_ pointer: UnsafeMutableRawPointer, _ ownership: Ownership) -> Object {

@@ -17,7 +17,7 @@ extension Pad {
     /// from the last thread to leave it. An idle probe alone holds nothing back once it has been
     /// called (a buffer no probe matches passes), so the same probe also blocks downstream data:
     /// pushes that come meanwhile wait until it is cancelled.
-    public func blockWhenIdle(timeout: Duration) -> PadProbe? {
+    package func blockWhenIdle(timeout: Duration) -> PadProbe? {
         let blockBox = IdleBlockBox().published()
         let box = Unmanaged.passRetained(blockBox).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_IDLE.rawValue | GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM.rawValue)
@@ -45,7 +45,7 @@ extension Pad {
     /// so a buffer that waited at a block while the peer was replaced reaches the new peer ahead
     /// of its caps (an encoder then refuses it, not negotiated, and the stream stops for good).
     /// Call this while the pad is still blocked, after linking the new peer.
-    public func sendStickyEvents(to sink: Pad) {
+    package func sendStickyEvents(to sink: Pad) {
         for type in [GST_EVENT_STREAM_START, GST_EVENT_CAPS, GST_EVENT_SEGMENT] {
             guard let event = gst_pad_get_sticky_event(pad, type, 0) else { continue }
             // gst_pad_send_event takes the reference gst_pad_get_sticky_event gave us.

@@ -5,16 +5,16 @@ import GLibCore
 import Synchronization
 
 /// What a buffer probe sees of a buffer: timing and size, without touching the data.
-public struct BufferInfo: Sendable {
-    public var pts: UInt64?
-    public var dts: UInt64?
-    public var duration: UInt64?
-    public var size: Int
-    public var isKeyFrame: Bool
+package struct BufferInfo: Sendable {
+    package var pts: UInt64?
+    package var dts: UInt64?
+    package var duration: UInt64?
+    package var size: Int
+    package var isKeyFrame: Bool
 }
 
 /// What a probe tells GStreamer to do with the buffer.
-public enum ProbeDecision: Sendable {
+package enum ProbeDecision: Sendable {
     case pass, drop, remove
 }
 
@@ -44,7 +44,7 @@ class ProbeHandlerBox: HandOffBox, @unchecked Sendable {
 }
 
 /// An installed pad probe; removed on `cancel()` or when the token goes.
-public final class PadProbe: Sendable {
+package final class PadProbe: Sendable {
     // @unchecked Sendable: GWeakRef is thread-safe; the allocation is owned here and freed in deinit.
     private struct WeakPad: @unchecked Sendable { let ref: UnsafeMutablePointer<GWeakRef> }
     private let pad: WeakPad
@@ -60,7 +60,7 @@ public final class PadProbe: Sendable {
         self.life = life
     }
 
-    public func cancel() {
+    package func cancel() {
         let id = probeID.withLock { id in defer { id = 0 }; return id }
         guard id != 0, !life.isRemoved, let pad = g_weak_ref_get(pad.ref) else { return }
         gst_pad_remove_probe(pad.assumingMemoryBound(to: GstPad.self), id)
@@ -89,7 +89,7 @@ extension Pad {
     /// each buffer of a buffer list (RTP payloaders push lists). With `readingData`, the buffer's
     /// bytes are mapped read-only for the call. A `.drop` or `.remove` from any buffer of a list
     /// applies to the whole list.
-    public func addBufferProbe(readingData: Bool = false,
+    package func addBufferProbe(readingData: Bool = false,
                                _ handler: @escaping @Sendable (BufferInfo, UnsafeRawBufferPointer?) -> ProbeDecision) -> PadProbe {
         let probeBox = ProbeBox(handler: handler, readsData: readingData).published()
         let box = Unmanaged.passRetained(probeBox).toOpaque()
@@ -145,7 +145,7 @@ extension ProbeDecision {
 extension Pad {
     /// Calls `handler` on the streaming thread for every caps event that crosses the pad
     /// downstream; `.drop` keeps the event from going on (the pad keeps its current caps).
-    public func addCapsProbe(_ handler: @escaping @Sendable (Caps) -> ProbeDecision) -> PadProbe {
+    package func addCapsProbe(_ handler: @escaping @Sendable (Caps) -> ProbeDecision) -> PadProbe {
         let capsBox = CapsProbeBox(handler: handler).published()
         let box = Unmanaged.passRetained(capsBox).toOpaque()
         let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, { _, info, data in

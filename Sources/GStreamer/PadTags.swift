@@ -3,7 +3,7 @@ internal import CGStreamer
 extension Pad {
     /// A string tag of the stream through this pad ("title" is a recorded track's name), read
     /// from the pad's sticky tag events; nil until such an event has passed or without the tag.
-    public func streamTag(_ name: String) -> String? {
+    package func streamTag(_ name: String) -> String? {
         var index: guint = 0
         while let event = gst_pad_get_sticky_event(pad, GST_EVENT_TAG, index) {
             defer { gst_mini_object_unref(UnsafeMutableRawPointer(event).assumingMemoryBound(to: GstMiniObject.self)) }

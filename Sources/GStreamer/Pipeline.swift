@@ -5,13 +5,13 @@ import GLibCore
 import Dispatch
 
 /// A top-level pipeline: owns its bus watch and its state, and goes to NULL when released.
-public final class Pipeline: Bin, @unchecked Sendable {
+package final class Pipeline: Bin, @unchecked Sendable {
     // @unchecked Sendable re-stated for the subclass: the dispatcher is itself Sendable and the
     // only stored state; everything else is the thread-safe GstPipeline.
     private let dispatcher = BusDispatcher()
 
     /// An empty pipeline to add elements to.
-    public convenience init(name: String? = nil) {
+    package convenience init(name: String? = nil) {
         GStreamerRuntime.require()
         self.init(UnsafeMutableRawPointer(gst_pipeline_new(name)!), .floating)
         startBusWatch()
@@ -19,7 +19,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     /// Builds a pipeline from gst-launch syntax. A bad element or link throws `parseFailed`
     /// carrying GStreamer's own message, which names the element.
-    public convenience init(launch description: String) throws(GStreamerError) {
+    package convenience init(launch description: String) throws(GStreamerError) {
         GStreamerRuntime.require()
         var error: UnsafeMutablePointer<GError>?
         let parsed = gst_parse_launch_full(description, nil, GST_PARSE_FLAG_FATAL_ERRORS, &error)
@@ -64,7 +64,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     /// While flushing, the bus drops every message posted to it (and those queued). Used around
     /// removing a bin whose teardown messages would otherwise keep its internals alive.
-    public func setBusFlushing(_ flushing: Bool) {
+    package func setBusFlushing(_ flushing: Bool) {
         guard let bus = gst_element_get_bus(element) else { return }
         gst_bus_set_flushing(bus, flushing ? 1 : 0)
         gst_object_unref(bus)
@@ -74,15 +74,15 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     /// The pipeline's bus messages from now on. With `bufferingNewest`, a subscriber that falls
     /// behind loses the oldest messages instead of growing without bound.
-    public func messages(bufferingNewest limit: Int? = nil) -> AsyncStream<BusMessage> {
+    package func messages(bufferingNewest limit: Int? = nil) -> AsyncStream<BusMessage> {
         dispatcher.makeStream(bufferingNewest: limit)
     }
 
     /// The most recent ERROR message seen on the bus.
-    public var lastError: BusMessage.ErrorInfo? { dispatcher.lastError }
+    package var lastError: BusMessage.ErrorInfo? { dispatcher.lastError }
 
     /// Calls `observer` on the main loop for every message until the returned token is cancelled.
-    public func observeMessages(_ observer: @escaping @Sendable (BusMessage) -> Void) -> BusObservation {
+    package func observeMessages(_ observer: @escaping @Sendable (BusMessage) -> Void) -> BusObservation {
         BusObservation(dispatcher: dispatcher, key: dispatcher.addObserver(observer))
     }
 
@@ -90,7 +90,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
 
     /// Changes state and waits until the pipeline has reached it. An ERROR posted during the change
     /// is thrown; so is a transition that does not complete within `timeout`.
-    public func setState(_ target: State, timeout: Duration = .seconds(10)) async throws(GStreamerError) {
+    package func setState(_ target: State, timeout: Duration = .seconds(10)) async throws(GStreamerError) {
         if target <= .ready {
             guard requestState(target) else {
                 throw .stateChangeFailed(element: diagnosticName, target: target.description, reason: lastError?.description ?? "refused")
@@ -133,19 +133,19 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 
     /// Starts playback and waits until the pipeline plays.
-    public func play(timeout: Duration = .seconds(10)) async throws(GStreamerError) {
+    package func play(timeout: Duration = .seconds(10)) async throws(GStreamerError) {
         try await setState(.playing, timeout: timeout)
     }
 
     /// Stops the pipeline synchronously (NULL state).
-    public func stop() {
+    package func stop() {
         gst_element_set_state(element, GST_STATE_NULL)
         dispatcher.resetRun()
     }
 
     /// Waits for end-of-stream of the current run (also when it was reached before this call);
     /// throws the run's first ERROR instead, or a timeout.
-    public func waitForEndOfStream(timeout: Duration = .seconds(30)) async throws(GStreamerError) {
+    package func waitForEndOfStream(timeout: Duration = .seconds(30)) async throws(GStreamerError) {
         let outcome = OneShot<Void, GStreamerError>()
         let observation = observeMessages { message in
             switch message {
@@ -168,7 +168,7 @@ public final class Pipeline: Bin, @unchecked Sendable {
     }
 
     /// The pipeline's configured latency, after it has been computed.
-    public var latency: Duration {
+    package var latency: Duration {
         .nanoseconds(Int64(bitPattern: UInt64(gst_pipeline_get_latency(raw.assumingMemoryBound(to: GstPipeline.self)))))
     }
 }
@@ -220,13 +220,13 @@ private struct PipelineTeardown: @unchecked Sendable {
 }
 
 /// A registration of a bus observer; cancel it (or drop it) to stop observing.
-public final class BusObservation: Sendable {
+package final class BusObservation: Sendable {
     private let dispatcher: BusDispatcher
     private let key: Int
     init(dispatcher: BusDispatcher, key: Int) {
         self.dispatcher = dispatcher
         self.key = key
     }
-    public func cancel() { dispatcher.removeObserver(key) }
+    package func cancel() { dispatcher.removeObserver(key) }
     deinit { cancel() }
 }

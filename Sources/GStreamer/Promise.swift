@@ -80,7 +80,7 @@ private final class PromiseCallbacks {
 extension Object {
     /// Emits an action signal whose last argument is a GstPromise and waits for the reply,
     /// converted to a Swift `Structure` (nil for an empty reply).
-    public func emitAwaitingReply(_ signal: String, _ arguments: Value...) async throws(GStreamerError) -> Structure? {
+    package func emitAwaitingReply(_ signal: String, _ arguments: Value...) async throws(GStreamerError) -> Structure? {
         try await PromiseBridge.await(signal, extract: { .success($0.map { Structure(reading: $0) }) }) { promise throws(GStreamerError) in
             _ = try emit(signal, arguments: arguments.map { .value($0) } + [.boxed(UnsafeMutableRawPointer(promise))])
         }

@@ -6,7 +6,7 @@ internal import CGStreamerShims
 extension Object {
     /// Sets a property, converting the Swift value to the property's declared type.
     /// Throws for an unknown property, a read-only one, a value of the wrong type or out of range.
-    public func set(_ property: String, _ value: some ValueConvertible) throws(GStreamerError) {
+    package func set(_ property: String, _ value: some ValueConvertible) throws(GStreamerError) {
         let spec = try paramSpec(property)
         let flags = spec.pointee.flags.rawValue
         guard flags & G_PARAM_WRITABLE.rawValue != 0, flags & G_PARAM_CONSTRUCT_ONLY.rawValue == 0 else {
@@ -28,7 +28,7 @@ extension Object {
     }
 
     /// Sets a property from its gst-launch text form ("cbr", "800000", "video/x-raw"), as presets do.
-    public func set(_ property: String, fromString text: String) throws(GStreamerError) {
+    package func set(_ property: String, fromString text: String) throws(GStreamerError) {
         let spec = try paramSpec(property)
         guard spec.pointee.flags.rawValue & G_PARAM_WRITABLE.rawValue != 0 else {
             throw .propertyNotWritable(object: diagnosticName, property: property)
@@ -43,7 +43,7 @@ extension Object {
     }
 
     /// Reads a property as a Swift `Value`.
-    public func get(_ property: String) throws(GStreamerError) -> Value {
+    package func get(_ property: String) throws(GStreamerError) -> Value {
         let spec = try paramSpec(property)
         guard spec.pointee.flags.rawValue & G_PARAM_READABLE.rawValue != 0 else {
             throw .propertyNotReadable(object: diagnosticName, property: property)
@@ -55,12 +55,12 @@ extension Object {
     }
 
     /// True when the object has a property of that name.
-    public func hasProperty(_ property: String) -> Bool {
+    package func hasProperty(_ property: String) -> Bool {
         g_object_class_find_property(objectClass, property) != nil
     }
 
     /// The names of every property of the object's class.
-    public var propertyNames: [String] {
+    package var propertyNames: [String] {
         var count: guint = 0
         guard let specs = g_object_class_list_properties(objectClass, &count) else { return [] }
         defer { g_free(specs) }

@@ -6,11 +6,11 @@ extension Element {
     /// The transport-wide congestion control extension libwebrtc negotiates as `transport-cc`:
     /// a sequence number across every stream of the transport, which the receiver acknowledges
     /// in TWCC feedback, from which rtpsession reports what arrived (`twcc-stats`).
-    public static let transportWideCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
+    package static let transportWideCCURI = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
     /// Makes this RTP payloader write the transport-wide sequence number under extension `id`
     /// (1…14, the one-byte form), announced in its caps as `extmap-<id>`.
-    public func addTransportWideCCExtension(id: Int) throws(GStreamerError) {
+    package func addTransportWideCCExtension(id: Int) throws(GStreamerError) {
         guard (1...14).contains(id) else { throw .notSupported("RTP header extension id \(id) (1…14)") }
         guard let created = gst_rtp_header_extension_create_from_uri(Self.transportWideCCURI) else {
             throw .notSupported("the transport-wide-cc RTP header extension (rtphdrexttwcc, gst-plugins-good)")
@@ -23,7 +23,7 @@ extension Element {
     }
 
     /// Removes every header extension of this payloader (before adding them again under other ids).
-    public func clearHeaderExtensions() throws(GStreamerError) {
+    package func clearHeaderExtensions() throws(GStreamerError) {
         _ = try emit("clear-extensions")
     }
 }

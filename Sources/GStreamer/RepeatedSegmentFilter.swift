@@ -16,13 +16,13 @@ import Synchronization
 ///
 /// GStreamer marks a sticky event a probe dropped as delivered, so it is not sent again with the
 /// next buffer; a pad linked later still gets the pad's latest segment, which is the same.
-public final class RepeatedSegmentFilter: Sendable {
-    public let probe: PadProbe
+package final class RepeatedSegmentFilter: Sendable {
+    package let probe: PadProbe
     private let box: SegmentFilterBox
 
     /// Segment events let through, and repeats kept back, so far.
-    public var forwarded: Int { box.forwarded.load(ordering: .relaxed) }
-    public var dropped: Int { box.dropped.load(ordering: .relaxed) }
+    package var forwarded: Int { box.forwarded.load(ordering: .relaxed) }
+    package var dropped: Int { box.dropped.load(ordering: .relaxed) }
 
     fileprivate init(probe: PadProbe, box: SegmentFilterBox) {
         self.probe = probe
@@ -73,7 +73,7 @@ struct SegmentValue: @unchecked Sendable {
 
 extension Pad {
     /// Installs a `RepeatedSegmentFilter` on this (source) pad; it stays until its probe is cancelled.
-    public func addRepeatedSegmentFilter() -> RepeatedSegmentFilter {
+    package func addRepeatedSegmentFilter() -> RepeatedSegmentFilter {
         let filterBox = SegmentFilterBox().published()
         let box = Unmanaged.passRetained(filterBox).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM.rawValue | GST_PAD_PROBE_TYPE_EVENT_FLUSH.rawValue)

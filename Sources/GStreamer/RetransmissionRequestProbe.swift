@@ -14,7 +14,7 @@ extension Pad {
     /// makes of the far end's NACK) that travels upstream through this pad, on the thread that
     /// sent it; `.drop` leaves the request unanswered. Other events pass untouched, and no
     /// buffer is looked at.
-    public func addRetransmissionRequestProbe(_ handler: @escaping @Sendable (_ ssrc: UInt32, _ seqnum: UInt16) -> ProbeDecision) -> PadProbe {
+    package func addRetransmissionRequestProbe(_ handler: @escaping @Sendable (_ ssrc: UInt32, _ seqnum: UInt16) -> ProbeDecision) -> PadProbe {
         let requestBox = RetransmissionRequestBox(handler: handler).published()
         let box = Unmanaged.passRetained(requestBox).toOpaque()
         let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, { _, info, data in

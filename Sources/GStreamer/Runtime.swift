@@ -6,7 +6,7 @@ import GLibCore
 ///
 /// Every public entry point of the binding calls `GStreamerRuntime.ensureInitialized()`
 /// so users never have to remember to; calling it again is free.
-public enum GStreamerRuntime {
+package enum GStreamerRuntime {
     private static let initialization: Result<Void, GStreamerError> = {
         var error: UnsafeMutablePointer<GError>?
         guard gst_init_check(nil, nil, &error) != 0 else {
@@ -17,7 +17,7 @@ public enum GStreamerRuntime {
     }()
 
     /// Initialises GStreamer once per process and starts the main loop.
-    public static func ensureInitialized() throws(GStreamerError) {
+    package static func ensureInitialized() throws(GStreamerError) {
         try initialization.get()
     }
 
@@ -28,7 +28,7 @@ public enum GStreamerRuntime {
     }
 
     /// The GStreamer library version, e.g. "GStreamer 1.22.0".
-    public static var versionString: String {
+    package static var versionString: String {
         require()
         guard let raw = gst_version_string() else { return "GStreamer (unknown)" }
         defer { g_free(raw) }
@@ -36,7 +36,7 @@ public enum GStreamerRuntime {
     }
 
     /// The (major, minor, micro) version triple of the loaded GStreamer library.
-    public static var version: (major: Int, minor: Int, micro: Int) {
+    package static var version: (major: Int, minor: Int, micro: Int) {
         var major: guint = 0, minor: guint = 0, micro: guint = 0, nano: guint = 0
         gst_version(&major, &minor, &micro, &nano)
         return (Int(major), Int(minor), Int(micro))

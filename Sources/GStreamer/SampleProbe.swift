@@ -17,7 +17,7 @@ extension Pad {
     /// be added to and taken from a running stream at any time and can never hold it up (an
     /// appsink added to a pipeline that is changing state prerolls, and would block the stream
     /// it is linked to until the pipeline plays). `handler` must not block.
-    public func addSampleProbe(_ handler: @escaping @Sendable (Sample) -> Void) -> PadProbe {
+    package func addSampleProbe(_ handler: @escaping @Sendable (Sample) -> Void) -> PadProbe {
         let probeBox = SampleProbeBox(handler: handler).published()
         let box = Unmanaged.passRetained(probeBox).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)

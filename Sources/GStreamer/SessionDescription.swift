@@ -1,8 +1,8 @@
 internal import CGStreamer
 
 /// An SDP offer or answer as text, the form signaling carries.
-public struct SessionDescription: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+package struct SessionDescription: Sendable, Equatable {
+    package enum Kind: String, Sendable {
         case offer, answer, pranswer, rollback
 
         var native: GstWebRTCSDPType {
@@ -25,10 +25,10 @@ public struct SessionDescription: Sendable, Equatable {
         }
     }
 
-    public var kind: Kind
-    public var sdp: String
+    package var kind: Kind
+    package var sdp: String
 
-    public init(kind: Kind, sdp: String) {
+    package init(kind: Kind, sdp: String) {
         self.kind = kind
         self.sdp = sdp
     }

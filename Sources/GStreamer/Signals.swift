@@ -4,21 +4,21 @@ internal import CGStreamerShims
 import Synchronization
 
 /// The arguments a signal was emitted with; index 0 is the emitting object itself.
-public struct SignalArguments: Sendable {
-    public let values: [Value]
-    public subscript(index: Int) -> Value { index < values.count ? values[index] : .other(typeName: "missing", text: nil) }
-    public var count: Int { values.count }
+package struct SignalArguments: Sendable {
+    package let values: [Value]
+    package subscript(index: Int) -> Value { index < values.count ? values[index] : .other(typeName: "missing", text: nil) }
+    package var count: Int { values.count }
 }
 
 /// A connected signal handler. The handler stays connected until `cancel()` or until the token is
 /// released, whichever comes first; the emitting object may die first without harm.
-public final class SignalConnection: Sendable {
+package final class SignalConnection: Sendable {
     // @unchecked Sendable: GWeakRef is GLib's thread-safe weak reference; the pointer is allocated
     // here, never moved, and freed once in deinit after every other use.
     private struct WeakTarget: @unchecked Sendable { let ref: UnsafeMutablePointer<GWeakRef> }
     private let target: WeakTarget
     private let handlerID: Mutex<gulong>
-    public let signal: String
+    package let signal: String
 
     init(object: UnsafeMutableRawPointer, handlerID: gulong, signal: String) {
         let ref = UnsafeMutablePointer<GWeakRef>.allocate(capacity: 1)
@@ -29,11 +29,11 @@ public final class SignalConnection: Sendable {
         self.signal = signal
     }
 
-    public var isConnected: Bool { handlerID.withLock { $0 != 0 } }
+    package var isConnected: Bool { handlerID.withLock { $0 != 0 } }
 
     /// Disconnects the handler; idempotent. The Swift closure is released by GLib once no emission
     /// is still running it.
-    public func cancel() {
+    package func cancel() {
         let id = handlerID.withLock { id in defer { id = 0 }; return id }
         guard id != 0, let object = g_weak_ref_get(target.ref) else { return }
         if g_signal_handler_is_connected(object, id) != 0 { g_signal_handler_disconnect(object, id) }
@@ -76,7 +76,7 @@ extension Object {
     /// must not block. Return a value only for signals that expect one; `nil` leaves the default,
     /// and so does a value of the wrong type, which GStreamer's debug log reports as a warning
     /// (category `ecvkit`).
-    public func connectReturning(_ signal: String, after: Bool = false,
+    package func connectReturning(_ signal: String, after: Bool = false,
                                  _ handler: @escaping @Sendable (SignalArguments) -> Value?) throws(GStreamerError) -> SignalConnection {
         var signalID: guint = 0
         var detail: GQuark = 0
@@ -94,7 +94,7 @@ extension Object {
     }
 
     /// Connects a handler that returns nothing (most signals).
-    public func connect(_ signal: String, after: Bool = false,
+    package func connect(_ signal: String, after: Bool = false,
                         _ handler: @escaping @Sendable (SignalArguments) -> Void) throws(GStreamerError) -> SignalConnection {
         try connectReturning(signal, after: after) { arguments in handler(arguments); return nil }
     }
@@ -102,7 +102,7 @@ extension Object {
     /// Emits an action signal ("create-data-channel", "get-stats", …) with typed arguments and
     /// returns its result, if the signal has one.
     @discardableResult
-    public func emit(_ signal: String, _ arguments: Value...) throws(GStreamerError) -> Value? {
+    package func emit(_ signal: String, _ arguments: Value...) throws(GStreamerError) -> Value? {
         try emit(signal, arguments: arguments.map { .value($0) })
     }
 

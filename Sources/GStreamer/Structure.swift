@@ -4,22 +4,22 @@ internal import CGStreamer
 ///
 /// Structures come out of caps, bus messages and webrtcbin's stats; reading them converts every
 /// field once, so the result is an ordinary Sendable value with no C lifetime attached.
-public struct Structure: Sendable, Equatable, CustomStringConvertible {
-    public struct Field: Sendable, Equatable {
-        public var name: String
-        public var value: Value
+package struct Structure: Sendable, Equatable, CustomStringConvertible {
+    package struct Field: Sendable, Equatable {
+        package var name: String
+        package var value: Value
     }
 
-    public var name: String
-    public private(set) var fields: [Field]
+    package var name: String
+    package private(set) var fields: [Field]
 
-    public init(name: String, fields: [(String, any ValueConvertible)] = []) {
+    package init(name: String, fields: [(String, any ValueConvertible)] = []) {
         self.name = name
         self.fields = fields.map { Field(name: $0.0, value: $0.1.gstValue) }
     }
 
     /// Parses GStreamer's text form, e.g. `application/x-rtp, media=(string)video`.
-    public init(parsing text: String) throws(GStreamerError) {
+    package init(parsing text: String) throws(GStreamerError) {
         GStreamerRuntime.require()
         guard let parsed = gst_structure_from_string(text, nil) else {
             throw .notSupported("cannot parse structure '\(text)'")
@@ -37,7 +37,7 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public subscript(field: String) -> Value? {
+    package subscript(field: String) -> Value? {
         get { fields.first { $0.name == field }?.value }
         set {
             if let index = fields.firstIndex(where: { $0.name == field }) {
@@ -48,20 +48,20 @@ public struct Structure: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public func hasField(_ field: String) -> Bool { fields.contains { $0.name == field } }
-    public func int(_ field: String) -> Int? { self[field]?.intValue }
-    public func uint(_ field: String) -> UInt? { self[field]?.uintValue }
-    public func double(_ field: String) -> Double? { self[field]?.doubleValue }
-    public func string(_ field: String) -> String? { self[field]?.stringValue }
-    public func bool(_ field: String) -> Bool? { self[field]?.boolValue }
-    public func structure(_ field: String) -> Structure? { self[field]?.structureValue }
+    package func hasField(_ field: String) -> Bool { fields.contains { $0.name == field } }
+    package func int(_ field: String) -> Int? { self[field]?.intValue }
+    package func uint(_ field: String) -> UInt? { self[field]?.uintValue }
+    package func double(_ field: String) -> Double? { self[field]?.doubleValue }
+    package func string(_ field: String) -> String? { self[field]?.stringValue }
+    package func bool(_ field: String) -> Bool? { self[field]?.boolValue }
+    package func structure(_ field: String) -> Structure? { self[field]?.structureValue }
 
-    public func fraction(_ field: String) -> (numerator: Int, denominator: Int)? {
+    package func fraction(_ field: String) -> (numerator: Int, denominator: Int)? {
         if case .fraction(let n, let d) = self[field] { (n, d) } else { nil }
     }
 
     /// GStreamer's own text form of this structure.
-    public var description: String {
+    package var description: String {
         // A field read back as `.other` has no GValue to go back to GStreamer as: the fields are
         // then written as Swift sees them, so the text still shows every one.
         guard let native = try? makeNative() else {

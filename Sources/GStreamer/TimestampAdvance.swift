@@ -19,7 +19,7 @@ extension Pad {
     /// it that much after the picture captured with it. Buffers are changed in place, so segments
     /// stay as they are (a pad offset would change this stream's segment, and webrtcbin's bundle
     /// would push a different segment at every switch between audio and video).
-    public func addTimestampAdvance(nanoseconds: UInt64) -> PadProbe {
+    package func addTimestampAdvance(nanoseconds: UInt64) -> PadProbe {
         let advanceBox = TimestampAdvanceBox(nanoseconds: nanoseconds).published()
         let box = Unmanaged.passRetained(advanceBox).toOpaque()
         let mask = GstPadProbeType(GST_PAD_PROBE_TYPE_BUFFER.rawValue | GST_PAD_PROBE_TYPE_BUFFER_LIST.rawValue)

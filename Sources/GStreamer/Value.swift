@@ -2,7 +2,7 @@
 ///
 /// Integers of every width read as `.int` / `.uint`; writing converts back to the exact type the
 /// property or signal declares, with a range check.
-public enum Value: Sendable, Equatable, CustomStringConvertible {
+package enum Value: Sendable, Equatable, CustomStringConvertible {
     case bool(Bool)
     case int(Int)
     case uint(UInt)
@@ -20,7 +20,7 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
     /// A value with no Swift counterpart here; `text` is GStreamer's serialisation when it has one.
     case other(typeName: String, text: String?)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .bool(let v): String(v)
         case .int(let v): String(v)
@@ -60,8 +60,8 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
-    public var intValue: Int? {
+    package var boolValue: Bool? { if case .bool(let v) = self { v } else { nil } }
+    package var intValue: Int? {
         switch self {
         case .int(let v): v
         case .uint(let v): Int(exactly: v)
@@ -69,14 +69,14 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
         default: nil
         }
     }
-    public var uintValue: UInt? {
+    package var uintValue: UInt? {
         switch self {
         case .uint(let v): v
         case .int(let v): UInt(exactly: v)
         default: nil
         }
     }
-    public var doubleValue: Double? {
+    package var doubleValue: Double? {
         switch self {
         case .double(let v): v
         case .int(let v): Double(v)
@@ -84,17 +84,17 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
         default: nil
         }
     }
-    public var stringValue: String? {
+    package var stringValue: String? {
         switch self {
         case .string(let v): v
         case .enumeration(let v): v.nick
         default: nil
         }
     }
-    public var structureValue: Structure? { if case .structure(let v) = self { v } else { nil } }
-    public var capsValue: Caps? { if case .caps(let v) = self { v } else { nil } }
-    public var objectValue: Object? { if case .object(let v) = self { v } else { nil } }
-    public var listValue: [Value]? {
+    package var structureValue: Structure? { if case .structure(let v) = self { v } else { nil } }
+    package var capsValue: Caps? { if case .caps(let v) = self { v } else { nil } }
+    package var objectValue: Object? { if case .object(let v) = self { v } else { nil } }
+    package var listValue: [Value]? {
         switch self {
         case .list(let v), .array(let v): v
         default: nil
@@ -103,35 +103,35 @@ public enum Value: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// One value of a GEnum: its nick ("cbr"), numeric value and the enum's type name.
-public struct EnumValue: Sendable, Hashable {
-    public var nick: String
-    public var value: Int
-    public var typeName: String
+package struct EnumValue: Sendable, Hashable {
+    package var nick: String
+    package var value: Int
+    package var typeName: String
 }
 
 /// A set of GFlags: the nicks of the bits set, the raw value and the flags type name.
-public struct FlagsValue: Sendable, Hashable {
-    public var nicks: [String]
-    public var value: UInt
-    public var typeName: String
+package struct FlagsValue: Sendable, Hashable {
+    package var nicks: [String]
+    package var value: UInt
+    package var typeName: String
 }
 
 /// A Swift value that can be stored in a property or passed to a signal.
-public protocol ValueConvertible: Sendable {
+package protocol ValueConvertible: Sendable {
     var gstValue: Value { get }
 }
 
-extension Bool: ValueConvertible { public var gstValue: Value { .bool(self) } }
-extension Int: ValueConvertible { public var gstValue: Value { .int(self) } }
-extension Int32: ValueConvertible { public var gstValue: Value { .int(Int(self)) } }
-extension Int64: ValueConvertible { public var gstValue: Value { .int(Int(self)) } }
-extension UInt: ValueConvertible { public var gstValue: Value { .uint(self) } }
-extension UInt32: ValueConvertible { public var gstValue: Value { .uint(UInt(self)) } }
-extension UInt64: ValueConvertible { public var gstValue: Value { .uint(UInt(self)) } }
-extension Double: ValueConvertible { public var gstValue: Value { .double(self) } }
-extension Float: ValueConvertible { public var gstValue: Value { .double(Double(self)) } }
-extension String: ValueConvertible { public var gstValue: Value { .string(self) } }
-extension Caps: ValueConvertible { public var gstValue: Value { .caps(self) } }
-extension Structure: ValueConvertible { public var gstValue: Value { .structure(self) } }
-extension Value: ValueConvertible { public var gstValue: Value { self } }
-extension Object: ValueConvertible { public var gstValue: Value { .object(self) } }
+extension Bool: ValueConvertible { package var gstValue: Value { .bool(self) } }
+extension Int: ValueConvertible { package var gstValue: Value { .int(self) } }
+extension Int32: ValueConvertible { package var gstValue: Value { .int(Int(self)) } }
+extension Int64: ValueConvertible { package var gstValue: Value { .int(Int(self)) } }
+extension UInt: ValueConvertible { package var gstValue: Value { .uint(self) } }
+extension UInt32: ValueConvertible { package var gstValue: Value { .uint(UInt(self)) } }
+extension UInt64: ValueConvertible { package var gstValue: Value { .uint(UInt(self)) } }
+extension Double: ValueConvertible { package var gstValue: Value { .double(self) } }
+extension Float: ValueConvertible { package var gstValue: Value { .double(Double(self)) } }
+extension String: ValueConvertible { package var gstValue: Value { .string(self) } }
+extension Caps: ValueConvertible { package var gstValue: Value { .caps(self) } }
+extension Structure: ValueConvertible { package var gstValue: Value { .structure(self) } }
+extension Value: ValueConvertible { package var gstValue: Value { self } }
+extension Object: ValueConvertible { package var gstValue: Value { .object(self) } }

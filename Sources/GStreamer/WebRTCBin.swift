@@ -6,10 +6,10 @@ internal import CGStreamerShims
 ///
 /// The WebRTC layer above builds a peer connection from this; here we only translate between
 /// Swift and the C-level objects (promises, session descriptions, data channels, transceivers).
-public final class WebRTCBin: Element, @unchecked Sendable {
+package final class WebRTCBin: Element, @unchecked Sendable {
     // @unchecked Sendable: adds no stored state; webrtcbin serialises its own operations.
 
-    public convenience init(name: String? = nil) throws(GStreamerError) {
+    package convenience init(name: String? = nil) throws(GStreamerError) {
         GStreamerRuntime.require()
         guard let created = gst_element_factory_make("webrtcbin", name) else {
             throw .elementNotFound(factory: "webrtcbin (gstreamer1.0-plugins-bad and gstreamer1.0-nice)")
@@ -18,18 +18,18 @@ public final class WebRTCBin: Element, @unchecked Sendable {
     }
 
     /// webrtcbin's own `rtpbin` (1.22 names it so), for the settings webrtcbin does not forward.
-    public var rtpBin: Element? {
+    package var rtpBin: Element? {
         guard let found = gst_bin_get_by_name(raw.assumingMemoryBound(to: GstBin.self), "rtpbin") else { return nil }
         return Object.wrap(UnsafeMutableRawPointer(found), .owned) as? Element
     }
 
     // MARK: Negotiation
 
-    public func createOffer() async throws(GStreamerError) -> SessionDescription {
+    package func createOffer() async throws(GStreamerError) -> SessionDescription {
         try await create("create-offer", field: "offer")
     }
 
-    public func createAnswer() async throws(GStreamerError) -> SessionDescription {
+    package func createAnswer() async throws(GStreamerError) -> SessionDescription {
         try await create("create-answer", field: "answer")
     }
 
@@ -45,11 +45,11 @@ public final class WebRTCBin: Element, @unchecked Sendable {
         }
     }
 
-    public func setLocalDescription(_ description: SessionDescription) async throws(GStreamerError) {
+    package func setLocalDescription(_ description: SessionDescription) async throws(GStreamerError) {
         try await setDescription("set-local-description", description)
     }
 
-    public func setRemoteDescription(_ description: SessionDescription) async throws(GStreamerError) {
+    package func setRemoteDescription(_ description: SessionDescription) async throws(GStreamerError) {
         try await setDescription("set-remote-description", description)
     }
 
@@ -62,20 +62,20 @@ public final class WebRTCBin: Element, @unchecked Sendable {
     }
 
     /// Adds a remote ICE candidate for the media section `mlineIndex`.
-    public func addICECandidate(mlineIndex: UInt, candidate: String) throws(GStreamerError) {
+    package func addICECandidate(mlineIndex: UInt, candidate: String) throws(GStreamerError) {
         _ = try emit("add-ice-candidate", .uint(mlineIndex), .string(candidate))
     }
 
     /// Adds a transceiver; `caps` (e.g. with `extmap-N` fields) shape what it negotiates.
     @discardableResult
-    public func addTransceiver(direction: TransceiverDirection, caps: Caps?) throws(GStreamerError) -> Object? {
+    package func addTransceiver(direction: TransceiverDirection, caps: Caps?) throws(GStreamerError) -> Object? {
         let directionValue = GValueConversion.enumValue(type: gst_webrtc_rtp_transceiver_direction_get_type(), value: direction.gEnumValue)
         return try emit("add-transceiver", .enumeration(directionValue), .caps(caps))?.objectValue
     }
 
     /// Creates a data channel. `options` holds webrtcbin's fields: ordered, max-packet-lifetime,
     /// max-retransmits, protocol, negotiated, id, priority.
-    public func createDataChannel(label: String, options: Structure?) throws(GStreamerError) -> DataChannel {
+    package func createDataChannel(label: String, options: Structure?) throws(GStreamerError) -> DataChannel {
         guard let channel = try emit("create-data-channel", .string(label), .structure(options))?.objectValue as? DataChannel else {
             throw .notSupported("webrtcbin refused data channel '\(label)' (options: \(options?.description ?? "none")); "
                                 + "channels can only be created once the element is in READY or later")
@@ -85,12 +85,12 @@ public final class WebRTCBin: Element, @unchecked Sendable {
 
     /// Adds a TURN server URL (turn(s)://user:password@host:port); returns false when rejected.
     @discardableResult
-    public func addTurnServer(_ url: String) throws(GStreamerError) -> Bool {
+    package func addTurnServer(_ url: String) throws(GStreamerError) -> Bool {
         try emit("add-turn-server", .string(url))?.boolValue ?? false
     }
 
     /// The raw stats structure from `get-stats`, one field per stats object.
-    public func stats() async throws(GStreamerError) -> Structure {
+    package func stats() async throws(GStreamerError) -> Structure {
         guard let stats = try await emitAwaitingReply("get-stats", .object(nil)) else {
             throw .promiseFailed(operation: "get-stats", reason: "empty reply")
         }
@@ -99,8 +99,8 @@ public final class WebRTCBin: Element, @unchecked Sendable {
 
     // MARK: State
 
-    public var localDescription: SessionDescription? { description("current-local-description") ?? description("pending-local-description") }
-    public var remoteDescription: SessionDescription? { description("current-remote-description") ?? description("pending-remote-description") }
+    package var localDescription: SessionDescription? { description("current-local-description") ?? description("pending-local-description") }
+    package var remoteDescription: SessionDescription? { description("current-remote-description") ?? description("pending-remote-description") }
 
     private func description(_ property: String) -> SessionDescription? {
         // Both description properties are webrtcbin's own (1.16 and later): `paramSpec` finds them.

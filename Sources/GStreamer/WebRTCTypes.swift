@@ -5,11 +5,11 @@ internal import CGStreamer
 
 extension WebRTCBin {
     /// `signaling-state` (GstWebRTCSignalingState).
-    public enum SignalingState: GEnumeration, Sendable {
+    package enum SignalingState: GEnumeration, Sendable {
         case stable, closed, haveLocalOffer, haveRemoteOffer, haveLocalPranswer, haveRemotePranswer
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.stable, Int(GST_WEBRTC_SIGNALING_STATE_STABLE.rawValue)),
             (.closed, Int(GST_WEBRTC_SIGNALING_STATE_CLOSED.rawValue)),
             (.haveLocalOffer, Int(GST_WEBRTC_SIGNALING_STATE_HAVE_LOCAL_OFFER.rawValue)),
@@ -18,15 +18,15 @@ extension WebRTCBin {
             (.haveRemotePranswer, Int(GST_WEBRTC_SIGNALING_STATE_HAVE_REMOTE_PRANSWER.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `ice-connection-state` (GstWebRTCICEConnectionState).
-    public enum ICEConnectionState: GEnumeration, Sendable {
+    package enum ICEConnectionState: GEnumeration, Sendable {
         case new, checking, connected, completed, failed, disconnected, closed
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.new, Int(GST_WEBRTC_ICE_CONNECTION_STATE_NEW.rawValue)),
             (.checking, Int(GST_WEBRTC_ICE_CONNECTION_STATE_CHECKING.rawValue)),
             (.connected, Int(GST_WEBRTC_ICE_CONNECTION_STATE_CONNECTED.rawValue)),
@@ -36,29 +36,29 @@ extension WebRTCBin {
             (.closed, Int(GST_WEBRTC_ICE_CONNECTION_STATE_CLOSED.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `ice-gathering-state` (GstWebRTCICEGatheringState).
-    public enum ICEGatheringState: GEnumeration, Sendable {
+    package enum ICEGatheringState: GEnumeration, Sendable {
         case new, gathering, complete
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.new, Int(GST_WEBRTC_ICE_GATHERING_STATE_NEW.rawValue)),
             (.gathering, Int(GST_WEBRTC_ICE_GATHERING_STATE_GATHERING.rawValue)),
             (.complete, Int(GST_WEBRTC_ICE_GATHERING_STATE_COMPLETE.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `connection-state` (GstWebRTCPeerConnectionState).
-    public enum PeerConnectionState: GEnumeration, Sendable {
+    package enum PeerConnectionState: GEnumeration, Sendable {
         case new, connecting, connected, disconnected, failed, closed
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.new, Int(GST_WEBRTC_PEER_CONNECTION_STATE_NEW.rawValue)),
             (.connecting, Int(GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTING.rawValue)),
             (.connected, Int(GST_WEBRTC_PEER_CONNECTION_STATE_CONNECTED.rawValue)),
@@ -67,43 +67,43 @@ extension WebRTCBin {
             (.closed, Int(GST_WEBRTC_PEER_CONNECTION_STATE_CLOSED.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `bundle-policy` (GstWebRTCBundlePolicy).
-    public enum BundlePolicy: GEnumeration, Sendable {
+    package enum BundlePolicy: GEnumeration, Sendable {
         case none, balanced, maxCompat, maxBundle
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.none, Int(GST_WEBRTC_BUNDLE_POLICY_NONE.rawValue)),
             (.balanced, Int(GST_WEBRTC_BUNDLE_POLICY_BALANCED.rawValue)),
             (.maxCompat, Int(GST_WEBRTC_BUNDLE_POLICY_MAX_COMPAT.rawValue)),
             (.maxBundle, Int(GST_WEBRTC_BUNDLE_POLICY_MAX_BUNDLE.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// `ice-transport-policy` (GstWebRTCICETransportPolicy).
-    public enum ICETransportPolicy: GEnumeration, Sendable {
+    package enum ICETransportPolicy: GEnumeration, Sendable {
         case all, relay
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.all, Int(GST_WEBRTC_ICE_TRANSPORT_POLICY_ALL.rawValue)),
             (.relay, Int(GST_WEBRTC_ICE_TRANSPORT_POLICY_RELAY.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// A transceiver's direction (GstWebRTCRTPTransceiverDirection): `add-transceiver`'s argument.
-    public enum TransceiverDirection: GEnumeration, Sendable {
+    package enum TransceiverDirection: GEnumeration, Sendable {
         case none, inactive, sendonly, recvonly, sendrecv
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.none, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_NONE.rawValue)),
             (.inactive, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_INACTIVE.rawValue)),
             (.sendonly, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDONLY.rawValue)),
@@ -111,40 +111,40 @@ extension WebRTCBin {
             (.sendrecv, Int(GST_WEBRTC_RTP_TRANSCEIVER_DIRECTION_SENDRECV.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     /// A transceiver's forward error correction (GstWebRTCFECType).
-    public enum FECType: GEnumeration, Sendable {
+    package enum FECType: GEnumeration, Sendable {
         case none, ulpRED
         case unknown(Int)
 
-        public static let known: [(value: Self, number: Int)] = [
+        package static let known: [(value: Self, number: Int)] = [
             (.none, Int(GST_WEBRTC_FEC_TYPE_NONE.rawValue)),
             (.ulpRED, Int(GST_WEBRTC_FEC_TYPE_ULP_RED.rawValue)),
         ]
 
-        public var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
+        package var unknownNumber: Int? { if case .unknown(let number) = self { number } else { nil } }
     }
 
     // MARK: Properties
 
-    public static let bundlePolicy = PropertyKey<BundlePolicy>("bundle-policy")
-    public static let iceTransportPolicy = PropertyKey<ICETransportPolicy>("ice-transport-policy")
+    package static let bundlePolicy = PropertyKey<BundlePolicy>("bundle-policy")
+    package static let iceTransportPolicy = PropertyKey<ICETransportPolicy>("ice-transport-policy")
     /// The jitter buffers' latency in milliseconds (reaches only those made after it changed).
-    public static let latency = PropertyKey<UInt>("latency")
+    package static let latency = PropertyKey<UInt>("latency")
     /// "stun://host:port".
-    public static let stunServer = PropertyKey<String>("stun-server")
+    package static let stunServer = PropertyKey<String>("stun-server")
     /// The `GstWebRTCICE` object behind the transports.
-    public static let iceAgent = PropertyKey<Object>("ice-agent")
+    package static let iceAgent = PropertyKey<Object>("ice-agent")
     /// A webrtcbin pad's transceiver.
-    public static let padTransceiver = PropertyKey<Object>("transceiver")
+    package static let padTransceiver = PropertyKey<Object>("transceiver")
 
     /// The four states as they are now (each readable since 1.16).
-    public var signalingState: SignalingState { enumProperty(Self.signalingStateKey, default: .closed) }
-    public var iceConnectionState: ICEConnectionState { enumProperty(Self.iceConnectionStateKey, default: .new) }
-    public var iceGatheringState: ICEGatheringState { enumProperty(Self.iceGatheringStateKey, default: .new) }
-    public var connectionState: PeerConnectionState { enumProperty(Self.connectionStateKey, default: .new) }
+    package var signalingState: SignalingState { enumProperty(Self.signalingStateKey, default: .closed) }
+    package var iceConnectionState: ICEConnectionState { enumProperty(Self.iceConnectionStateKey, default: .new) }
+    package var iceGatheringState: ICEGatheringState { enumProperty(Self.iceGatheringStateKey, default: .new) }
+    package var connectionState: PeerConnectionState { enumProperty(Self.connectionStateKey, default: .new) }
 
     static let signalingStateKey = PropertyKey<SignalingState>("signaling-state")
     static let iceConnectionStateKey = PropertyKey<ICEConnectionState>("ice-connection-state")
@@ -159,65 +159,65 @@ extension WebRTCBin {
 
 /// The properties the WebRTC layer sets on a WebRTC transceiver (GstWebRTCRTPTransceiver and
 /// webrtcbin's subclass of it).
-public enum TransceiverProperty {
-    public static let doNack = PropertyKey<Bool>("do-nack")
-    public static let fecType = PropertyKey<WebRTCBin.FECType>("fec-type")
-    public static let fecPercentage = PropertyKey<UInt>("fec-percentage")
-    public static let codecPreferences = PropertyKey<Caps>("codec-preferences")
+package enum TransceiverProperty {
+    package static let doNack = PropertyKey<Bool>("do-nack")
+    package static let fecType = PropertyKey<WebRTCBin.FECType>("fec-type")
+    package static let fecPercentage = PropertyKey<UInt>("fec-percentage")
+    package static let codecPreferences = PropertyKey<Caps>("codec-preferences")
 }
 
 /// The properties the WebRTC layer sets on a transport's `dtlssrtpdec`.
-public enum DTLSDecoderProperty {
+package enum DTLSDecoderProperty {
     /// The certificate and key, PEM-encoded, that the transport's DTLS uses.
-    public static let pem = PropertyKey<String>("pem")
+    package static let pem = PropertyKey<String>("pem")
 }
 
 /// The properties the WebRTC layer sets on webrtcbin's `rtpbin`.
-public enum RTPBinProperty {
+package enum RTPBinProperty {
     /// The smallest correction of a stream's offset from the sender reports, in nanoseconds.
-    public static let minTsOffset = PropertyKey<UInt64>("min-ts-offset")
-    public static let rtcpSyncSendTime = PropertyKey<Bool>("rtcp-sync-send-time")
+    package static let minTsOffset = PropertyKey<UInt64>("min-ts-offset")
+    package static let rtcpSyncSendTime = PropertyKey<Bool>("rtcp-sync-send-time")
 }
 
 /// The properties the WebRTC layer sets on webrtcbin's `rtpsession`s.
-public enum RTPSessionProperty {
+package enum RTPSessionProperty {
     /// The floor under the report interval, in nanoseconds (T_rr_interval under AVPF).
-    public static let rtcpMinInterval = PropertyKey<UInt64>("rtcp-min-interval")
+    package static let rtcpMinInterval = PropertyKey<UInt64>("rtcp-min-interval")
     /// The RTCP allowance (values above 1 are bits per second).
-    public static let rtcpFraction = PropertyKey<Double>("rtcp-fraction")
+    package static let rtcpFraction = PropertyKey<Double>("rtcp-fraction")
     /// Packets in sequence a new source needs before its first is passed on.
-    public static let probation = PropertyKey<UInt>("probation")
+    package static let probation = PropertyKey<UInt>("probation")
     /// The far end's transport-wide feedback over the last interval (a structure).
-    public static let twccStats = PropertyKey<Structure>("twcc-stats")
+    package static let twccStats = PropertyKey<Structure>("twcc-stats")
 }
 
 /// The properties the WebRTC layer sets on webrtcbin's `rtpjitterbuffer`s.
-public enum JitterBufferProperty {
-    public static let latency = PropertyKey<UInt>("latency")
-    public static let fastStartMinPackets = PropertyKey<UInt>("faststart-min-packets")
-    public static let rtxNextSeqnum = PropertyKey<Bool>("rtx-next-seqnum")
-    public static let doRetransmission = PropertyKey<Bool>("do-retransmission")
+package enum JitterBufferProperty {
+    package static let latency = PropertyKey<UInt>("latency")
+    package static let fastStartMinPackets = PropertyKey<UInt>("faststart-min-packets")
+    package static let rtxNextSeqnum = PropertyKey<Bool>("rtx-next-seqnum")
+    package static let doRetransmission = PropertyKey<Bool>("do-retransmission")
 }
 
 /// The properties the WebRTC layer sets on the transport's libnice agent (`NiceAgent`).
-public enum NiceAgentProperty {
-    public static let stunInitialTimeout = PropertyKey<UInt>("stun-initial-timeout")
-    public static let stunMaxRetransmissions = PropertyKey<UInt>("stun-max-retransmissions")
-    public static let stunPacingTimer = PropertyKey<UInt>("stun-pacing-timer")
-    public static let controllingMode = PropertyKey<Bool>("controlling-mode")
-    public static let upnp = PropertyKey<Bool>("upnp")
+package enum NiceAgentProperty {
+    package static let stunInitialTimeout = PropertyKey<UInt>("stun-initial-timeout")
+    package static let stunMaxRetransmissions = PropertyKey<UInt>("stun-max-retransmissions")
+    package static let stunPacingTimer = PropertyKey<UInt>("stun-pacing-timer")
+    package static let controllingMode = PropertyKey<Bool>("controlling-mode")
+    package static let upnp = PropertyKey<Bool>("upnp")
 }
 
 // MARK: Signals with typed arguments
 
 extension WebRTCBin {
     /// `on-negotiation-needed`.
-    public func onNegotiationNeeded(_ handler: @escaping @Sendable () -> Void) throws(GStreamerError) -> SignalConnection {
+    package func onNegotiationNeeded(_ handler: @escaping @Sendable () -> Void) throws(GStreamerError) -> SignalConnection {
         try connect("on-negotiation-needed") { _ in handler() }
     }
 
     /// `on-ice-candidate`: a local candidate for media section `mlineIndex`.
-    public func onICECandidate(_ handler: @escaping @Sendable (_ mlineIndex: Int, _ candidate: String) -> Void) throws(GStreamerError)
+    package func onICECandidate(_ handler: @escaping @Sendable (_ mlineIndex: Int, _ candidate: String) -> Void) throws(GStreamerError)
         -> SignalConnection {
         try connect("on-ice-candidate") { arguments in
             guard let mline = arguments[1].intValue ?? arguments[1].uintValue.map({ Int($0) }),
@@ -227,7 +227,7 @@ extension WebRTCBin {
     }
 
     /// One of the four states changed (`notify::` each); read them in the handler.
-    public func onStateChange(_ handler: @escaping @Sendable (WebRTCBin) -> Void) throws(GStreamerError) -> [SignalConnection] {
+    package func onStateChange(_ handler: @escaping @Sendable (WebRTCBin) -> Void) throws(GStreamerError) -> [SignalConnection] {
         var connections: [SignalConnection] = []
         do throws(GStreamerError) {
             for key in [Self.signalingStateKey.name, Self.iceConnectionStateKey.name, Self.iceGatheringStateKey.name, Self.connectionStateKey.name] {
@@ -244,7 +244,7 @@ extension WebRTCBin {
     }
 
     /// `deep-element-added`: an element webrtcbin (or a bin inside it) made.
-    public func onDeepElementAdded(_ handler: @escaping @Sendable (Element) -> Void) throws(GStreamerError) -> SignalConnection {
+    package func onDeepElementAdded(_ handler: @escaping @Sendable (Element) -> Void) throws(GStreamerError) -> SignalConnection {
         try connect("deep-element-added") { arguments in
             guard case .object(let object?) = arguments[2], let element = object as? Element else { return }
             handler(element)
@@ -252,7 +252,7 @@ extension WebRTCBin {
     }
 
     /// `on-data-channel`: a channel the far end opened.
-    public func onDataChannel(_ handler: @escaping @Sendable (DataChannel) -> Void) throws(GStreamerError) -> SignalConnection {
+    package func onDataChannel(_ handler: @escaping @Sendable (DataChannel) -> Void) throws(GStreamerError) -> SignalConnection {
         try connect("on-data-channel") { arguments in
             guard case .object(let channel as DataChannel) = arguments[1] else { return }
             handler(channel)
@@ -260,7 +260,7 @@ extension WebRTCBin {
     }
 
     /// `pad-added`, for src pads only: an incoming stream.
-    public func onSourcePadAdded(_ handler: @escaping @Sendable (Pad) -> Void) throws(GStreamerError) -> SignalConnection {
+    package func onSourcePadAdded(_ handler: @escaping @Sendable (Pad) -> Void) throws(GStreamerError) -> SignalConnection {
         try connect("pad-added") { arguments in
             guard case .object(let pad as Pad) = arguments[1], pad.direction == .source else { return }
             handler(pad)
@@ -268,7 +268,7 @@ extension WebRTCBin {
     }
 
     /// `on-new-transceiver`: a transceiver webrtcbin made itself (for a remote offer's m-line).
-    public func onNewTransceiver(_ handler: @escaping @Sendable (Object) -> Void) throws(GStreamerError) -> SignalConnection {
+    package func onNewTransceiver(_ handler: @escaping @Sendable (Object) -> Void) throws(GStreamerError) -> SignalConnection {
         try connect("on-new-transceiver") { arguments in
             guard case .object(let transceiver?) = arguments[1] else { return }
             handler(transceiver)

@@ -9,8 +9,8 @@ import Synchronization
 /// Files go to `directory` (default `$ECV_TRACE_DIR` or the temporary directory's `ecvkit-trace`):
 /// `<name>-latency.ndjson` and `<name>-<n>-<state>.dot`. A write that fails does not disturb the
 /// pipeline; it is listed in `problems` (and the latency log stops at its first failure).
-public final class GraphTracing: Sendable {
-    public let directory: URL
+package final class GraphTracing: Sendable {
+    package let directory: URL
     private let name: String
     private let latency: LatencyTracer.Observation
     private let states: BusObservation
@@ -18,9 +18,9 @@ public final class GraphTracing: Sendable {
     private let failures: Locked<[String]>
 
     /// The trace writes that failed, in order.
-    public var problems: [String] { failures.value }
+    package var problems: [String] { failures.value }
 
-    public init(pipeline: Pipeline, name: String, directory: URL? = nil) throws(MediaRuntimeError) {
+    package init(pipeline: Pipeline, name: String, directory: URL? = nil) throws(MediaRuntimeError) {
         let directory = directory ?? Self.defaultDirectory
         self.directory = directory
         self.name = name
@@ -66,7 +66,7 @@ public final class GraphTracing: Sendable {
         }
     }
 
-    public static var defaultDirectory: URL {
+    package static var defaultDirectory: URL {
         if let path = ProcessInfo.processInfo.environment["ECV_TRACE_DIR"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }

@@ -4,9 +4,9 @@ import MediaPipeline
 /// Adapts speaker sinks to the machine: a headless server has no sound device, and
 /// `autoaudiosink` there only fills stderr with ALSA errors before falling back. Without a
 /// device, far-end audio goes to a clock-synced `fakesink` (timing and echo probing unchanged).
-public enum HeadlessAudio {
+package enum HeadlessAudio {
     /// True when a PulseAudio/PipeWire socket or an ALSA playback device exists.
-    public static let outputAvailable: Bool = {
+    package static let outputAvailable: Bool = {
         let environment = ProcessInfo.processInfo.environment
         var sockets: [String] = []
         if let server = environment["PULSE_SERVER"], !server.isEmpty {
@@ -37,7 +37,7 @@ public enum HeadlessAudio {
 
 extension PipelineGraph {
     /// This graph adapted to the machine's audio output (see `HeadlessAudio`).
-    public func adaptedToAudioOutput() -> PipelineGraph {
+    package func adaptedToAudioOutput() -> PipelineGraph {
         var graph = self
         let (nodes, decision) = HeadlessAudio.adapt(nodes)
         graph.nodes = nodes
@@ -48,7 +48,7 @@ extension PipelineGraph {
 
 extension PipelineFragment {
     /// This fragment adapted to the machine's audio output (see `HeadlessAudio`).
-    public func adaptedToAudioOutput() -> PipelineFragment {
+    package func adaptedToAudioOutput() -> PipelineFragment {
         var fragment = self
         let (nodes, decision) = HeadlessAudio.adapt(nodes)
         fragment.nodes = nodes

@@ -4,7 +4,7 @@ extension PipelineGraph {
     /// This graph with a local preview: the outgoing raw video, after the mute stage (so the
     /// preview shows what the far side gets), teed into an RGBA `appsink` named `name` through a
     /// leaky queue, so a slow renderer can never hold back the encoder.
-    public func addingLocalPreview(named name: String) -> PipelineGraph {
+    package func addingLocalPreview(named name: String) -> PipelineGraph {
         guard let mute = nodes(withRole: .videoMute).first,
               let outgoing = links.firstIndex(where: { $0.from.node == mute.id }) else { return self }
         var graph = self

@@ -6,16 +6,16 @@ import MediaPipeline
 /// Elements are created, configured and added first, then linked in graph order; links from
 /// *sometimes* pads (decodebin) are completed when the pad appears. The object keeps the
 /// elements by node id and the pad-added handlers alive for as long as the graph runs.
-public final class MaterializedGraph: Sendable {
-    public let elements: [String: Element]
+package final class MaterializedGraph: Sendable {
+    package let elements: [String: Element]
     /// Node ids in creation order (sources first), for ordered teardown.
-    public let order: [String]
+    package let order: [String]
     private let dynamicLinks: [SignalConnection]
     /// The probes that move buffers earlier (`PipelineNode.outputTimestampAdvance`), kept while the graph runs.
     private let timestampAdvances: [PadProbe]
 
     /// Builds `nodes` and `links` into `bin`. On failure nothing stays in the bin.
-    public init(nodes: [PipelineNode], links: [PipelineLink], into bin: Bin) throws(MediaRuntimeError) {
+    package init(nodes: [PipelineNode], links: [PipelineLink], into bin: Bin) throws(MediaRuntimeError) {
         var created: [String: Element] = [:]
         var added: [Element] = []
         var connections: [SignalConnection] = []
@@ -94,7 +94,7 @@ public final class MaterializedGraph: Sendable {
         }
     }
 
-    public func element(_ id: String) throws(MediaRuntimeError) -> Element {
+    package func element(_ id: String) throws(MediaRuntimeError) -> Element {
         guard let element = elements[id] else { throw .missingNode(id) }
         return element
     }
@@ -104,7 +104,7 @@ public final class MaterializedGraph: Sendable {
     /// preroll) lets it go when it stops, and the thread returns FLUSHING up the branch. Stopping
     /// an element upstream of it first waits for that element's stream lock, which the very
     /// thread blocked in the sink holds: the removal hung.
-    public func remove(from bin: Bin) {
+    package func remove(from bin: Bin) {
         for connection in dynamicLinks { connection.cancel() }
         for probe in timestampAdvances { probe.cancel() }
         for id in order.reversed() {
@@ -120,7 +120,7 @@ public final class MaterializedGraph: Sendable {
     /// branch) is brought only to PAUSED, takes one buffer and then holds its stream's thread,
     /// until the first sink's buffer comes (a video branch waits for a key frame) or for good.
     /// Live pipelines do not preroll, so nothing is lost.
-    public func syncStateWithParent() throws(GStreamerError) {
+    package func syncStateWithParent() throws(GStreamerError) {
         for element in elements.values where element.isA("GstBaseSink") {
             try element.set("async", false)
         }

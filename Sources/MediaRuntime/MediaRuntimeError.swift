@@ -2,7 +2,7 @@ import GStreamer
 import MediaPipeline
 
 /// What can go wrong turning a compiled graph into running media, naming the node or control.
-public enum MediaRuntimeError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum MediaRuntimeError: Error, Sendable, Equatable, CustomStringConvertible {
     case gstreamer(GStreamerError)
     case compile(PipelineCompileError)
     case missingNode(String)
@@ -10,7 +10,7 @@ public enum MediaRuntimeError: Error, Sendable, Equatable, CustomStringConvertib
     case unavailable(control: String, reason: String)
     case unknownCamera(String, available: [String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .gstreamer(let error): error.description
         case .compile(let error): error.description

@@ -5,16 +5,16 @@ import Synchronization
 
 /// A compiled receive fragment running inside a pipeline: one incoming RTP stream decoded to a
 /// renderer, played, discarded or kept encoded for a recorder.
-public final class ReceiveMedia: Sendable {
-    public let fragment: PipelineFragment
-    public let elements: MaterializedGraph
+package final class ReceiveMedia: Sendable {
+    package let fragment: PipelineFragment
+    package let elements: MaterializedGraph
     /// Counts the pictures leaving the decoder of a decoding video branch (nil where nothing
     /// decodes), so a picture that stopped while packets still arrive can be noticed.
     private let decoderOutput: DecoderOutput?
 
     /// Adds `fragment` to the running `pipeline`, links `sourcePad` (a webrtcbin src pad) to its
     /// entry and its exit to the send graph's speaker mixer when it has one.
-    public init(fragment: PipelineFragment, into pipeline: Pipeline, from sourcePad: Pad,
+    package init(fragment: PipelineFragment, into pipeline: Pipeline, from sourcePad: Pad,
                 send: SendMedia?) throws(MediaRuntimeError) {
         let fragment = fragment.adaptedToAudioOutput()
         self.fragment = fragment
@@ -56,16 +56,16 @@ public final class ReceiveMedia: Sendable {
     deinit { InstanceCounter.decrement("ReceiveMedia") }
 
     /// Pictures decoded so far; nil for audio and for branches that do not decode.
-    public var decodedPictures: Int? { decoderOutput?.count }
+    package var decodedPictures: Int? { decoderOutput?.count }
 
     /// Asks the sender for a key frame (RTCP PLI, through webrtcbin) from this branch's entry.
     @discardableResult
-    public func requestKeyFrame() -> Bool {
+    package func requestKeyFrame() -> Bool {
         elements.elements[fragment.entry.node]?.staticPad(fragment.entry.pad ?? "sink")?.requestKeyFrame() ?? false
     }
 
     /// The appsink of a `.renderer` or `.audioSamples` fragment.
-    public var appSink: AppSink? {
+    package var appSink: AppSink? {
         let node = fragment.nodes.first { node in
             switch node.role {
             case .videoRenderer?, .audioSamplesSink?: true
@@ -77,7 +77,7 @@ public final class ReceiveMedia: Sendable {
     }
 
     /// The tee of a `.passthrough` fragment, where a recorder attaches.
-    public var recorderTee: Element? {
+    package var recorderTee: Element? {
         fragment.nodes.first { if case .recorderTee? = $0.role { true } else { false } }.flatMap { elements.elements[$0.id] }
     }
 }
@@ -87,7 +87,7 @@ extension ReceiveMedia {
     /// Silences (or restores) far-end playback; false when this fragment plays nothing (video,
     /// samples for the app, pass-through, discard), where there is nothing to silence.
     @discardableResult
-    public func setPlaybackMuted(_ muted: Bool) throws(MediaRuntimeError) -> Bool {
+    package func setPlaybackMuted(_ muted: Bool) throws(MediaRuntimeError) -> Bool {
         guard let node = fragment.nodes.first(where: { $0.role == .playbackMute }) else { return false }
         let volume = try elements.element(node.id)
         do throws(GStreamerError) { try volume.set("mute", muted) } catch { throw .gstreamer(error) }
@@ -98,7 +98,7 @@ extension ReceiveMedia {
     /// downstream that states one (a decoder's raw video; or, for pass-through, the parser's or
     /// the depayloader's, which read it from each key frame). nil before the first key frame and
     /// for audio.
-    public var pictureSize: PictureSize? {
+    package var pictureSize: PictureSize? {
         guard fragment.kind == .video else { return nil }
         for node in fragment.nodes.reversed() {
             guard let pad = elements.elements[node.id]?.staticPad("src"),
@@ -111,14 +111,14 @@ extension ReceiveMedia {
 }
 
 /// The width and height of a video stream, in pixels.
-public struct PictureSize: Sendable, Hashable, CustomStringConvertible {
-    public var width: Int
-    public var height: Int
-    public init(width: Int, height: Int) {
+package struct PictureSize: Sendable, Hashable, CustomStringConvertible {
+    package var width: Int
+    package var height: Int
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }
-    public var description: String { "\(width)×\(height)" }
+    package var description: String { "\(width)×\(height)" }
 }
 
 /// Counts the pictures leaving a video decoder: a buffer probe on its output, one relaxed atomic

@@ -7,7 +7,7 @@ extension SendMedia {
     /// half the frames at twice the bits each stay readable. The inputs' format caps carry the
     /// rate (videorate alone would offer caps they refuse), so both change, and the encoder
     /// starts again at the new rate with a key frame.
-    public func setMaxVideoFrameRate(_ framesPerSecond: Int?) throws(MediaRuntimeError) {
+    package func setMaxVideoFrameRate(_ framesPerSecond: Int?) throws(MediaRuntimeError) {
         let formats = graph.nodes(withRole: .videoFormat)
         guard !formats.isEmpty else { throw .unavailable(control: "video frame rate", reason: "the call has no video") }
         for node in formats {
@@ -31,7 +31,7 @@ extension SendMedia {
 
     /// Tells Opus how much of its stream to expect lost (opusenc `packet-loss-percentage`): its
     /// in-band FEC spends bits on redundancy in proportion, and none on a clean path.
-    public func setExpectedAudioLoss(percent: Int) throws(MediaRuntimeError) {
+    package func setExpectedAudioLoss(percent: Int) throws(MediaRuntimeError) {
         guard let node = graph.nodes(withRole: .audioEncoder).first else {
             throw .unavailable(control: "audio loss percentage", reason: "the call has no audio")
         }
@@ -49,7 +49,7 @@ extension SendMedia {
     /// Makes every RTP payloader of the call write the transport-wide sequence number under
     /// extension `id` (nil: none), so the far end acknowledges each packet in TWCC feedback and
     /// the sender learns what got through.
-    public func setTransportWideCC(id: Int?) throws(MediaRuntimeError) {
+    package func setTransportWideCC(id: Int?) throws(MediaRuntimeError) {
         controls.withLock { $0.transportWideCCID = id }
         for output in graph.outputs {
             let payloader = try elements.element(output.node)

@@ -8,11 +8,11 @@ extension SendMedia {
     static let videoEncodingRoles: Set<NodeRole> = [.videoEncoderUpload, .videoEncoder, .videoEncodedFormat, .videoParser, .videoPayloader]
 
     /// The codec the video goes out as now ("VP8", "VP9", "H264"), nil without video.
-    public var videoEncodingName: String? { graph.output(.video)?.encodingName }
+    package var videoEncodingName: String? { graph.output(.video)?.encodingName }
 
     /// True when the video can be re-encoded as another codec: it is encoded here, not pushed
     /// in already encoded.
-    public var canChangeVideoCodec: Bool { !graph.nodes(withRole: .videoEncoder).isEmpty }
+    package var canChangeVideoCodec: Bool { !graph.nodes(withRole: .videoEncoder).isEmpty }
 
     /// Replaces the video encoding (upload steps, encoder, encoded format, parser, payloader) with
     /// `replacement`'s, the same send graph compiled for another codec, while the pipeline plays:
@@ -21,7 +21,7 @@ extension SendMedia {
     /// frames through again, the first of them a key frame. The bitrate the encoder ran at (set
     /// by the app or by adaptation) carries over; payload type and header extensions are the
     /// caller's to set again, as after any negotiation.
-    public func replaceVideoEncoding(with compiled: PipelineGraph, in bin: Bin) throws(MediaRuntimeError) {
+    package func replaceVideoEncoding(with compiled: PipelineGraph, in bin: Bin) throws(MediaRuntimeError) {
         let replacement = Self.convertingFirst(compiled)
         let (graph, elements) = running.withLock { ($0.graph, $0.elements) }
         let (oldIDs, oldEntry) = Self.videoEncoding(of: graph)

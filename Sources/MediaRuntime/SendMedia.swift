@@ -4,11 +4,11 @@ import Synchronization
 
 /// A compiled send graph running inside a pipeline, with the controls a call needs while it runs:
 /// video bitrate, audio/video mute, camera switch. None of them renegotiates or rebuilds anything.
-public final class SendMedia: Sendable {
+package final class SendMedia: Sendable {
     /// The graph as it runs now: the compiled one, with the video encoding replaced when the
     /// negotiation chose another codec (see `replaceVideoEncoding(with:in:)`).
-    public var graph: PipelineGraph { running.withLock { $0.graph } }
-    public var elements: MaterializedGraph { running.withLock { $0.elements } }
+    package var graph: PipelineGraph { running.withLock { $0.graph } }
+    package var elements: MaterializedGraph { running.withLock { $0.elements } }
     let running: Mutex<(graph: PipelineGraph, elements: MaterializedGraph)>
     private let fileLooper: FileLooper?
 
@@ -24,7 +24,7 @@ public final class SendMedia: Sendable {
 
     /// Materialises `graph` into `pipeline`. Outputs (payloader src pads) are left for the caller
     /// to link to `webrtcbin` or a sink.
-    public init(graph compiled: PipelineGraph, into pipeline: Pipeline) throws(MediaRuntimeError) {
+    package init(graph compiled: PipelineGraph, into pipeline: Pipeline) throws(MediaRuntimeError) {
         let graph = compiled.adaptedToAudioOutput()
         let elements = try MaterializedGraph(nodes: graph.nodes, links: graph.links, into: pipeline)
         running = Mutex((graph, elements))
@@ -34,19 +34,19 @@ public final class SendMedia: Sendable {
     }
 
     /// The element and pad name that carry the RTP stream of `kind`.
-    public func output(_ kind: MediaKind) -> (element: Element, pad: String)? {
+    package func output(_ kind: MediaKind) -> (element: Element, pad: String)? {
         guard let output = graph.output(kind), let element = elements.elements[output.node] else { return nil }
         return (element, output.pad)
     }
 
     /// The appsink named `name` (a local preview), if the graph has one.
-    public func appSink(named name: String) -> AppSink? {
+    package func appSink(named name: String) -> AppSink? {
         // `AppSink` refuses an element that is no appsink: the graph then has no appsink of that name.
         elements.elements[name].flatMap { try? AppSink($0) }
     }
 
     /// The RTP payload type `kind` goes out with now (read from the payloader's caps).
-    public func payloadType(_ kind: MediaKind) -> Int? {
+    package func payloadType(_ kind: MediaKind) -> Int? {
         guard let output = output(kind) else { return nil }
         return output.element.staticPad(output.pad)?.currentCaps?.structures.first?.int("payload")
     }
@@ -54,7 +54,7 @@ public final class SendMedia: Sendable {
     /// Sends `kind` with payload type `payloadType` from the next packet on: the answer to a
     /// remote offer must use the offer's numbers. The payloader negotiates the new caps with its
     /// next buffer; nothing else in the graph changes.
-    public func setPayloadType(_ kind: MediaKind, to payloadType: Int) throws(MediaRuntimeError) {
+    package func setPayloadType(_ kind: MediaKind, to payloadType: Int) throws(MediaRuntimeError) {
         guard let output = output(kind) else {
             throw .unavailable(control: "\(kind.rawValue) payload type", reason: "the call sends no \(kind.rawValue)")
         }
@@ -72,15 +72,15 @@ public final class SendMedia: Sendable {
     }
 
     /// Starts looping file sources; call once the pipeline is PLAYING.
-    public func startFileLoops() { fileLooper?.start() }
+    package func startFileLoops() { fileLooper?.start() }
 
     // MARK: Bitrate
 
-    public var videoBitrateKbps: Int? { controls.withLock { $0.videoBitrateKbps } }
+    package var videoBitrateKbps: Int? { controls.withLock { $0.videoBitrateKbps } }
 
     /// Changes the video encoder's target bitrate while it runs, in the encoder's own unit. A step
     /// the app asks for starts with a key frame; bandwidth adaptation's small steps do not.
-    public func setVideoBitrate(kbps: Int, requestKeyFrame: Bool = true) throws(MediaRuntimeError) {
+    package func setVideoBitrate(kbps: Int, requestKeyFrame: Bool = true) throws(MediaRuntimeError) {
         guard let control = graph.videoBitrate else {
             throw .unavailable(control: "video bitrate", reason: "the call has no video")
         }
@@ -98,7 +98,7 @@ public final class SendMedia: Sendable {
     /// Makes the video encoder's next frame a key frame: after a camera switch (frames that
     /// reference the previous source show its blocks until then) and a bitrate step.
     @discardableResult
-    public func requestVideoKeyFrame() -> Bool {
+    package func requestVideoKeyFrame() -> Bool {
         guard let node = graph.nodes(withRole: .videoEncoder).first, let encoder = elements.elements[node.id],
               let output = encoder.staticPad("src") else { return false }
         return output.requestKeyFrame()
@@ -106,7 +106,7 @@ public final class SendMedia: Sendable {
 
     /// The picture size the video encoder is fed now (after scaling, before encoding): what the
     /// far end receives. nil without video or before the first frame.
-    public var videoSize: PictureSize? {
+    package var videoSize: PictureSize? {
         guard let node = graph.nodes(withRole: .videoEncoder).first,
               let structure = elements.elements[node.id]?.staticPad("sink")?.currentCaps?.structures.first,
               let width = structure.int("width"), let height = structure.int("height") else { return nil }
@@ -115,18 +115,18 @@ public final class SendMedia: Sendable {
 
     // MARK: Mute
 
-    public var isVideoMuted: Bool { controls.withLock { $0.videoMuted } }
-    public var isAudioMuted: Bool { controls.withLock { $0.audioMuted } }
+    package var isVideoMuted: Bool { controls.withLock { $0.videoMuted } }
+    package var isAudioMuted: Bool { controls.withLock { $0.audioMuted } }
 
     /// Sends black frames instead of the picture (timing continues), or the picture again.
-    public func setVideoMuted(_ muted: Bool) throws(MediaRuntimeError) {
+    package func setVideoMuted(_ muted: Bool) throws(MediaRuntimeError) {
         guard let mute = graph.videoMute else { throw .unavailable(control: "video mute", reason: "the call has no video") }
         try apply(mute, muted: muted)
         controls.withLock { $0.videoMuted = muted }
     }
 
     /// Sends silence instead of the microphone (timing continues), or the microphone again.
-    public func setAudioMuted(_ muted: Bool) throws(MediaRuntimeError) {
+    package func setAudioMuted(_ muted: Bool) throws(MediaRuntimeError) {
         guard let mute = graph.audioMute else { throw .unavailable(control: "audio mute", reason: "the call has no audio") }
         try apply(mute, muted: muted)
         controls.withLock { $0.audioMuted = muted }
@@ -144,11 +144,11 @@ public final class SendMedia: Sendable {
     // MARK: Camera
 
     /// The registered camera names ("front", "back"); empty with a single source.
-    public var cameras: [String] { graph.cameraSwitch.map { $0.pads.keys.sorted() } ?? [] }
-    public var activeCamera: String { controls.withLock { $0.camera } }
+    package var cameras: [String] { graph.cameraSwitch.map { $0.pads.keys.sorted() } ?? [] }
+    package var activeCamera: String { controls.withLock { $0.camera } }
 
     /// Makes `camera` the source that is encoded, by switching the selector's active pad.
-    public func switchCamera(to camera: String) throws(MediaRuntimeError) {
+    package func switchCamera(to camera: String) throws(MediaRuntimeError) {
         guard let cameraSwitch = graph.cameraSwitch else {
             throw .unavailable(control: "camera switch", reason: "only one video source was registered")
         }
@@ -166,7 +166,7 @@ public final class SendMedia: Sendable {
 
     /// Switches to the other camera and returns its name.
     @discardableResult
-    public func toggleCamera() throws(MediaRuntimeError) -> String {
+    package func toggleCamera() throws(MediaRuntimeError) -> String {
         let current = activeCamera
         guard let next = cameras.first(where: { $0 != current }) else {
             throw .unavailable(control: "camera switch", reason: "only one video source was registered")

@@ -4,7 +4,7 @@ import MediaPipeline
 import Synchronization
 
 /// What a data channel reports.
-public enum DataChannelEvent: Sendable, Equatable {
+package enum DataChannelEvent: Sendable, Equatable {
     case open
     case closed
     case error(String)
@@ -13,12 +13,12 @@ public enum DataChannelEvent: Sendable, Equatable {
 }
 
 /// Why a message was not sent.
-public enum DataChannelError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum DataChannelError: Error, Sendable, Equatable, CustomStringConvertible {
     case closed(label: String)
     case queueFull(label: String, limit: Int)
     case sendFailed(label: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .closed(let label): "data channel '\(label)' is closed; message not sent"
         case .queueFull(let label, let limit): "data channel '\(label)' is not open and already holds \(limit) queued messages"
@@ -33,14 +33,14 @@ public enum DataChannelError: Error, Sendable, Equatable, CustomStringConvertibl
 /// when it opens, because GStreamer 1.22 must never be asked to send on a channel that is not
 /// open. When the peer connection is rebuilt, the handle is bound to the new channel of the same
 /// label and carries on.
-public final class DataChannelHandle: Sendable {
-    public enum Message: Sendable, Equatable {
+package final class DataChannelHandle: Sendable {
+    package enum Message: Sendable, Equatable {
         case text(String)
         case binary([UInt8])
     }
 
-    public let label: String
-    public let queueLimit: Int
+    package let label: String
+    package let queueLimit: Int
     private let broadcaster = Broadcaster<DataChannelEvent>()
 
     private struct State {
@@ -58,24 +58,24 @@ public final class DataChannelHandle: Sendable {
     }
 
     /// Every event from now on.
-    public func events() -> AsyncStream<DataChannelEvent> { broadcaster.subscribe() }
+    package func events() -> AsyncStream<DataChannelEvent> { broadcaster.subscribe() }
 
-    public var isOpen: Bool { state.withLock { $0.isOpen } }
+    package var isOpen: Bool { state.withLock { $0.isOpen } }
     /// True while a webrtcbin channel is behind the handle (open or still connecting).
     var isBound: Bool { state.withLock { $0.channel != nil } }
     /// The label of the channel behind the handle: the remote's own when it was adopted.
-    public var boundLabel: String? { state.withLock { $0.channel?.label } }
-    public var queuedCount: Int { state.withLock { $0.pending.count } }
-    public var bufferedAmount: UInt64 { state.withLock { $0.channel?.bufferedAmount ?? 0 } }
+    package var boundLabel: String? { state.withLock { $0.channel?.label } }
+    package var queuedCount: Int { state.withLock { $0.pending.count } }
+    package var bufferedAmount: UInt64 { state.withLock { $0.channel?.bufferedAmount ?? 0 } }
     /// The channel's negotiated parameters, from the channel currently bound.
-    public var id: Int { state.withLock { $0.channel?.id ?? -1 } }
-    public var ordered: Bool { state.withLock { $0.channel?.ordered ?? true } }
+    package var id: Int { state.withLock { $0.channel?.id ?? -1 } }
+    package var ordered: Bool { state.withLock { $0.channel?.ordered ?? true } }
 
-    public func send(_ text: String) throws(DataChannelError) { try send(.text(text)) }
-    public func send(data: [UInt8]) throws(DataChannelError) { try send(.binary(data)) }
+    package func send(_ text: String) throws(DataChannelError) { try send(.text(text)) }
+    package func send(data: [UInt8]) throws(DataChannelError) { try send(.binary(data)) }
 
     /// Sends now when open, queues while connecting, throws when closed for good or the queue is full.
-    public func send(_ message: Message) throws(DataChannelError) {
+    package func send(_ message: Message) throws(DataChannelError) {
         try state.withLock { state throws(DataChannelError) in
             if state.closedForGood { throw .closed(label: label) }
             guard state.isOpen, let channel = state.channel else {
@@ -99,7 +99,7 @@ public final class DataChannelHandle: Sendable {
     }
 
     /// Closes the channel for good: nothing more is sent, queued messages are dropped.
-    public func close() {
+    package func close() {
         let channel = state.withLock { state -> DataChannel? in
             state.closedForGood = true
             state.pending.removeAll()

@@ -5,22 +5,22 @@ import GStreamer
 ///
 /// Each side's `send` is the other side's input; `connect` starts delivering to a peer. A filter
 /// can hold messages back (to deliver candidates before the offer, or to simulate a lost peer).
-public final class LoopbackSignaling: Sendable {
-    public struct End: Sendable {
+package final class LoopbackSignaling: Sendable {
+    package struct End: Sendable {
         let outbox: AsyncStream<SignalingMessage>.Continuation
         /// Hands a message to the other side (usable as `PeerConnection`'s `sendSignaling`).
-        public func send(_ message: SignalingMessage) { outbox.yield(message) }
+        package func send(_ message: SignalingMessage) { outbox.yield(message) }
     }
 
-    public let first: End
-    public let second: End
+    package let first: End
+    package let second: End
     private let toFirst: AsyncStream<SignalingMessage>
     private let toSecond: AsyncStream<SignalingMessage>
     /// Messages for which this returns false are dropped; set before connecting.
     private let filter: Locked<(@Sendable (SignalingMessage, _ towardsFirst: Bool) -> Bool)?>
     private let tasks = Locked<[Task<Void, Never>]>([])
 
-    public init() {
+    package init() {
         let (toFirst, firstInbox) = AsyncStream.makeStream(of: SignalingMessage.self)
         let (toSecond, secondInbox) = AsyncStream.makeStream(of: SignalingMessage.self)
         self.toFirst = toFirst
@@ -31,14 +31,14 @@ public final class LoopbackSignaling: Sendable {
     }
 
     /// Drops every message for which `keep` returns false (e.g. to cut a peer off).
-    public func setFilter(_ keep: @escaping @Sendable (SignalingMessage, _ towardsFirst: Bool) -> Bool) {
+    package func setFilter(_ keep: @escaping @Sendable (SignalingMessage, _ towardsFirst: Bool) -> Bool) {
         filter.withLock { $0 = keep }
     }
 
     /// Delivers what the second end sends to `peer`, in order.
-    public func connectFirst(to peer: PeerConnection) { start(toFirst, peer, towardsFirst: true) }
+    package func connectFirst(to peer: PeerConnection) { start(toFirst, peer, towardsFirst: true) }
     /// Delivers what the first end sends to `peer`, in order.
-    public func connectSecond(to peer: PeerConnection) { start(toSecond, peer, towardsFirst: false) }
+    package func connectSecond(to peer: PeerConnection) { start(toSecond, peer, towardsFirst: false) }
 
     private func start(_ stream: AsyncStream<SignalingMessage>, _ peer: PeerConnection, towardsFirst: Bool) {
         let filter = self.filter
@@ -52,7 +52,7 @@ public final class LoopbackSignaling: Sendable {
     }
 
     /// Stops delivering.
-    public func close() {
+    package func close() {
         first.outbox.finish()
         second.outbox.finish()
         for task in tasks.value { task.cancel() }

@@ -1,17 +1,17 @@
 import MediaPipeline
 
 /// One way one kind of media travels in a call.
-public struct MediaDirection: Sendable, Hashable, CustomStringConvertible {
-    public var kind: MediaKind
+package struct MediaDirection: Sendable, Hashable, CustomStringConvertible {
+    package var kind: MediaKind
     /// True for what this end sends, false for what it receives.
-    public var sending: Bool
+    package var sending: Bool
 
-    public init(kind: MediaKind, sending: Bool) {
+    package init(kind: MediaKind, sending: Bool) {
         self.kind = kind
         self.sending = sending
     }
 
-    public var description: String { "\(kind.rawValue) \(sending ? "sent" : "received")" }
+    package var description: String { "\(kind.rawValue) \(sending ? "sent" : "received")" }
 }
 
 /// Notices a negotiated direction that carries no RTP: a codec both ends agreed on that one of

@@ -79,7 +79,7 @@ extension PeerConnection {
 
     /// Hands a message from the remote peer to the order of operations and returns once it has
     /// been applied (or the peer closed).
-    public nonisolated func receive(_ message: SignalingMessage) async {
+    package nonisolated func receive(_ message: SignalingMessage) async {
         await perform { await $0.apply(remote: message) }
     }
 

@@ -67,7 +67,7 @@ struct WebRTCStates: Sendable {
 }
 
 /// webrtcbin's `signaling-state` (GstWebRTCSignalingState).
-public enum SignalingState: String, Sendable {
+package enum SignalingState: String, Sendable {
     case stable, closed
     case haveLocalOffer = "have-local-offer", haveRemoteOffer = "have-remote-offer"
     case haveLocalPranswer = "have-local-pranswer", haveRemotePranswer = "have-remote-pranswer"
@@ -86,7 +86,7 @@ public enum SignalingState: String, Sendable {
 }
 
 /// webrtcbin's `ice-connection-state` (GstWebRTCICEConnectionState).
-public enum ICEConnectionState: String, Sendable {
+package enum ICEConnectionState: String, Sendable {
     case new, checking, connected, completed, failed, disconnected, closed
 
     /// webrtcbin's state (a value GStreamer 1.22 does not have reads as new).
@@ -104,7 +104,7 @@ public enum ICEConnectionState: String, Sendable {
 }
 
 /// webrtcbin's `ice-gathering-state` (GstWebRTCICEGatheringState).
-public enum ICEGatheringState: String, Sendable {
+package enum ICEGatheringState: String, Sendable {
     case new, gathering, complete
 
     /// webrtcbin's state (a value GStreamer 1.22 does not have reads as new).
@@ -118,7 +118,7 @@ public enum ICEGatheringState: String, Sendable {
 }
 
 /// webrtcbin's `connection-state` (GstWebRTCPeerConnectionState).
-public enum ConnectionState: String, Sendable {
+package enum ConnectionState: String, Sendable {
     case new, connecting, connected, disconnected, failed, closed
 
     /// webrtcbin's state (a value GStreamer 1.22 does not have reads as new).

@@ -5,7 +5,7 @@ extension PeerConnection {
     /// A data channel with `config`. The offerer (or both sides, for negotiated channels) creates
     /// it; the answerer binds the handle when the remote side opens a channel with this label.
     /// Sending before it opens queues the message.
-    public func openDataChannel(_ config: DataChannelConfig) -> DataChannelHandle {
+    package func openDataChannel(_ config: DataChannelConfig) -> DataChannelHandle {
         let alreadyOpened = channels.localConfigs.contains { $0.label == config.label }
         channels.registerLocal(config)
         let (handle, _) = channels.handle(for: config.label)

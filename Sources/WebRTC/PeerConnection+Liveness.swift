@@ -26,11 +26,11 @@ struct LivenessWatch {
 }
 
 extension PeerConnection {
-    public var peerState: PeerState { liveness.states.unified }
-    public var signalingState: SignalingState { liveness.states.signaling }
-    public var iceConnectionState: ICEConnectionState { liveness.states.ice }
-    public var iceGatheringState: ICEGatheringState { liveness.states.gathering }
-    public var connectionState: ConnectionState { liveness.states.connection }
+    package var peerState: PeerState { liveness.states.unified }
+    package var signalingState: SignalingState { liveness.states.signaling }
+    package var iceConnectionState: ICEConnectionState { liveness.states.ice }
+    package var iceGatheringState: ICEGatheringState { liveness.states.gathering }
+    package var connectionState: ConnectionState { liveness.states.connection }
 
     func updateStates(_ snapshot: WebRTCStates) {
         let changes = liveness.states.take(snapshot)

@@ -57,7 +57,7 @@ extension PeerConnection {
     /// Returns nil when the peer closed first and `body` never ran. Never call it from inside an
     /// operation (it would wait for itself).
     @discardableResult
-    public nonisolated func perform<T: Sendable>(_ body: @escaping @Sendable (isolated PeerConnection) async -> T) async -> T? {
+    package nonisolated func perform<T: Sendable>(_ body: @escaping @Sendable (isolated PeerConnection) async -> T) async -> T? {
         await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
             let reply = OperationReply(continuation)
             submit { peer in reply.resume(await body(peer)) }
@@ -68,7 +68,7 @@ extension PeerConnection {
     /// Queues `body` in the order of operations without waiting for it; false when the peer is
     /// closed. Calls made one after another from one thread run in that order.
     @discardableResult
-    public nonisolated func submit(_ body: @escaping @Sendable (isolated PeerConnection) async -> Void) -> Bool {
+    package nonisolated func submit(_ body: @escaping @Sendable (isolated PeerConnection) async -> Void) -> Bool {
         operations.yield(.operation(body))
     }
 

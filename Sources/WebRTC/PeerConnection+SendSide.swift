@@ -96,7 +96,7 @@ extension PeerConnection {
 
     /// Silences far-end audio playback (or plays it again), in this session and every later one.
     /// Recordings and audio delivered to the app are not affected: they branch off before it.
-    public func setRemoteAudioPlaybackMuted(_ muted: Bool) throws(PeerError) {
+    package func setRemoteAudioPlaybackMuted(_ muted: Bool) throws(PeerError) {
         do throws(MediaRuntimeError) {
             try playback.setMuted(muted) { session?.incomingBranches ?? [] }
         } catch {
@@ -104,14 +104,14 @@ extension PeerConnection {
         }
     }
 
-    public var isRemoteAudioPlaybackMuted: Bool { playback.isMuted }
+    package var isRemoteAudioPlaybackMuted: Bool { playback.isMuted }
 
     /// The picture size we send now (the encoder's input); nil without video or before a frame.
-    public var localVideoSize: PictureSize? { media?.videoSize }
+    package var localVideoSize: PictureSize? { media?.videoSize }
 
     /// The far end's picture size as last received; nil before its first key frame.
-    public var remoteVideoSize: PictureSize? { session?.remotePictureSize }
+    package var remoteVideoSize: PictureSize? { session?.remotePictureSize }
 
     /// The pipeline as Graphviz text, for diagnostics.
-    public var dot: String { sendSide.pipeline?.dotDescription ?? "" }
+    package var dot: String { sendSide.pipeline?.dotDescription ?? "" }
 }

@@ -4,7 +4,7 @@ import MediaPipeline
 
 extension PeerConnection {
     /// A typed stats sample with media kinds mapped from our own pads.
-    public func stats() async throws(PeerError) -> PeerStats {
+    package func stats() async throws(PeerError) -> PeerStats {
         guard let session else { throw .closed }
         do throws(GStreamerError) {
             let raw = try await session.webrtc.stats()
@@ -20,7 +20,7 @@ extension PeerConnection {
     /// (it samples every 500 ms or every second while something reads its samples), else a new
     /// one. A recording's once-a-second stats sidecar reads this, so a recording bot asks webrtcbin
     /// for stats once a second, not three times.
-    public func stats(reusingWithin maxAge: Duration) async throws(PeerError) -> PeerStats {
+    package func stats(reusingWithin maxAge: Duration) async throws(PeerError) -> PeerStats {
         if let last = liveness.lastSample, last.session == session?.number, ContinuousClock.now - last.at <= maxAge { return last.stats }
         return try await stats()
     }

@@ -17,11 +17,11 @@ import MediaRuntime
 /// (`+SendSide`), data channels (`+DataChannels`), negotiation (`Negotiation`, `VideoNegotiation`),
 /// the observed states and the liveness watch (`+Liveness`), stats (`+Stats`), and the answer to
 /// loss and bandwidth (`+Bandwidth`).
-public actor PeerConnection {
-    public enum Role: String, Sendable { case offerer, answerer }
+package actor PeerConnection {
+    package enum Role: String, Sendable { case offerer, answerer }
 
-    public nonisolated let configuration: PeerConfiguration
-    public private(set) var role: Role
+    package nonisolated let configuration: PeerConfiguration
+    package private(set) var role: Role
     private let sendSignaling: @Sendable (SignalingMessage) -> Void
     private let broadcaster = Broadcaster<PeerEvent>()
     let channels = ChannelRegistry()
@@ -50,7 +50,7 @@ public actor PeerConnection {
         var closed = false
     }
 
-    public init(configuration: PeerConfiguration, role: Role,
+    package init(configuration: PeerConfiguration, role: Role,
                 sendSignaling: @escaping @Sendable (SignalingMessage) -> Void) {
         self.configuration = configuration
         self.role = role
@@ -63,7 +63,7 @@ public actor PeerConnection {
     deinit { InstanceCounter.decrement("PeerConnection") }
 
     /// Every event from now on (each call is an independent subscriber).
-    public nonisolated func events() -> AsyncStream<PeerEvent> { broadcaster.subscribe() }
+    package nonisolated func events() -> AsyncStream<PeerEvent> { broadcaster.subscribe() }
 
     func emit(_ event: PeerEvent) { broadcaster.yield(event) }
     func send(_ message: SignalingMessage) { sendSignaling(message) }
@@ -75,7 +75,7 @@ public actor PeerConnection {
 
     /// Builds the pipeline (send graph, webrtcbin, configured data channels) and starts it.
     /// The offerer then creates and sends its offer; the answerer waits for one.
-    public func start(dataChannels: [DataChannelConfig] = []) async throws(PeerError) {
+    package func start(dataChannels: [DataChannelConfig] = []) async throws(PeerError) {
         guard !lifecycle.closed else { throw .closed }
         guard sendSide.pipeline == nil else { return }
         let pipeline = Pipeline(name: "peer")
@@ -126,7 +126,7 @@ public actor PeerConnection {
     /// Replaces webrtcbin with a new one and negotiates again over the same signaling, keeping the
     /// pipeline, the send graph and the data channel handles. The offerer sends a new offer; the
     /// answerer waits for one (an offer with new ICE credentials also rebuilds it by itself).
-    public nonisolated func rebuild() async throws(PeerError) {
+    package nonisolated func rebuild() async throws(PeerError) {
         let outcome = await perform { peer -> Result<Void, PeerError> in
             guard !peer.lifecycle.closed, peer.sendSide.pipeline != nil else { return .failure(.closed) }
             do throws(PeerError) { try peer.replaceSession() } catch { return .failure(error) }
@@ -152,7 +152,7 @@ public actor PeerConnection {
 
     /// Closes every data channel first (GStreamer 1.22 deadlocks otherwise), then stops the
     /// pipeline and releases everything. Idempotent; events end with `.stateChanged(.closed)`.
-    public func close() {
+    package func close() {
         guard !lifecycle.closed else { return }
         lifecycle.closed = true
         liveness.stopWatchdog()
@@ -166,8 +166,8 @@ public actor PeerConnection {
         broadcaster.finish()
     }
 
-    public var isClosed: Bool { lifecycle.closed }
+    package var isClosed: Bool { lifecycle.closed }
 
     /// What the last completed negotiation agreed on, by kind.
-    public var negotiatedCodecs: [MediaKind: NegotiatedCodec] { negotiation.negotiated }
+    package var negotiatedCodecs: [MediaKind: NegotiatedCodec] { negotiation.negotiated }
 }

@@ -3,7 +3,7 @@ import MediaPipeline
 import MediaRuntime
 
 /// Why a peer connection could not do what was asked, wrapping the typed error beneath it.
-public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The parameters ask for media this machine cannot build (the compiler's reason: a codec, a
     /// size, a missing element): the caller's request, not a failure of the call.
     case unsupported(PipelineCompileError)
@@ -17,7 +17,7 @@ public enum PeerError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidRemoteDescription(String)
     case closed
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .unsupported(let error): "unsupported media: \(error)"
         case .media(let error): "media: \(error)"

@@ -2,12 +2,12 @@ import GStreamer
 import MediaPipeline
 
 /// The single view of a connection the layers above act on.
-public enum PeerState: String, Sendable {
+package enum PeerState: String, Sendable {
     case new, connecting, connected, disconnected, failed, closed
 }
 
 /// Everything a peer connection reports, in the order it happened.
-public enum PeerEvent: Sendable {
+package enum PeerEvent: Sendable {
     case signalingStateChanged(SignalingState)
     case iceGatheringStateChanged(ICEGatheringState)
     case iceConnectionStateChanged(ICEConnectionState)
@@ -52,13 +52,13 @@ public enum PeerEvent: Sendable {
 }
 
 /// An incoming media stream and where it went.
-public struct RemoteStream: Sendable {
-    public var kind: MediaKind
-    public var encodingName: String
-    public var caps: String
+package struct RemoteStream: Sendable {
+    package var kind: MediaKind
+    package var encodingName: String
+    package var caps: String
     /// The RTP SSRC, when the caps carried it.
-    public var ssrc: UInt?
-    public var sink: ReceiveSinkSpec
+    package var ssrc: UInt?
+    package var sink: ReceiveSinkSpec
     /// The appsink delivering decoded frames or samples, for renderer and samples sinks.
     package var appSink: AppSink?
     /// The tee after depayloading and parsing, for passthrough sinks.

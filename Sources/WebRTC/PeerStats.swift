@@ -5,7 +5,7 @@ import MediaPipeline
 /// Reading a `get-stats` sample (`PeerStats`, in MediaPipeline) from webrtcbin's structure.
 extension PeerStats {
     /// The raw structure, for fields we do not type.
-    public var raw: Structure {
+    package var raw: Structure {
         // Only this extension's init makes a PeerStats (the memberwise init is the package's), always from a Structure.
         get { rawStructure as! Structure }
         set { rawStructure = newValue }

@@ -1,37 +1,37 @@
 import MediaPipeline
 
 /// One RTP format of an SDP media section: `a=rtpmap`, `a=fmtp` and `a=rtcp-fb` of a payload type.
-public struct SDPFormat: Sendable, Equatable, CustomStringConvertible {
-    public var payloadType: Int
+package struct SDPFormat: Sendable, Equatable, CustomStringConvertible {
+    package var payloadType: Int
     /// Upper-cased, as GStreamer's `encoding-name`: "VP8", "H264", "OPUS".
-    public var encodingName: String
-    public var clockRate: Int
-    public var channels: Int?
+    package var encodingName: String
+    package var clockRate: Int
+    package var channels: Int?
     /// `a=fmtp` parameters with lower-cased names, e.g. `packetization-mode` → "1".
-    public var parameters: [String: String] = [:]
+    package var parameters: [String: String] = [:]
     /// `a=rtcp-fb` values, e.g. "nack", "nack pli", "ccm fir", "transport-cc".
-    public var feedback: [String] = []
+    package var feedback: [String] = []
 
-    public var description: String { "\(encodingName)/\(payloadType)" }
+    package var description: String { "\(encodingName)/\(payloadType)" }
 }
 
 /// An `m=` section of a session description, as far as negotiation needs it.
-public struct SDPMediaSection: Sendable, Equatable {
-    public var index: Int
+package struct SDPMediaSection: Sendable, Equatable {
+    package var index: Int
     /// "audio", "video" or "application".
-    public var media: String
-    public var port: Int
-    public var mid: String?
-    public var formats: [SDPFormat]
+    package var media: String
+    package var port: Int
+    package var mid: String?
+    package var formats: [SDPFormat]
     /// `a=extmap` id → URI.
-    public var extensions: [Int: String]
+    package var extensions: [Int: String]
     /// `a=bundle-only`: port 0 here means "in the bundle", not "rejected".
-    public var isBundleOnly = false
+    package var isBundleOnly = false
     /// `sendrecv`, `sendonly`, `recvonly` or `inactive`, from the section's writer's view.
-    public var direction = "sendrecv"
+    package var direction = "sendrecv"
 
-    public var kind: MediaKind? { MediaKind(rawValue: media) }
-    public var isRejected: Bool { port == 0 && !isBundleOnly }
+    package var kind: MediaKind? { MediaKind(rawValue: media) }
+    package var isRejected: Bool { port == 0 && !isBundleOnly }
 }
 
 /// Reads the media sections of SDP text received from a remote peer.
@@ -39,12 +39,12 @@ public struct SDPMediaSection: Sendable, Equatable {
 /// The text is untrusted: it is bounded (`maxLength`, `maxSections`, `maxFormats`), numbers are
 /// range-checked, and anything malformed is skipped rather than trusted, so a hostile description
 /// can at worst describe no usable media.
-public enum SDPMediaSections {
-    public static let maxLength = 256 * 1024
+package enum SDPMediaSections {
+    package static let maxLength = 256 * 1024
     static let maxSections = 64
     static let maxFormats = 128
 
-    public static func parse(_ sdp: String) -> [SDPMediaSection] {
+    package static func parse(_ sdp: String) -> [SDPMediaSection] {
         guard sdp.utf8.count <= maxLength else { return [] }
         var sections: [SDPMediaSection] = []
         for rawLine in sdp.split(whereSeparator: \.isNewline) {

@@ -1,5 +1,5 @@
 /// What two peers exchange to connect: AppRTC's payloads, independent of the transport.
-public enum SignalingMessage: Sendable, Equatable {
+package enum SignalingMessage: Sendable, Equatable {
     case offer(sdp: String)
     case answer(sdp: String)
     /// A trickled ICE candidate: `mlineIndex` is AppRTC's `label`, `mid` its `id`.

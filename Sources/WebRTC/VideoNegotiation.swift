@@ -122,8 +122,8 @@ extension PeerConnection {
 }
 
 /// The one wording of a failed codec negotiation, for every product's error event.
-public enum NoCommonCodec {
-    public static func message(kind: String, ours: [String], theirs: [String]) -> String {
+package enum NoCommonCodec {
+    package static func message(kind: String, ours: [String], theirs: [String]) -> String {
         let far = theirs.isEmpty ? "the far end accepted none of them" : "the far end offers \(theirs.joined(separator: ", "))"
         return "no \(kind) codec in common: this end accepts \(ours.joined(separator: ", ")), \(far)"
     }

@@ -13,20 +13,20 @@ import Synchronization
 /// `lead` before it is due, so at most `lead` plus one frame is ever queued inside the graph
 /// (what an interrupt cannot take back); a playback that fell late grows its lead (see `minimumLead`). A producer slower than real time leaves gaps the mixer
 /// fills with the configured source alone; a faster one is waited for.
-public final class AudioPlayout: Sendable {
+package final class AudioPlayout: Sendable {
     /// How far ahead of the call's clock frames are stamped and pushed: room for the pushing
     /// task to be scheduled late on a loaded machine (60 ms left gaps in speech at load 12).
-    public static let lead: UInt64 = 100_000_000
+    package static let lead: UInt64 = 100_000_000
     /// A frame due sooner than this is late: the timeline restarts `lead` ahead, and the lead
     /// of that playback grows by `leadStep` up to `maximumLead` (a machine too loaded to push in
     /// time gets fewer gaps, at the price of a slower interrupt).
     static let minimumLead: UInt64 = 20_000_000
     static let leadStep: UInt64 = 50_000_000
-    public static let maximumLead: UInt64 = 400_000_000
+    package static let maximumLead: UInt64 = 400_000_000
     /// Playbacks waiting at most (a bot that queues more is stuck).
-    public static let queueLimit = 64
+    package static let queueLimit = 64
 
-    public enum Input: Sendable {
+    package enum Input: Sendable {
         case clip(AudioClip)
         /// Frames from the application, pulled as they are due: `produce` hands each frame to
         /// the closure it is given, which waits while the playout is ahead (back-pressure).
@@ -34,7 +34,7 @@ public final class AudioPlayout: Sendable {
         case file(String)
 
         /// The frames of any sendable sequence.
-        public static func sequence<S: AsyncSequence & Sendable>(_ frames: S) -> Input where S.Element == AudioFrame {
+        package static func sequence<S: AsyncSequence & Sendable>(_ frames: S) -> Input where S.Element == AudioFrame {
             .frames { each in for try await frame in frames { try await each(frame) } }
         }
     }
@@ -59,14 +59,14 @@ public final class AudioPlayout: Sendable {
 
     /// `source` is the graph's application-audio appsrc, `gate` the volume on the configured
     /// source, `clock` the call pipeline (whose running time the frames are stamped with).
-    public init(source: AppSource, gate: Element?, clock: Element) {
+    package init(source: AppSource, gate: Element?, clock: Element) {
         self.source = source
         self.gate = gate
         self.clock = clock
     }
 
     /// Queues `input`; it plays after everything queued before it.
-    public func enqueue(_ input: Input, mode: PlayoutMode = .mix, label: String) throws(AppMediaError) -> Playback {
+    package func enqueue(_ input: Input, mode: PlayoutMode = .mix, label: String) throws(AppMediaError) -> Playback {
         let playback = Playback(label: label) { [weak self] playback in self?.stop(playback) }
         let entry = Entry(playback: playback, input: input, mode: mode)
         let failure: AppMediaError? = state.withLock { state in
@@ -81,7 +81,7 @@ public final class AudioPlayout: Sendable {
     }
 
     /// Stops what plays and empties the queue.
-    public func interrupt() {
+    package func interrupt() {
         let (queued, current) = state.withLock { state in
             defer { state.queue = [] }
             return (state.queue, state.current?.task)
@@ -91,13 +91,13 @@ public final class AudioPlayout: Sendable {
     }
 
     /// The label of what plays now.
-    public var currentLabel: String? { state.withLock { $0.current?.playback.label } }
+    package var currentLabel: String? { state.withLock { $0.current?.playback.label } }
 
     /// Whether something plays or waits to.
-    public var isActive: Bool { state.withLock { $0.current != nil || !$0.queue.isEmpty } }
+    package var isActive: Bool { state.withLock { $0.current != nil || !$0.queue.isEmpty } }
 
     /// Interrupts everything and refuses new playbacks (the call ended).
-    public func close() {
+    package func close() {
         state.withLock { $0.closed = true }
         interrupt()
     }

@@ -12,7 +12,7 @@ import Synchronization
 ///
 /// Buffers keep the call pipeline's running time (the tap's segment starts at zero), so frame
 /// times are on the call's timeline.
-public final class AudioTap: Sendable {
+package final class AudioTap: Sendable {
     /// The RTP caps used until the tee states its own (a stream whose first packet has not passed yet).
     static let defaultRTPCaps = "application/x-rtp,media=audio,clock-rate=48000,encoding-name=OPUS,payload=111"
     /// RTP packets held in the tap's appsrc before it drops (a second of 20 ms packets).
@@ -25,7 +25,7 @@ public final class AudioTap: Sendable {
 
     /// Starts decoding `tee`'s packets (an incoming Opus RTP stream) to `format`; `deliver` runs on
     /// the tap's streaming thread for every frame and must not block.
-    public init(tee: Element, format: AudioFormat, deliver: @escaping @Sendable (AudioFrame) -> Void) async throws(AppMediaError) {
+    package init(tee: Element, format: AudioFormat, deliver: @escaping @Sendable (AudioFrame) -> Void) async throws(AppMediaError) {
         guard let input = tee.staticPad("sink") else { throw .media("the RTP tee \(tee.name) has no sink pad") }
         let rtpCaps = input.currentCaps?.description ?? Self.defaultRTPCaps
         let description = "appsrc name=rtp format=time is-live=true do-timestamp=false ! rtpopusdepay ! opusdec plc=true use-inband-fec=true "
@@ -77,7 +77,7 @@ public final class AudioTap: Sendable {
     }
 
     /// Stops decoding and releases the pipeline. Idempotent; safe after the tee is gone.
-    public func remove() {
+    package func remove() {
         let first = removed.withLock { removed in defer { removed = true }; return !removed }
         guard first else { return }
         probe.cancel()

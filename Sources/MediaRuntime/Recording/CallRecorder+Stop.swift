@@ -9,27 +9,27 @@ extension CallRecorder {
     /// A point on the timeline ("transfer requested"), in the file and the chapters sidecar.
     /// A sidecar that cannot be rewritten throws `cannotWrite` (and is one of `problems`); the
     /// mark is in `chapters` and, in Matroska, in the file's markers track all the same.
-    public func mark(_ label: String) throws(RecordingError) {
+    package func mark(_ label: String) throws(RecordingError) {
         let (markers, time) = try markersNow()
         try reportingWrites { () throws(RecordingError) in try markers.mark(label, at: time) }
     }
 
     /// Opens a period such as "hold" or "mute"; opening one that is already open does nothing.
     /// Throws for the chapters sidecar as `mark` does.
-    public func beginPeriod(_ label: String) throws(RecordingError) {
+    package func beginPeriod(_ label: String) throws(RecordingError) {
         let (markers, time) = try markersNow()
         try reportingWrites { () throws(RecordingError) in try markers.begin(label, at: time) }
     }
 
     /// Closes the open period `label`; closing one that is not open does nothing.
     /// Throws for the chapters sidecar as `mark` does.
-    public func endPeriod(_ label: String) throws(RecordingError) {
+    package func endPeriod(_ label: String) throws(RecordingError) {
         let (markers, time) = try markersNow()
         try reportingWrites { () throws(RecordingError) in try markers.end(label, at: time) }
     }
 
     /// Marks and periods so far, on the media timeline.
-    public var chapters: [RecordingChapter] { state.withLock { $0.markers }?.list ?? [] }
+    package var chapters: [RecordingChapter] { state.withLock { $0.markers }?.list ?? [] }
 
     private func markersNow() throws(RecordingError) -> (RecordingMarkers, Int64) {
         try state.withLock { state throws(RecordingError) in
@@ -45,7 +45,7 @@ extension CallRecorder {
     /// Returns nil without a sidecar; a line that did not reach it throws `cannotWrite` (and is
     /// one of `problems`).
     @discardableResult
-    public func record(stats sample: DirectionStats) throws(RecordingError) -> StatsLine? {
+    package func record(stats sample: DirectionStats) throws(RecordingError) -> StatsLine? {
         let (sidecar, time, track) = try state.withLock { state throws(RecordingError) in
             try Self.requireRecording(state.phase)
             let role: TrackRole = sample.direction == .sent ? .localVideo : .remoteVideo
@@ -63,7 +63,7 @@ extension CallRecorder {
     /// pipeline only, and the pipeline is released once the filesink has the end of the file.
     /// The call keeps running. Throws `alreadyStopped` on a second call.
     @discardableResult
-    public func stop(timeout: Duration = .seconds(20)) async throws(RecordingError) -> RecordingSummary {
+    package func stop(timeout: Duration = .seconds(20)) async throws(RecordingError) -> RecordingSummary {
         let taps = try state.withLock { state throws(RecordingError) -> [RTPTap] in
             switch state.phase {
             case .idle, .starting: throw .notStarted

@@ -9,7 +9,7 @@ extension CallRecorder {
 
     /// Feeds `role` from an RTP tee (allow-not-linked) in a running call pipeline. A role that is
     /// attached again (a new tee after a peer rebuild) continues its track in the same file.
-    public func attach(_ role: TrackRole, to tee: Element) throws(RecordingError) {
+    package func attach(_ role: TrackRole, to tee: Element) throws(RecordingError) {
         let (track, previous, origin) = try state.withLock { state throws(RecordingError) in
             try Self.requireRecording(state.phase)
             guard let track = state.recorderTracks[role] else {
@@ -78,7 +78,7 @@ extension CallRecorder {
     static let slowKeyFrameRequestTicks = 10
 
     /// Stops feeding `role`; its track stays in the file and can be attached again.
-    public func detach(_ role: TrackRole) {
+    package func detach(_ role: TrackRole) {
         let tap = state.withLock { $0.taps.removeValue(forKey: role) }
         guard let tap else { return }
         tap.remove()

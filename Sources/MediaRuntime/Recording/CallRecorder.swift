@@ -14,16 +14,16 @@ import Synchronization
 /// finalises the file (index, duration) and leaves the call running; a recorder released
 /// without `stop()` detaches from the call and leaves the file as a killed process would
 /// (playable, without index or duration).
-public final class CallRecorder: Sendable {
-    public let url: URL
-    public let format: RecordingFormat
-    public let tracks: [RecordedTrack]
-    public let labels: RecordingLabels
-    public let options: RecordingOptions
+package final class CallRecorder: Sendable {
+    package let url: URL
+    package let format: RecordingFormat
+    package let tracks: [RecordedTrack]
+    package let labels: RecordingLabels
+    package let options: RecordingOptions
     /// `<file>.chapters.json`, when written.
-    public var chaptersURL: URL? { options.writesChaptersSidecar ? file.sidecar("chapters.json") : nil }
+    package var chaptersURL: URL? { options.writesChaptersSidecar ? file.sidecar("chapters.json") : nil }
     /// `<file>.stats.ndjson`, when written.
-    public var statsURL: URL? { options.writesStatsSidecar ? file.sidecar("stats.ndjson") : nil }
+    package var statsURL: URL? { options.writesStatsSidecar ? file.sidecar("stats.ndjson") : nil }
 
     let file: RecordingFile
     let id: Int
@@ -55,7 +55,7 @@ public final class CallRecorder: Sendable {
 
     /// Checks the tracks against the format and reserves the file (created empty now, so a bad
     /// path fails here rather than in the middle of a call).
-    public init(url: URL, format: RecordingFormat = .matroska, tracks: [RecordedTrack],
+    package init(url: URL, format: RecordingFormat = .matroska, tracks: [RecordedTrack],
                 labels: RecordingLabels = RecordingLabels(), options: RecordingOptions = RecordingOptions()) throws(RecordingError) {
         guard !tracks.isEmpty else { throw .invalidTracks("a recording needs at least one track") }
         try options.validate()
@@ -89,15 +89,15 @@ public final class CallRecorder: Sendable {
     }
 
     /// Every recording event from now on.
-    public func events() -> AsyncStream<RecordingEvent> { broadcaster.subscribe() }
+    package func events() -> AsyncStream<RecordingEvent> { broadcaster.subscribe() }
 
     /// Time since the recording started: the timeline of the file, its markers and its stats.
-    public var mediaTime: Duration {
+    package var mediaTime: Duration {
         state.withLock { $0.origin }.map { ContinuousClock.now - $0 } ?? .zero
     }
 
     /// Roles whose track has received data (and so is in the file).
-    public var startedTracks: Set<TrackRole> {
+    package var startedTracks: Set<TrackRole> {
         Set(state.withLock { $0.recorderTracks }.filter { $0.value.hasStarted }.keys)
     }
 
@@ -105,7 +105,7 @@ public final class CallRecorder: Sendable {
     /// tracks keep their times; for MP4 the moment every track had data (see
     /// `RecordingFormat.mp4`), nil until then. Subtract it from marker and stats times to get
     /// positions in an MP4 file.
-    public var fileStart: Duration? {
+    package var fileStart: Duration? {
         let (origin, barrier) = state.withLock { ($0.origin, $0.barrier) }
         guard let origin else { return nil }
         guard let barrier else { return .zero }
@@ -113,12 +113,12 @@ public final class CallRecorder: Sendable {
     }
 
     /// The recording pipeline as Graphviz text, for diagnostics.
-    public var dot: String { state.withLock { $0.pipeline }?.dotDescription ?? "" }
+    package var dot: String { state.withLock { $0.pipeline }?.dotDescription ?? "" }
 
     // MARK: Start
 
     /// Builds the recording pipeline and starts writing as soon as every track has data.
-    public func start() async throws(RecordingError) {
+    package func start() async throws(RecordingError) {
         try state.withLock { state throws(RecordingError) in
             switch state.phase {
             case .idle: state.phase = .starting
@@ -225,7 +225,7 @@ public final class CallRecorder: Sendable {
 
     /// What went wrong without stopping the recording, in order: a sidecar that could not be
     /// written, titles left quoted in the file. Each also came as a `.failed` event.
-    public var problems: [String] { state.withLock { $0.problems } }
+    package var problems: [String] { state.withLock { $0.problems } }
 
     /// Adds `problem` to `problems` and reports it as an event, once: a sidecar on a full disk
     /// fails the same way every second.
@@ -263,7 +263,7 @@ public final class CallRecorder: Sendable {
 }
 
 /// What happens to a recording, in order.
-public enum RecordingEvent: Sendable, Equatable {
+package enum RecordingEvent: Sendable, Equatable {
     case attached(TrackRole)
     /// A role got a new source (e.g. after a peer rebuild) and continues its track.
     case reattached(TrackRole)

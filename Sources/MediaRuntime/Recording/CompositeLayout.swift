@@ -3,28 +3,28 @@ import GStreamer
 import MediaPipeline
 
 /// The picture of a composite recording: the remote party full-frame, our own picture inset.
-public struct CompositeLayout: Sendable, Hashable {
-    public enum Corner: String, Sendable, Hashable { case topLeft, topRight, bottomLeft, bottomRight }
+package struct CompositeLayout: Sendable, Hashable {
+    package enum Corner: String, Sendable, Hashable { case topLeft, topRight, bottomLeft, bottomRight }
 
     /// The canvas, which the remote picture is scaled to fill. The WebRTC glue defaults it to the
     /// call's configured video size (what the far end is asked to send).
-    public var width: Int
-    public var height: Int
-    public var framesPerSecond: Int
+    package var width: Int
+    package var height: Int
+    package var framesPerSecond: Int
     /// The inset's size relative to the canvas (0.25 = a quarter of the width and height).
-    public var insetScale: Double
-    public var corner: Corner
+    package var insetScale: Double
+    package var corner: Corner
     /// Pixels between the inset and the canvas edges.
-    public var margin: Int
+    package var margin: Int
     /// The inset picture's width over its height (our own picture's shape, e.g. 0.75 for a
     /// portrait 480×640 camera); nil: the canvas's shape.
-    public var insetAspectRatio: Double?
+    package var insetAspectRatio: Double?
     /// `vp8enc target-bitrate`, bit/s.
-    public var videoBitrate: Int
+    package var videoBitrate: Int
     /// `opusenc bitrate`, bit/s.
-    public var audioBitrate: Int
+    package var audioBitrate: Int
 
-    public init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, insetScale: Double = 0.25,
+    package init(width: Int = 640, height: Int = 480, framesPerSecond: Int = 30, insetScale: Double = 0.25,
                 corner: Corner = .bottomRight, margin: Int = 8, insetAspectRatio: Double? = nil, videoBitrate: Int = 1_000_000,
                 audioBitrate: Int = 64_000) {
         self.width = width
@@ -39,7 +39,7 @@ public struct CompositeLayout: Sendable, Hashable {
     }
 
     /// The canvas sized to a picture (even sides, as I420 needs), the rest of the layout kept.
-    public func fitting(canvas size: PictureSize) -> CompositeLayout {
+    package func fitting(canvas size: PictureSize) -> CompositeLayout {
         var layout = self
         layout.width = max(16, size.width & ~1)
         layout.height = max(16, size.height & ~1)
@@ -48,7 +48,7 @@ public struct CompositeLayout: Sendable, Hashable {
 
     /// The inset's rectangle on the canvas, even-sized for I420: `insetScale` of the canvas's
     /// height, as wide as `insetAspectRatio` makes it (never wider than `insetScale` of the width).
-    public var insetFrame: (x: Int, y: Int, width: Int, height: Int) {
+    package var insetFrame: (x: Int, y: Int, width: Int, height: Int) {
         var insetWidth = max(2, Int(Double(width) * insetScale) & ~1)
         var insetHeight = max(2, Int(Double(height) * insetScale) & ~1)
         if let aspect = insetAspectRatio, aspect > 0 {

@@ -8,11 +8,11 @@ import Synchronization
 /// own picture inset (`compositor`), both parties mixed (`audiomixer`), VP8 and Opus in WebM or
 /// Matroska. Inputs are decoded from the same RTP taps the pass-through recorder uses; a side
 /// without video leaves the black canvas (or no inset), and the output keeps running regardless.
-public final class CompositeRecorder: Sendable {
-    public let url: URL
-    public let format: RecordingFormat
-    public let layout: CompositeLayout
-    public let tracks: [RecordedTrack]
+package final class CompositeRecorder: Sendable {
+    package let url: URL
+    package let format: RecordingFormat
+    package let layout: CompositeLayout
+    package let tracks: [RecordedTrack]
     private let options: RecordingOptions
     private let file: RecordingFile
     private let state = Mutex(State())
@@ -29,7 +29,7 @@ public final class CompositeRecorder: Sendable {
     }
 
     /// `format` must be WebM or Matroska (the composite is VP8, which MP4 cannot hold here).
-    public init(url: URL, format: RecordingFormat = .webm, tracks: [RecordedTrack], layout: CompositeLayout = CompositeLayout(),
+    package init(url: URL, format: RecordingFormat = .webm, tracks: [RecordedTrack], layout: CompositeLayout = CompositeLayout(),
                 options: RecordingOptions = RecordingOptions()) throws(RecordingError) {
         guard format != .mp4 else {
             throw .unsupportedCodec(codec: "VP8", format: .mp4, supported: RecordingFormat.mp4.supportedCodecs.map(\.rawValue))
@@ -57,9 +57,9 @@ public final class CompositeRecorder: Sendable {
         file.release()
     }
 
-    public var mediaTime: Duration { state.withLock { $0.origin }.map { ContinuousClock.now - $0 } ?? .zero }
+    package var mediaTime: Duration { state.withLock { $0.origin }.map { ContinuousClock.now - $0 } ?? .zero }
 
-    public func start() async throws(RecordingError) {
+    package func start() async throws(RecordingError) {
         try state.withLock { state throws(RecordingError) in
             guard state.phase == .idle else { throw state.phase == .stopped ? .alreadyStopped : .alreadyStarted }
             state.phase = .starting
@@ -100,7 +100,7 @@ public final class CompositeRecorder: Sendable {
     }
 
     /// Feeds `role` from an RTP tee; attaching again (after a rebuild) continues the same input.
-    public func attach(_ role: TrackRole, to tee: Element) throws(RecordingError) {
+    package func attach(_ role: TrackRole, to tee: Element) throws(RecordingError) {
         let (input, previous, origin) = try state.withLock { state throws(RecordingError) in
             switch state.phase {
             case .recording: break
@@ -132,14 +132,14 @@ public final class CompositeRecorder: Sendable {
         }
     }
 
-    public func detach(_ role: TrackRole) {
+    package func detach(_ role: TrackRole) {
         state.withLock { $0.taps.removeValue(forKey: role) }?.remove()
     }
 
     /// Ends every input and the canvas, waits for the encoders to drain into the file, and
     /// releases the pipeline. The call keeps running.
     @discardableResult
-    public func stop(timeout: Duration = .seconds(20)) async throws(RecordingError) -> RecordingSummary {
+    package func stop(timeout: Duration = .seconds(20)) async throws(RecordingError) -> RecordingSummary {
         let (taps, graph, inputs) = try state.withLock { state throws(RecordingError) in
             switch state.phase {
             case .idle, .starting: throw .notStarted

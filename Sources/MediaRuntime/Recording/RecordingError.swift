@@ -3,7 +3,7 @@ import GStreamer
 import MediaPipeline
 
 /// Why a recording could not start, continue or finish, naming the file, track or codec.
-public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file cannot be created or written (missing directory, permissions, a directory).
     case cannotWrite(path: String, reason: String)
     /// The file exists and `RecordingOptions.replaceExisting` is off.
@@ -28,7 +28,7 @@ public enum RecordingError: Error, Sendable, Equatable, CustomStringConvertible 
     case pipeline(String)
     case gstreamer(GStreamerError)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotWrite(let path, let reason): "cannot record to \(path): \(reason)"
         case .fileExists(let path):

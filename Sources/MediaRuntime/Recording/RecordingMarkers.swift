@@ -156,6 +156,6 @@ final class RecordingMarkers: Sendable {
 }
 
 /// The JSON document of `<file>.chapters.json`.
-public struct ChaptersDocument: Sendable, Codable {
-    public var chapters: [RecordingChapter]
+package struct ChaptersDocument: Sendable, Codable {
+    package var chapters: [RecordingChapter]
 }

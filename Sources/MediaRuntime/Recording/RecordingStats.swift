@@ -3,22 +3,22 @@ import Synchronization
 
 /// One second of a call's transport statistics in one direction, as the peer connection reports
 /// them; the recorder adds the media time and the frame rate it counted itself.
-public struct DirectionStats: Sendable, Hashable {
-    public enum Direction: String, Sendable, Hashable, Codable { case sent, received }
+package struct DirectionStats: Sendable, Hashable {
+    package enum Direction: String, Sendable, Hashable, Codable { case sent, received }
 
-    public var direction: Direction
+    package var direction: Direction
     /// Bits per second of all media in this direction.
-    public var bitrate: Double?
-    public var videoBitrate: Double?
-    public var audioBitrate: Double?
+    package var bitrate: Double?
+    package var videoBitrate: Double?
+    package var audioBitrate: Double?
     /// Cumulative packets lost (as reported by the receiving side for `sent`).
-    public var packetsLost: Int?
+    package var packetsLost: Int?
     /// Round-trip time in seconds, from RTCP.
-    public var roundTripTime: Double?
+    package var roundTripTime: Double?
     /// Interarrival jitter in seconds.
-    public var jitter: Double?
+    package var jitter: Double?
 
-    public init(direction: Direction, bitrate: Double? = nil, videoBitrate: Double? = nil, audioBitrate: Double? = nil,
+    package init(direction: Direction, bitrate: Double? = nil, videoBitrate: Double? = nil, audioBitrate: Double? = nil,
                 packetsLost: Int? = nil, roundTripTime: Double? = nil, jitter: Double? = nil) {
         self.direction = direction
         self.bitrate = bitrate
@@ -37,18 +37,18 @@ struct FrameProgress: Sendable {
 }
 
 /// One line of `<file>.stats.ndjson`.
-public struct StatsLine: Sendable, Hashable, Codable {
+package struct StatsLine: Sendable, Hashable, Codable {
     /// Media time of the sample, seconds since the recording started.
-    public var time: Double
-    public var direction: DirectionStats.Direction
-    public var bitrate: Double?
-    public var videoBitrate: Double?
-    public var audioBitrate: Double?
+    package var time: Double
+    package var direction: DirectionStats.Direction
+    package var bitrate: Double?
+    package var videoBitrate: Double?
+    package var audioBitrate: Double?
     /// Video frames per second of media time through this direction's depayloader in the recorder.
-    public var fps: Double?
-    public var packetsLost: Int?
-    public var roundTripTime: Double?
-    public var jitter: Double?
+    package var fps: Double?
+    package var packetsLost: Int?
+    package var roundTripTime: Double?
+    package var jitter: Double?
 }
 
 /// Writes stats lines as they come, one `write(2)` per line so a crash leaves whole lines.

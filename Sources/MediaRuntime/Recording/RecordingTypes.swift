@@ -2,14 +2,14 @@ import Foundation
 import MediaPipeline
 
 /// The encoded formats a call carries and a recorder can store without re-encoding.
-public enum RecordedCodec: String, Sendable, Hashable, CaseIterable, Codable {
+package enum RecordedCodec: String, Sendable, Hashable, CaseIterable, Codable {
     case vp8 = "VP8"
     case vp9 = "VP9"
     case h264 = "H264"
     case opus = "OPUS"
 
     /// The codec of an RTP `encoding-name` (case-insensitive), or a clear error.
-    public static func parse(encodingName: String) throws(RecordingError) -> RecordedCodec {
+    package static func parse(encodingName: String) throws(RecordingError) -> RecordedCodec {
         guard let codec = RecordedCodec(rawValue: encodingName.uppercased()) else {
             throw .unsupportedCodec(codec: encodingName, format: nil,
                                     supported: allCases.map(\.rawValue))
@@ -17,7 +17,7 @@ public enum RecordedCodec: String, Sendable, Hashable, CaseIterable, Codable {
         return codec
     }
 
-    public var kind: MediaKind { self == .opus ? .audio : .video }
+    package var kind: MediaKind { self == .opus ? .audio : .video }
 
     var clockRate: Int { self == .opus ? 48000 : 90000 }
 
@@ -68,7 +68,7 @@ extension RecordingFormat {
         }
     }
 
-    public var supportedCodecs: [RecordedCodec] {
+    package var supportedCodecs: [RecordedCodec] {
         switch self {
         case .matroska: [.vp8, .vp9, .h264, .opus]
         case .webm: [.vp8, .vp9, .opus]
@@ -87,7 +87,7 @@ extension RecordingFormat {
     /// own start time and starts video at a key frame.
     var alignsTrackStarts: Bool { self == .mp4 }
 
-    public func validate(_ codec: RecordedCodec) throws(RecordingError) {
+    package func validate(_ codec: RecordedCodec) throws(RecordingError) {
         guard supportedCodecs.contains(codec) else {
             throw .unsupportedCodec(codec: codec.rawValue, format: self, supported: supportedCodecs.map(\.rawValue))
         }
@@ -96,51 +96,51 @@ extension RecordingFormat {
 
 /// Who is who in a recording: track names are "<party> video" / "<party> audio", e.g.
 /// "caller video" and "agent audio" on the agent's side.
-public struct RecordingLabels: Sendable, Hashable {
-    public var local: String
-    public var remote: String
+package struct RecordingLabels: Sendable, Hashable {
+    package var local: String
+    package var remote: String
 
-    public init(local: String = "local", remote: String = "remote") {
+    package init(local: String = "local", remote: String = "remote") {
         self.local = local
         self.remote = remote
     }
 
-    public func trackName(_ role: TrackRole) -> String {
+    package func trackName(_ role: TrackRole) -> String {
         "\(role.isLocal ? local : remote) \(role.kind.rawValue)"
     }
 }
 
 /// One track to record: its role and the codec its RTP stream carries.
-public struct RecordedTrack: Sendable, Hashable {
-    public var role: TrackRole
-    public var codec: RecordedCodec
+package struct RecordedTrack: Sendable, Hashable {
+    package var role: TrackRole
+    package var codec: RecordedCodec
 
-    public init(_ role: TrackRole, codec: RecordedCodec) {
+    package init(_ role: TrackRole, codec: RecordedCodec) {
         self.role = role
         self.codec = codec
     }
 }
 
 /// How a recording behaves beyond its tracks.
-public struct RecordingOptions: Sendable {
+package struct RecordingOptions: Sendable {
     /// Overwrite an existing file instead of refusing to start.
-    public var replaceExisting: Bool
+    package var replaceExisting: Bool
     /// The longest Matroska cluster (and MP4 fragment): a killed process loses at most this much
     /// plus what the kernel had not yet received, which unbuffered writes keep near zero.
-    public var maxClusterDuration: Duration
+    package var maxClusterDuration: Duration
     /// How long a declared track may stay without data before the file is written without it.
     /// Until every track has data the container header cannot be written, so the tracks that
     /// do flow wait (buffered) meanwhile.
-    public var trackStartTimeout: Duration
+    package var trackStartTimeout: Duration
     /// Memory allowed per track for data the writer has not taken yet (a stalled disk); beyond
     /// it the oldest data is dropped rather than ever slowing the call down.
-    public var maxBufferedBytesPerTrack: UInt64
+    package var maxBufferedBytesPerTrack: UInt64
     /// Also write `<file>.stats.ndjson` from `record(stats:)` samples.
-    public var writesStatsSidecar: Bool
+    package var writesStatsSidecar: Bool
     /// Also write `<file>.chapters.json` with marks and periods.
-    public var writesChaptersSidecar: Bool
+    package var writesChaptersSidecar: Bool
 
-    public init(replaceExisting: Bool = false, maxClusterDuration: Duration = .seconds(1),
+    package init(replaceExisting: Bool = false, maxClusterDuration: Duration = .seconds(1),
                 trackStartTimeout: Duration = .seconds(15), maxBufferedBytesPerTrack: UInt64 = 64 << 20,
                 writesStatsSidecar: Bool = true, writesChaptersSidecar: Bool = true) {
         self.replaceExisting = replaceExisting

@@ -7,7 +7,7 @@ extension CallRecorder {
     /// Writes the current picture of a recorded video track as a PNG. The recorder keeps the
     /// track's frames since its last key frame, encoded; a snapshot decodes just those in a
     /// short-lived pipeline, so nothing is decoded while no one asks and no key frame is awaited.
-    public func snapshot(to url: URL, of role: TrackRole = .remoteVideo, timeout: Duration = .seconds(10)) async throws(RecordingError) {
+    package func snapshot(to url: URL, of role: TrackRole = .remoteVideo, timeout: Duration = .seconds(10)) async throws(RecordingError) {
         let track = try state.withLock { state throws(RecordingError) -> RecorderTrack? in
             try Self.requireRecording(state.phase)
             return state.recorderTracks[role]

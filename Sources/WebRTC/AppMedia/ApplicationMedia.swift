@@ -20,7 +20,7 @@ package final class ApplicationMedia: Sendable {
 extension PeerConnection {
     /// The call's application-audio playout; the send graph must have been compiled with
     /// `MediaParameters.applicationAudio`.
-    public func audioPlayout() throws(AppMediaError) -> AudioPlayout {
+    package func audioPlayout() throws(AppMediaError) -> AudioPlayout {
         if let playout = applicationMedia.state.withLock({ $0.playout }) { return playout }
         guard !isClosed, let pipeline = mediaPipeline, let media else { throw .notRunning("the peer connection has not started") }
         guard let node = media.graph.nodes(withRole: .applicationAudioSource).first, let element = media.elements.elements[node.id] else {
@@ -47,17 +47,17 @@ extension PeerConnection {
     }
 
     /// Queues `input` into the outgoing audio.
-    public func play(_ input: AudioPlayout.Input, mode: PlayoutMode = .mix, label: String) throws(AppMediaError) -> Playback {
+    package func play(_ input: AudioPlayout.Input, mode: PlayoutMode = .mix, label: String) throws(AppMediaError) -> Playback {
         try audioPlayout().enqueue(input, mode: mode, label: label)
     }
 
     /// Stops what plays and empties the queue (nothing when nothing was ever played).
-    public func interruptPlayback() {
+    package func interruptPlayback() {
         applicationMedia.state.withLock { $0.playout }?.interrupt()
     }
 
     /// The far end's voice activity: start and stop events from a detector on its audio.
-    public func voiceActivity(options: VoiceActivityOptions = .standard) async throws(AppMediaError) -> AsyncStream<VoiceActivity> {
+    package func voiceActivity(options: VoiceActivityOptions = .standard) async throws(AppMediaError) -> AsyncStream<VoiceActivity> {
         let audio = try await farEndAudio(format: Self.voiceActivityFormat, capacity: AudioFrameStream.capacityRange.upperBound)
         let (events, continuation) = AsyncStream.makeStream(of: VoiceActivity.self, bufferingPolicy: .bufferingNewest(64))
         let task = Task {
@@ -79,7 +79,7 @@ extension PeerConnection {
 
     /// Barge-in: while `options` is set, the far end starting to speak stops what the bot plays
     /// (and empties its queue). nil turns it off.
-    public func setBargeIn(_ options: VoiceActivityOptions?) async throws(AppMediaError) {
+    package func setBargeIn(_ options: VoiceActivityOptions?) async throws(AppMediaError) {
         let old = applicationMedia.state.withLock { state in defer { state.bargeIn = nil }; return state.bargeIn }
         old?.cancel()
         guard let options else { return }
@@ -104,12 +104,12 @@ extension PeerConnection {
     }
 
     /// The barge-ins so far (the last 1000).
-    public var bargeIns: [BargeIn] { applicationMedia.state.withLock { $0.bargeIns } }
+    package var bargeIns: [BargeIn] { applicationMedia.state.withLock { $0.bargeIns } }
 }
 
 extension PeerConnection {
     /// Speaks `text` with `synthesizer` into the outgoing audio.
-    public func say(_ text: String, with synthesizer: any SpeechSynthesizer, mode: PlayoutMode = .mix) async throws(AppMediaError) -> Playback {
+    package func say(_ text: String, with synthesizer: any SpeechSynthesizer, mode: PlayoutMode = .mix) async throws(AppMediaError) -> Playback {
         let text = try SpeechText.validated(text)
         let clip = try await synthesizer.synthesize(text)
         return try play(.clip(clip), mode: mode, label: text)

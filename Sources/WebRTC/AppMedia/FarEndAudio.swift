@@ -80,7 +80,7 @@ extension PeerConnection {
     /// The far end's decoded audio in `format`, bounded to `capacity` frames (a slow consumer
     /// loses the oldest and never holds up the call). Follows the call across rebuilds; ends with
     /// the call or on `stop()`.
-    public func farEndAudio(format: AudioFormat = .speech, capacity: Int = AudioFrameStream.defaultCapacity) async throws(AppMediaError) -> AudioFrameStream {
+    package func farEndAudio(format: AudioFormat = .speech, capacity: Int = AudioFrameStream.defaultCapacity) async throws(AppMediaError) -> AudioFrameStream {
         guard !isClosed, mediaPipeline != nil else { throw .notRunning("the peer connection has not started") }
         let holder = Mutex<FarEndAudioFollower?>(nil)
         let stream = try AudioFrameStream(format: format, capacity: capacity) {

@@ -6,7 +6,7 @@ extension PeerConnection {
     /// Listens to the far end: its audio in the transcriber's format, cut into utterances by the
     /// voice activity detector, each recognised by `transcriber`. Ends with the call or when the
     /// consumer stops; a transcriber error ends it too (the call goes on).
-    public func listen(with transcriber: any Transcriber, options: VoiceActivityOptions = .standard,
+    package func listen(with transcriber: any Transcriber, options: VoiceActivityOptions = .standard,
                        partials: Bool = false) async throws(AppMediaError) -> AsyncStream<Heard> {
         let audio = try await farEndAudio(format: transcriber.inputFormat, capacity: AudioFrameStream.capacityRange.upperBound)
         let (heard, continuation) = AsyncStream.makeStream(of: Heard.self, bufferingPolicy: .bufferingNewest(256))

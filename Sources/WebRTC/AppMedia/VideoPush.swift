@@ -7,7 +7,7 @@ import Synchronization
 extension PeerConnection {
     /// A writer for the app's pictures as the outgoing video: the call's video source must be
     /// `.app(name:)` (`name` here). Sent at the call's frame rate.
-    public func videoWriter(source name: String) throws(AppMediaError) -> VideoFrameWriter {
+    package func videoWriter(source name: String) throws(AppMediaError) -> VideoFrameWriter {
         guard !isClosed, let pipeline = mediaPipeline, let media else { throw .notRunning("the peer connection has not started") }
         guard let element = media.elements.elements[name], element.factoryName == "appsrc" else {
             throw .notEnabled("the call's video source is not .app(name: \"\(name)\")")

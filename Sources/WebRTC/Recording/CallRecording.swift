@@ -9,7 +9,7 @@ extension PeerConnection {
     /// receive (each `RemoteStream.rtpTee`, now and after every rebuild), without re-encoding,
     /// plus a stats sidecar sampled once a second. Caller and agent use the same call; `labels`
     /// names the two parties in the file ("agent video", "caller audio").
-    public func startRecording(to url: URL, format: RecordingFormat = .matroska, labels: RecordingLabels = RecordingLabels(),
+    package func startRecording(to url: URL, format: RecordingFormat = .matroska, labels: RecordingLabels = RecordingLabels(),
                                options: RecordingOptions = RecordingOptions()) async throws(RecordingError) -> CallRecording {
         guard !isClosed, mediaPipeline != nil else { throw .pipeline("the peer connection is not running (start it first)") }
         await waitForNegotiatedCodecs(within: .seconds(10))
@@ -82,8 +82,8 @@ extension PeerConnection {
 
 /// A running recording of a peer connection's call: the recorder, kept fed with the call's
 /// incoming streams across rebuilds, and its stats sidecar. Stop it to finalise the file.
-public final class CallRecording: Sendable {
-    public let recorder: CallRecorder
+package final class CallRecording: Sendable {
+    package let recorder: CallRecorder
     private let peer: PeerConnection
     private let tasks = Locked<[Task<Void, Never>]>([])
     let follower: StreamFollower
@@ -96,20 +96,20 @@ public final class CallRecording: Sendable {
 
     deinit { for task in tasks.value { task.cancel() } }
 
-    public var url: URL { recorder.url }
+    package var url: URL { recorder.url }
     /// Streams that could not be attached (e.g. a codec other than the declared one), in order.
-    public var problems: [String] { follower.problems }
+    package var problems: [String] { follower.problems }
 
-    public func mark(_ label: String) throws(RecordingError) { try recorder.mark(label) }
-    public func beginPeriod(_ label: String) throws(RecordingError) { try recorder.beginPeriod(label) }
-    public func endPeriod(_ label: String) throws(RecordingError) { try recorder.endPeriod(label) }
+    package func mark(_ label: String) throws(RecordingError) { try recorder.mark(label) }
+    package func beginPeriod(_ label: String) throws(RecordingError) { try recorder.beginPeriod(label) }
+    package func endPeriod(_ label: String) throws(RecordingError) { try recorder.endPeriod(label) }
 
     /// Writes the current remote picture as a PNG.
-    public func snapshot(to url: URL) async throws(RecordingError) { try await recorder.snapshot(to: url, of: .remoteVideo) }
+    package func snapshot(to url: URL) async throws(RecordingError) { try await recorder.snapshot(to: url, of: .remoteVideo) }
 
     /// Stops following the call and finalises the file; the call goes on.
     @discardableResult
-    public func stop() async throws(RecordingError) -> RecordingSummary {
+    package func stop() async throws(RecordingError) -> RecordingSummary {
         let running = tasks.withLock { tasks in defer { tasks = [] }; return tasks }
         for task in running { task.cancel() }
         return try await recorder.stop()

@@ -8,7 +8,7 @@ extension PeerConnection {
     /// Records this call as one re-encoded picture (the remote party full-frame, our picture
     /// inset) with both parties' sound mixed, VP8 and Opus in WebM (or Matroska). Without a
     /// `layout`, the streams size it (`streamSizedLayout`).
-    public func startCompositeRecording(to url: URL, format: RecordingFormat = .webm, layout: CompositeLayout? = nil,
+    package func startCompositeRecording(to url: URL, format: RecordingFormat = .webm, layout: CompositeLayout? = nil,
                                         options: RecordingOptions = RecordingOptions()) async throws(RecordingError) -> CompositeRecording {
         guard !isClosed, mediaPipeline != nil else { throw .pipeline("the peer connection is not running (start it first)") }
         let canvas: CompositeLayout
@@ -52,8 +52,8 @@ extension PeerConnection {
 }
 
 /// A running composite recording of a peer connection's call, kept fed across rebuilds.
-public final class CompositeRecording: Sendable {
-    public let recorder: CompositeRecorder
+package final class CompositeRecording: Sendable {
+    package let recorder: CompositeRecorder
     let follower: StreamFollower
     private let task = Locked<Task<Void, Never>?>(nil)
 
@@ -64,14 +64,14 @@ public final class CompositeRecording: Sendable {
 
     deinit { task.value?.cancel() }
 
-    public var url: URL { recorder.url }
-    public var problems: [String] { follower.problems }
+    package var url: URL { recorder.url }
+    package var problems: [String] { follower.problems }
 
     func follow(_ events: AsyncStream<PeerEvent>) { task.withLock { $0 = follower.follow(events) } }
 
     /// Stops following the call and finalises the file; the call goes on.
     @discardableResult
-    public func stop() async throws(RecordingError) -> RecordingSummary {
+    package func stop() async throws(RecordingError) -> RecordingSummary {
         task.withLock { task in task?.cancel(); task = nil }
         return try await recorder.stop()
     }

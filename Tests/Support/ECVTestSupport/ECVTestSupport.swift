@@ -8,8 +8,8 @@ import Testing
 @_exported import MediaTestSupport
 import GLibCore
 
-public enum TestRuntime {
-    public static let ready: Void = {
+package enum TestRuntime {
+    package static let ready: Void = {
         LeakTracer.enableBeforeInitialization()
         try! GStreamerRuntime.ensureInitialized()
         Logger.setLevel(logLevel: .warn)
@@ -18,11 +18,11 @@ public enum TestRuntime {
 
 /// A reference service on loopback (or on `host`, e.g. a network lab's veth address) plus an SDK
 /// pointed at it, torn down by `close()`.
-public struct Backend: Sendable {
-    public let service: ReferenceService
-    public let url: String
+package struct Backend: Sendable {
+    package let service: ReferenceService
+    package let url: String
 
-    public static func start(version: BackendVersion = .v1_75, host: String = "127.0.0.1",
+    package static func start(version: BackendVersion = .v1_75, host: String = "127.0.0.1",
                              configure: (inout ReferenceServiceConfiguration) -> Void = { _ in })
         async throws -> Backend {
         _ = TestRuntime.ready
@@ -40,7 +40,7 @@ public struct Backend: Sendable {
         return Backend(service: service, url: text)
     }
 
-    public func sdk(useQueueSocket: Bool = true, useQueueInfo: Bool = false, delay: Int = 200,
+    package func sdk(useQueueSocket: Bool = true, useQueueInfo: Bool = false, delay: Int = 200,
              configure: (inout ECVSdkConfiguration) -> Void = { _ in }) throws -> ECVSdk {
         var configuration = ECVSdkConfiguration(name: "test", serviceUrl: url, useQueueSocket: useQueueSocket,
                                                 waitForRoomIntervalDelay: delay, useQueueInfo: useQueueInfo,
@@ -50,7 +50,7 @@ public struct Backend: Sendable {
     }
 
     /// A connected, ready agent bot.
-    public func agent(name: String = "Alice", queues: [String] = ["default"],
+    package func agent(name: String = "Alice", queues: [String] = ["default"],
                configure: (inout AgentBotConfiguration) -> Void = { _ in }) async throws -> AgentBot {
         var configuration = AgentBotConfiguration(serviceUrl: url, name: name, queues: queues,
                                                   parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true))
@@ -61,14 +61,14 @@ public struct Backend: Sendable {
         return bot
     }
 
-    public func close() async { await service.stop() }
+    package func close() async { await service.stop() }
 }
 
 /// Every event of every call of an SDK, in delivery order.
-public final class EventLog: Sendable {
+package final class EventLog: Sendable {
     private let entries = Locked<[(rtcId: String, event: VideoCallEvent, last: VideoCallEvent)]>([])
 
-    public init(_ sdk: ECVSdk) {
+    package init(_ sdk: ECVSdk) {
         sdk.modules.onCallEvent.append { [entries] call, event, last in
             // Keep value-like payloads only: holding a channel or the peer would keep GStreamer
             // objects alive for the whole test and hide real leaks behind the log's own. A
@@ -77,23 +77,23 @@ public final class EventLog: Sendable {
         }
     }
 
-    public static func valueOnly(_ event: VideoCallEvent) -> VideoCallEvent {
+    package static func valueOnly(_ event: VideoCallEvent) -> VideoCallEvent {
         let kept = event.objData is QueueInfo || event.objData is ErrorObject || event.objData is [String: any Sendable]
             || event.objData is MediaStream
         return VideoCallEvent(type: event.type, detail: event.detail, objData: kept ? event.objData : nil,
                               data: event.data, createdAt: event.createdAt)
     }
 
-    public func events(_ rtcId: String? = nil) -> [VideoCallEvent] {
+    package func events(_ rtcId: String? = nil) -> [VideoCallEvent] {
         entries.value.filter { rtcId == nil || $0.rtcId == rtcId }.map(\.event)
     }
-    public func types(_ rtcId: String? = nil) -> [VideoCallEventType] { events(rtcId).map(\.type) }
-    public func first(_ type: VideoCallEventType, _ rtcId: String? = nil) -> VideoCallEvent? { events(rtcId).first { $0.type == type } }
-    public func count(_ type: VideoCallEventType, _ rtcId: String? = nil) -> Int { events(rtcId).filter { $0.type == type }.count }
-    public var pairs: [(VideoCallEvent, VideoCallEvent)] { entries.value.map { ($0.event, $0.last) } }
+    package func types(_ rtcId: String? = nil) -> [VideoCallEventType] { events(rtcId).map(\.type) }
+    package func first(_ type: VideoCallEventType, _ rtcId: String? = nil) -> VideoCallEvent? { events(rtcId).first { $0.type == type } }
+    package func count(_ type: VideoCallEventType, _ rtcId: String? = nil) -> Int { events(rtcId).filter { $0.type == type }.count }
+    package var pairs: [(VideoCallEvent, VideoCallEvent)] { entries.value.map { ($0.event, $0.last) } }
 
     /// Waits until an event of `type` was delivered (for `rtcId`, when given).
-    public func wait(for type: VideoCallEventType, _ rtcId: String? = nil, timeout: Duration = .seconds(15)) async throws -> VideoCallEvent {
+    package func wait(for type: VideoCallEventType, _ rtcId: String? = nil, timeout: Duration = .seconds(15)) async throws -> VideoCallEvent {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let event = first(type, rtcId) { return event }
@@ -105,25 +105,25 @@ public final class EventLog: Sendable {
 
 
 /// Holds true for `types` appearing in `sequence` in this order (other events may come between).
-public func isOrderedSubsequence(_ types: [VideoCallEventType], of sequence: [VideoCallEventType]) -> Bool {
+package func isOrderedSubsequence(_ types: [VideoCallEventType], of sequence: [VideoCallEventType]) -> Bool {
     var remaining = types[...]
     for type in sequence where type == remaining.first { remaining = remaining.dropFirst() }
     return remaining.isEmpty
 }
 
 /// A renderer that counts frames and keeps the last one.
-public final class CountingRenderer: VideoRenderer {
-    public init() {}
+package final class CountingRenderer: VideoRenderer {
+    package init() {}
     private let state = Locked<(count: Int, last: VideoFrame?, size: (Int, Int)?)>((0, nil, nil))
-    public var count: Int { state.value.count }
-    public var last: VideoFrame? { state.value.last }
-    public var size: (Int, Int)? { state.value.size }
-    public func setSize(width: Int, height: Int) { state.withLock { $0.size = (width, height) } }
-    public func renderFrame(_ frame: VideoFrame?) { state.withLock { $0.count += 1; $0.last = frame } }
+    package var count: Int { state.value.count }
+    package var last: VideoFrame? { state.value.last }
+    package var size: (Int, Int)? { state.value.size }
+    package func setSize(width: Int, height: Int) { state.withLock { $0.size = (width, height) } }
+    package func renderFrame(_ frame: VideoFrame?) { state.withLock { $0.count += 1; $0.last = frame } }
 }
 
 /// Dials a call on `sdk` and connects its media once an agent picks up.
-public func placeCall(_ sdk: ECVSdk, log: EventLog, parameters: DialCallParameters = DialCallParameters(callerName: "Jane"),
+package func placeCall(_ sdk: ECVSdk, log: EventLog, parameters: DialCallParameters = DialCallParameters(callerName: "Jane"),
                connect: ConnectParameters = ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true),
                renderer: CountingRenderer? = nil) async throws -> VideoCall {
     let call = try #require(await sdk.createVideoCall())

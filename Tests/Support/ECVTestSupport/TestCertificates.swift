@@ -3,20 +3,20 @@ import Foundation
 /// A private CA and a server certificate for 127.0.0.1 it signed, made with the openssl CLI in a
 /// directory that lives as long as the test process (GIO re-reads CA files per handshake), plus
 /// the pins openssl computes for the server certificate.
-public struct TestCertificates: Sendable {
-    public let directory: URL
-    public var caFile: String { directory.appendingPathComponent("ca.pem").path }
-    public var certificateFile: String { directory.appendingPathComponent("leaf.pem").path }
-    public var keyFile: String { directory.appendingPathComponent("leaf.key").path }
-    public var derFile: String { directory.appendingPathComponent("leaf.der").path }
+package struct TestCertificates: Sendable {
+    package let directory: URL
+    package var caFile: String { directory.appendingPathComponent("ca.pem").path }
+    package var certificateFile: String { directory.appendingPathComponent("leaf.pem").path }
+    package var keyFile: String { directory.appendingPathComponent("leaf.key").path }
+    package var derFile: String { directory.appendingPathComponent("leaf.der").path }
     /// `sha256/<base64>` of the server's public key.
-    public let publicKeyPin: String
+    package let publicKeyPin: String
     /// The server certificate's SHA-256 as `openssl x509 -fingerprint -sha256` prints it.
-    public let certificatePin: String
+    package let certificatePin: String
     /// The same pin form for a key the server does not have.
-    public let foreignPublicKeyPin: String
+    package let foreignPublicKeyPin: String
 
-    public static let shared: Result<TestCertificates, any Error> = Result { try TestCertificates() }
+    package static let shared: Result<TestCertificates, any Error> = Result { try TestCertificates() }
 
     private init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-tls-\(getpid())-\(UUID().uuidString.prefix(8))")

@@ -7,16 +7,16 @@ import GStreamer
 /// live into a sender's application sources (a camera and a microphone's timestamps, exact: from a
 /// schedule, not from when a push happened to run); a recording of it is decoded back and each
 /// flash paired with the beep nearest to it.
-public enum FlashBeep {
-    public static let framesPerSecond = 30
-    public static let sampleRate = 48_000
+package enum FlashBeep {
+    package static let framesPerSecond = 30
+    package static let sampleRate = 48_000
     static let samplesPerBuffer = 480
 
     /// Feeds `video` (I420 320×240 at 30 fps) and `audio` (S16LE mono 48 kHz, 10 ms buffers) in
     /// real time until `duration` passed, stamping buffers from the running time of `clock`'s
     /// pipeline at the start on; the flash comes half-way through each period, the beep
     /// `audioDelayMs` (a multiple of 10, ending before the period does) after it.
-    public static func feed(video: AppSource, audio: AppSource, periodSeconds: Int = 1, audioDelayMs: Int = 0,
+    package static func feed(video: AppSource, audio: AppSource, periodSeconds: Int = 1, audioDelayMs: Int = 0,
                             for duration: Duration) async throws {
         guard periodSeconds >= 1, audioDelayMs >= 0, audioDelayMs % 10 == 0, audioDelayMs + 100 < periodSeconds * 500 else {
             throw TestFailure("FlashBeep: audio delay \(audioDelayMs) ms or period \(periodSeconds) s out of range")
@@ -57,7 +57,7 @@ public enum FlashBeep {
 
     /// Times (seconds on the file's timeline) where the decoded track `pad` of `url` turns from
     /// black to bright (video) or from 100 ms of quiet to a sound (audio).
-    public static func events(in url: URL, pad: String, isVideo: Bool) async throws -> [Double] {
+    package static func events(in url: URL, pad: String, isVideo: Bool) async throws -> [Double] {
         let demuxer = url.pathExtension.lowercased() == "mp4" ? "qtdemux" : "matroskademux"
         let format = isVideo ? "videoconvert ! video/x-raw,format=GRAY8"
                              : "audioconvert ! audioresample ! audio/x-raw,format=S16LE,layout=interleaved,rate=\(sampleRate),channels=1"
@@ -81,14 +81,14 @@ public enum FlashBeep {
     /// What a recording shows: the flashes of its video track with the most of them, the beeps of
     /// its audio track with the most, and audio minus video (ms) for each flash at or after
     /// `settledAfter` seconds with a beep near it.
-    public struct Measurement: Sendable {
-        public var flashes: [Double]
-        public var beeps: [Double]
-        public var offsetsMs: [Double]
+    package struct Measurement: Sendable {
+        package var flashes: [Double]
+        package var beeps: [Double]
+        package var offsetsMs: [Double]
     }
 
     /// Measures `url`, whose tracks the demuxer names `videoPads` and `audioPads`.
-    public static func measure(_ url: URL, videoPads: [String], audioPads: [String], settledAfter: Double) async throws -> Measurement {
+    package static func measure(_ url: URL, videoPads: [String], audioPads: [String], settledAfter: Double) async throws -> Measurement {
         var flashes: [Double] = [], beeps: [Double] = []
         for pad in videoPads {
             let found = try await events(in: url, pad: pad, isVideo: true)
@@ -103,14 +103,14 @@ public enum FlashBeep {
 
     /// Each flash in `flashes` with a beep within `window` seconds either side, and audio minus
     /// video in milliseconds.
-    public static func pairs(flashes: [Double], beeps: [Double], window: Double = 0.5) -> [(flash: Double, offsetMs: Double)] {
+    package static func pairs(flashes: [Double], beeps: [Double], window: Double = 0.5) -> [(flash: Double, offsetMs: Double)] {
         flashes.compactMap { flash in
             guard let beep = beeps.min(by: { abs($0 - flash) < abs($1 - flash) }), abs(beep - flash) <= window else { return nil }
             return (flash, (beep - flash) * 1000)
         }
     }
 
-    public static func offsets(flashes: [Double], beeps: [Double], window: Double = 0.5) -> [Double] {
+    package static func offsets(flashes: [Double], beeps: [Double], window: Double = 0.5) -> [Double] {
         pairs(flashes: flashes, beeps: beeps, window: window).map(\.offsetMs)
     }
 

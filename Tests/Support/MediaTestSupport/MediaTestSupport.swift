@@ -6,13 +6,13 @@ import MediaPipeline
 /// Helpers the test targets share: colours of frames, polling and timeouts with a bound, and
 /// process resource counts from /proc.
 
-public struct TestFailure: Error, CustomStringConvertible {
-    public let description: String
-    public init(_ description: String) { self.description = description }
+package struct TestFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Mean red, green and blue of an RGBA frame (0…255), sampling every 7th pixel.
-public func meanColor(_ frame: VideoFrame) -> (red: Double, green: Double, blue: Double) {
+package func meanColor(_ frame: VideoFrame) -> (red: Double, green: Double, blue: Double) {
     var sums = (0.0, 0.0, 0.0), count = 0.0
     let stride = frame.info.strides.first ?? frame.width * 4
     for y in Swift.stride(from: 0, to: frame.height, by: 7) {
@@ -27,7 +27,7 @@ public func meanColor(_ frame: VideoFrame) -> (red: Double, green: Double, blue:
 }
 
 /// Mean red, green and blue of a rectangle of an RGBA frame (0…255), every pixel.
-public func meanColor(_ frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) -> (red: Double, green: Double, blue: Double) {
+package func meanColor(_ frame: VideoFrame, x: Int, y: Int, width: Int, height: Int) -> (red: Double, green: Double, blue: Double) {
     var sums = (0.0, 0.0, 0.0), count = 0.0
     let stride = frame.info.strides.first ?? frame.width * 4
     for row in y..<min(y + height, frame.height) {
@@ -41,14 +41,14 @@ public func meanColor(_ frame: VideoFrame, x: Int, y: Int, width: Int, height: I
 }
 
 /// Resident memory of this process (VmRSS in /proc/self/status), in bytes; 0 when unreadable.
-public func residentMemoryBytes() -> Int {
+package func residentMemoryBytes() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
     return (Int(line?.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0) << 10
 }
 
 /// Polls `condition` until it holds or `timeout` passes (then throws naming `what`).
-public func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
+package func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ condition: @Sendable () async -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if await condition() { return }
@@ -58,25 +58,25 @@ public func eventually(_ timeout: Duration = .seconds(10), _ what: String, _ con
 }
 
 /// Threads of this process, from /proc.
-public func processThreadCount() -> Int {
+package func processThreadCount() -> Int {
     let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
     let line = status.split(separator: "\n").first { $0.hasPrefix("Threads:") }
     return Int(line?.split(separator: "\t").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? -1
 }
 
 /// Open file descriptors of this process, from /proc.
-public func openFileDescriptorCount() -> Int {
+package func openFileDescriptorCount() -> Int {
     (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
 }
 
 /// Fails the test instead of hanging it when `body` does not finish in `seconds`.
-public struct TimedOut: Error, CustomStringConvertible {
-    public let what: String
-    public init(what: String) { self.what = what }
-    public var description: String { "timed out: \(what)" }
+package struct TimedOut: Error, CustomStringConvertible {
+    package let what: String
+    package init(what: String) { self.what = what }
+    package var description: String { "timed out: \(what)" }
 }
 
-public func within<T: Sendable>(_ seconds: Double, _ what: String = "operation",
+package func within<T: Sendable>(_ seconds: Double, _ what: String = "operation",
                                 _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     try await withThrowingTaskGroup(of: T?.self) { group in
         group.addTask { try await body() }
@@ -95,7 +95,7 @@ public func within<T: Sendable>(_ seconds: Double, _ what: String = "operation",
 
 /// Decodes `url` through `decoder` (e.g. "matroskademux ! vp8dec") to RGBA and returns its last
 /// frame, or the first at or after `time` seconds.
-public func decodeFrame(of url: URL, with decoder: String, at time: Double? = nil) async throws -> VideoFrame {
+package func decodeFrame(of url: URL, with decoder: String, at time: Double? = nil) async throws -> VideoFrame {
     let pipeline = try Pipeline(launch: "filesrc location=\(url.path) ! \(decoder) ! videoconvert ! video/x-raw,format=RGBA ! appsink name=sink sync=false")
     guard let element = pipeline.element(named: "sink") else { throw TestFailure("the decode pipeline has no sink") }
     let sink = try AppSink(element)
@@ -114,10 +114,10 @@ public func decodeFrame(of url: URL, with decoder: String, at time: Double? = ni
 }
 
 /// A count bumped from any thread (a pad probe's streaming thread) and read by a test.
-public final class Counter: Sendable {
+package final class Counter: Sendable {
     private let value = Locked(0)
-    public init() {}
-    public func increment() { value.withLock { $0 += 1 } }
-    public func reset() { value.withLock { $0 = 0 } }
-    public var count: Int { value.value }
+    package init() {}
+    package func increment() { value.withLock { $0 += 1 } }
+    package func reset() { value.withLock { $0 = 0 } }
+    package var count: Int { value.value }
 }

@@ -8,35 +8,35 @@ import WebRTC
 /// A call between a peer in this process (the host namespace) and an `ecv-network-peer` child in
 /// a `NetworkLab`, so every media packet crosses the lab's impaired veth pair while signaling
 /// goes over the child's stdin/stdout, untouched.
-public final class LabCall: Sendable {
-    public let lab: NetworkLab
-    public let local: PeerConnection
+package final class LabCall: Sendable {
+    package let lab: NetworkLab
+    package let local: PeerConnection
     /// Video frames the child decoded from us, and we from it (monotonic seconds).
-    public let framesAtLab = FrameTimes()
-    public let framesHere = FrameTimes()
+    package let framesAtLab = FrameTimes()
+    package let framesHere = FrameTimes()
     /// Adaptation steps of our sender and of the child's, in order.
-    public let bandwidthHere = Locked<[BandwidthStep]>([])
-    public let bandwidthAtLab = Locked<[BandwidthStep]>([])
+    package let bandwidthHere = Locked<[BandwidthStep]>([])
+    package let bandwidthAtLab = Locked<[BandwidthStep]>([])
     private let child: Process
     private let toChild: FileHandle
     /// What both ends' ICE and connection states did, and when each first frame came, in order
     /// (seconds since the call started): which layer a slow set-up waited for.
-    public let milestones = Locked<[(time: Double, what: String)]>([])
+    package let milestones = Locked<[(time: Double, what: String)]>([])
     /// When the call started (monotonic seconds): the milestones' zero.
-    public let started = ProcessInfo.processInfo.systemUptime
+    package let started = ProcessInfo.processInfo.systemUptime
     private let childState = Locked("new")
     private let childICE = Locked("new")
     private let tasks = Locked<[Task<Void, Never>]>([])
 
-    public struct BandwidthStep: Sendable {
-        public var time: Double
-        public var targetKbps: Int
-        public var estimateKbps: Int
-        public var reason: String
+    package struct BandwidthStep: Sendable {
+        package var time: Double
+        package var targetKbps: Int
+        package var estimateKbps: Int
+        package var reason: String
     }
 
     /// Starts both ends (we offer and send `pattern`; the lab peer takes `labRecovery`, or ours) and returns once each has decoded a first frame of the other.
-    public static func start(lab: NetworkLab, codec: String = "VP8", recovery: LossRecovery = LossRecovery(),
+    package static func start(lab: NetworkLab, codec: String = "VP8", recovery: LossRecovery = LossRecovery(),
                              labRecovery: LossRecovery? = nil, maxKbps: Int = 0, pattern: String = "smpte",
                              timeout: Duration = .seconds(20), replaysHandshake: Bool = true,
                              nudgesConnectivityChecks: Bool = true) async throws -> LabCall {
@@ -153,7 +153,7 @@ public final class LabCall: Sendable {
 
     /// Colour bars sliding sideways: fills the encoder's budget like camera video (1.35 Mbit/s at
     /// 1.5 Mbit/s, 320×240 VP8, 5 KB key frames), unlike the still or nearly black patterns.
-    public static let movingBars = "moving-bars"
+    package static let movingBars = "moving-bars"
 
     static func presets() throws -> PresetLibrary {
         let bars = try Preset.parse(name: movingBars, text: "# kind: video-source\nvideotestsrc is-live=true pattern=smpte horizontal-speed=3\n")
@@ -161,7 +161,7 @@ public final class LabCall: Sendable {
     }
 
     /// `LossRecovery` as the lab peer's command line names it.
-    public static func argument(_ recovery: LossRecovery) -> String {
+    package static func argument(_ recovery: LossRecovery) -> String {
         let parts = [recovery.retransmission ? "nack" : nil, recovery.forwardErrorCorrection ? "fec" : nil,
                      recovery.bandwidthAdaptation ? "adapt" : nil].compactMap { $0 }
         return parts.isEmpty ? "off" : parts.joined(separator: ",")
@@ -182,15 +182,15 @@ public final class LabCall: Sendable {
     private func keep(_ task: Task<Void, Never>) { tasks.withLock { $0.append(task) } }
 
     /// The milestones as one line: "0.12 here: ICE checking, …".
-    public var milestoneSummary: String {
+    package var milestoneSummary: String {
         milestones.value.map { String(format: "%.2f ", $0.time) + $0.what }.joined(separator: ", ")
     }
 
     /// The lab peer's last reported state ("connected", "failed", …).
-    public var labState: String { childState.value }
+    package var labState: String { childState.value }
 
     /// Ends the call: the child gets `bye` and is killed if it lingers; our peer closes.
-    public func close() async {
+    package func close() async {
         Self.send("bye", to: toChild.fileDescriptor)
         // The child may be gone already, its end of the pipe with it.
         try? toChild.close()
@@ -204,22 +204,22 @@ public final class LabCall: Sendable {
 }
 
 /// When frames arrived, for counting them and finding freezes.
-public final class FrameTimes: Sendable {
+package final class FrameTimes: Sendable {
     private let times = Locked<[Double]>([])
 
-    public func note(_ time: Double) { times.withLock { $0.append(time) } }
-    public var count: Int { times.value.count }
-    public var all: [Double] { times.value }
+    package func note(_ time: Double) { times.withLock { $0.append(time) } }
+    package var count: Int { times.value.count }
+    package var all: [Double] { times.value }
 
-    public func count(from start: Double, to end: Double) -> Int { times.value.filter { $0 >= start && $0 < end }.count }
+    package func count(from start: Double, to end: Double) -> Int { times.value.filter { $0 >= start && $0 < end }.count }
 
     /// The longest time without a frame inside [start, end], counting the edges.
-    public func longestGap(from start: Double, to end: Double) -> Double {
+    package func longestGap(from start: Double, to end: Double) -> Double {
         let inside = [start] + times.value.filter { $0 > start && $0 < end } + [end]
         return zip(inside, inside.dropFirst()).map { $1 - $0 }.max() ?? (end - start)
     }
 
     /// The first frame at or after `time`.
-    public func first(after time: Double) -> Double? { times.value.first { $0 >= time } }
+    package func first(after time: Double) -> Double? { times.value.first { $0 >= time } }
 }
 

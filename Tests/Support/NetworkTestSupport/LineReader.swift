@@ -2,10 +2,10 @@ import Foundation
 
 /// Reads a child's output line by line on a thread of its own (a blocking read must not hold one
 /// of the few cooperative threads), until the descriptor closes.
-public enum LineReader {
+package enum LineReader {
     /// Calls `handle` with each line (without its newline), then `finished`. A line longer than
     /// `limit` bytes is dropped, so a child that never ends a line cannot grow the buffer forever.
-    public static func start(_ descriptor: Int32, limit: Int = 16_000_000, _ handle: @escaping @Sendable (String) -> Void,
+    package static func start(_ descriptor: Int32, limit: Int = 16_000_000, _ handle: @escaping @Sendable (String) -> Void,
                              finished: @escaping @Sendable () -> Void = {}) {
         Thread {
             // read(2) rather than FileHandle: a signal to this process (EINTR) must not end it.

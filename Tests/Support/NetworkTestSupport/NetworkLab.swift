@@ -16,18 +16,18 @@ import Synchronization
 /// TCP are dropped: ARP, neighbour discovery and ICMP get through, as the lab's plumbing.
 /// Needs root, `ip`, `nft`, `tc` and Linux 5.16 or later (the `egress` hook); `unavailableReason`
 /// says why not when a test must skip.
-public final class NetworkLab: Sendable {
-    public let namespace: String
-    public let hostAddress: String
-    public let labAddress: String
+package final class NetworkLab: Sendable {
+    package let namespace: String
+    package let hostAddress: String
+    package let labAddress: String
     /// The host end of the veth pair (this namespace).
-    public let hostInterface: String
+    package let hostInterface: String
     private let labInterface: String
 
     private static let counter = Mutex(0)
 
     /// nil when labs can be made here; otherwise why not (a test skips with it, never passes).
-    public static let unavailableReason: String? = {
+    package static let unavailableReason: String? = {
         guard getuid() == 0 else { return "network namespaces need root" }
         for tool in ["/usr/sbin/ip", "/usr/sbin/nft", "/usr/sbin/tc"] where !FileManager.default.isExecutableFile(atPath: tool) {
             return "\(tool) is missing (make test-deps installs iproute2 and nftables)"
@@ -41,9 +41,9 @@ public final class NetworkLab: Sendable {
         }
     }()
 
-    public static var isAvailable: Bool { unavailableReason == nil }
+    package static var isAvailable: Bool { unavailableReason == nil }
 
-    public init() throws {
+    package init() throws {
         let number = Self.counter.withLock { counter in counter += 1; return counter }
         // Unique per process and lab: names fit IFNAMSIZ, the /24 is picked from pid and number,
         // passing over those already on an interface here (other processes' labs, some left behind
@@ -81,7 +81,7 @@ public final class NetworkLab: Sendable {
     /// TCP alike, so a call cannot escape the loss over an ICE-TCP pair. `sparingTCPPort` keeps
     /// one TCP port whole both ways: a browser's page and signaling socket on the service cross
     /// the lab too, and are not what a loss figure is about.
-    public func setLoss(percent: Int, sparingTCPPort: UInt16? = nil) throws {
+    package func setLoss(percent: Int, sparingTCPPort: UInt16? = nil) throws {
         try clearFilters()
         guard percent > 0 else { return }
         let drop = ["numgen", "random", "mod", "100", "<", String(percent), "counter", "drop"]
@@ -101,7 +101,7 @@ public final class NetworkLab: Sendable {
     private static let udpAndTCP = ["meta", "l4proto", "{", "udp,", "tcp", "}"]
 
     /// Drops everything both ways until lifted: the path is gone, the sockets are not.
-    public func setBlackhole(_ on: Bool) throws {
+    package func setBlackhole(_ on: Bool) throws {
         try clearFilters()
         guard on else { return }
         for chain in ["lab_in", "lab_out"] {
@@ -114,7 +114,7 @@ public final class NetworkLab: Sendable {
     /// vary), until lifted. The host's first check is answered and its nominating check
     /// (regular nomination) is not: the lab is through ICE and the host is not. (The quota counts
     /// bytes with the Ethernet header, 178 for libnice's answer: the second one is over 250.)
-    public func setDropsCheckAnswersFromLab(_ on: Bool) throws {
+    package func setDropsCheckAnswersFromLab(_ on: Bool) throws {
         try clearFilters()
         guard on else { return }
         try inside("nft", "add", "rule", "netdev", "lab", "lab_out", "meta", "l4proto", "udp", "@th,64,16", "0x0101",
@@ -127,7 +127,7 @@ public final class NetworkLab: Sendable {
     /// the lab's checks are too, so both have a working pair, but the host's nominating check
     /// (regular nomination) never arrives: neither end is through ICE. (The quota counts the
     /// packet from its IP header at the lab's ingress; libnice's checks are under 200 bytes.)
-    public func setDropsChecksIntoLab(_ on: Bool) throws {
+    package func setDropsChecksIntoLab(_ on: Bool) throws {
         try clearFilters()
         guard on else { return }
         try inside("nft", "add", "rule", "netdev", "lab", "lab_in", "ip", "saddr", hostAddress, "meta", "l4proto", "udp",
@@ -137,7 +137,7 @@ public final class NetworkLab: Sendable {
 
     /// Packets the current loss or blackhole rules dropped (both directions) since they were set:
     /// the proof that an impairment was really applied.
-    public func droppedPackets() throws -> Int {
+    package func droppedPackets() throws -> Int {
         let listing = try Self.run(["ip", "netns", "exec", namespace, "nft", "list", "table", "netdev", "lab"])
         let words = listing.split(whereSeparator: \.isWhitespace)
         return zip(words, words.dropFirst()).filter { $0.0 == "packets" }.compactMap { Int($0.1) }.reduce(0, +)
@@ -145,7 +145,7 @@ public final class NetworkLab: Sendable {
 
     /// Caps each direction at `kbps` with a token bucket (nil lifts it). Its queue holds 100 ms
     /// of traffic, as a home router's would; what does not fit is dropped.
-    public func setRateCap(kbps: Int?) throws {
+    package func setRateCap(kbps: Int?) throws {
         for (interface, prefix) in [(labInterface, ["ip", "netns", "exec", namespace]), (hostInterface, [])] {
             if let kbps {
                 let burst = max(4_000, kbps * 1000 / 8 / 50)
@@ -159,7 +159,7 @@ public final class NetworkLab: Sendable {
     }
 
     /// `ip netns exec <lab> <executable> <arguments>`: a process whose sockets live in the lab.
-    public func process(_ executable: URL, _ arguments: [String]) -> Process {
+    package func process(_ executable: URL, _ arguments: [String]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
         process.arguments = ["netns", "exec", namespace, executable.path] + arguments
@@ -167,7 +167,7 @@ public final class NetworkLab: Sendable {
     }
 
     /// Removes the namespace (and with it the veth pair and every rule). Idempotent.
-    public func close() {
+    package func close() {
         // Either may already be gone (a failed init, a second close): removal is best effort.
         _ = try? Self.run("ip", "netns", "del", namespace)
         _ = try? Self.run("ip", "link", "del", hostInterface)
@@ -218,8 +218,8 @@ public final class NetworkLab: Sendable {
     }
 }
 
-public struct LabError: Error, CustomStringConvertible {
-    public let command: String
-    public let message: String
-    public var description: String { "\(command): \(message)" }
+package struct LabError: Error, CustomStringConvertible {
+    package let command: String
+    package let message: String
+    package var description: String { "\(command): \(message)" }
 }

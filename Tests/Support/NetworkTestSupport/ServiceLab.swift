@@ -9,23 +9,23 @@ import MediaTestSupport
 /// lab's host address, an `ecv agent` bot inside the lab (its HTTP requests, agent socket, room
 /// joins, collider socket and media all cross the impaired veth pair), and ECV callers here that
 /// dial it through the SDK (their REST and queue traffic stays on this side; their media crosses).
-public final class ServiceLab: Sendable {
-    public let lab: NetworkLab
-    public let service: ReferenceService
-    public let base: String
+package final class ServiceLab: Sendable {
+    package let lab: NetworkLab
+    package let service: ReferenceService
+    package let base: String
     private let bot: Process
     private let botOutput = Locked<[String]>([])
 
     /// What one call did: seconds from dialing to AgentConnected and to WebRtcConnected, or why not.
-    public struct CallResult: Sendable {
-        public var agentConnectedAfter: Double?
-        public var connectedAfter: Double?
-        public var failure: String?
+    package struct CallResult: Sendable {
+        package var agentConnectedAfter: Double?
+        package var connectedAfter: Double?
+        package var failure: String?
     }
 
     /// Starts the service and the bot (with the path clean: impair it afterwards) and returns once
     /// the bot is ready.
-    public static func start(lab: NetworkLab) async throws -> ServiceLab {
+    package static func start(lab: NetworkLab) async throws -> ServiceLab {
         var configuration = ReferenceServiceConfiguration()
         configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
         configuration.acd.queueEntryDelay = 0
@@ -60,11 +60,11 @@ public final class ServiceLab: Sendable {
     }
 
     /// The bot's output so far (one JSON object per line), for a failure's message.
-    public var botTranscript: [String] { botOutput.value }
+    package var botTranscript: [String] { botOutput.value }
 
     /// Dials the bot as an SDK caller, connects as soon as the agent does, and waits for
     /// WebRtcConnected (or the call's end, or `timeout`), then hangs up and waits for the end.
-    public func call(timeout: Duration = .seconds(30)) async -> CallResult {
+    package func call(timeout: Duration = .seconds(30)) async -> CallResult {
         var result = CallResult()
         let sdk: ECVSdk
         do {
@@ -115,7 +115,7 @@ public final class ServiceLab: Sendable {
     }
 
     /// Stops the bot (SIGTERM: it logs out) and the service.
-    public func close() async {
+    package func close() async {
         if bot.isRunning { kill(bot.processIdentifier, SIGTERM) }
         let deadline = ContinuousClock.now + .seconds(5)
         while bot.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) } // polling a child's exit

@@ -7,28 +7,28 @@ import MediaTestSupport
 /// server from its non-loopback host sockets, which this machine routes out of its real
 /// interface; the lab's address is reached over the veth pair. Nothing else is started (no TLS,
 /// DTLS, TCP relay or CLI listeners); its log and user database live in a temporary directory.
-public final class TurnServer: Sendable {
-    public static let executable = "/usr/bin/turnserver"
-    public static let port = 3478
-    public let address: String
-    public let username = "ecv-test"
-    public let credential: String
+package final class TurnServer: Sendable {
+    package static let executable = "/usr/bin/turnserver"
+    package static let port = 3478
+    package let address: String
+    package let username = "ecv-test"
+    package let credential: String
     private let process: Process
     private let directory: URL
 
     /// nil when coturn can be run here; otherwise why not (a test skips with it, never passes).
-    public static var unavailableReason: String? {
+    package static var unavailableReason: String? {
         if let lab = NetworkLab.unavailableReason { return lab }
         return FileManager.default.isExecutableFile(atPath: executable) ? nil : "\(executable) is missing (make test-deps installs coturn)"
     }
 
     /// The server's URL for an ICE server entry (with `username` and `credential`).
-    public var url: String { "turn:\(address):\(Self.port)?transport=udp" }
+    package var url: String { "turn:\(address):\(Self.port)?transport=udp" }
 
     /// What coturn logged so far.
-    public var log: String { (try? String(contentsOf: directory.appendingPathComponent("turn.log"), encoding: .utf8)) ?? "" }
+    package var log: String { (try? String(contentsOf: directory.appendingPathComponent("turn.log"), encoding: .utf8)) ?? "" }
 
-    public init(in lab: NetworkLab) async throws {
+    package init(in lab: NetworkLab) async throws {
         address = lab.labAddress
         credential = "secret-\(UInt32.random(in: 1...UInt32.max))"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("ecv-turn-\(lab.namespace)")
@@ -56,7 +56,7 @@ public final class TurnServer: Sendable {
     }
 
     /// Stops the server (SIGKILL: nothing of it needs to be kept) and removes its directory.
-    public func close() {
+    package func close() {
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
