@@ -40,7 +40,7 @@ extension InteropTests {
             var caller: ForeignPeer?
             do {
                 // `ecv agent` joins the room first, so it offers once the aiortc caller arrives.
-                try await Self.waitForLine(of: agent, containing: "joinedRoom(initiator: true)")
+                try await Self.waitForLine(of: agent, containing: "joined the room (this bot offers)")
                 caller = try cell.peerProcess(base: backend.url, room: room, token: call.callerToken, sends: [], mutes: [])
                 let summary = try await caller!.summary(peer: peer, timeout: .seconds(cell.durationSeconds + 40))
                 await caller!.finish()
