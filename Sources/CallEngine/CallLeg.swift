@@ -302,8 +302,3 @@ package final class CallLeg: Sendable {
         return finalised
     }
 }
-
-extension ICEServer {
-    /// Whether any of its URLs is a TURN server's.
-    package var isTURN: Bool { urls.contains { $0.hasPrefix("turn:") || $0.hasPrefix("turns:") } }
-}

@@ -3,8 +3,6 @@ import WebRTC
 /// Why a call leg could not be set up, by the step that failed. A signaling adapter's own
 /// failures travel as `signaling`, with the adapter's error and what the products name it.
 package enum CallLegError: Error, Sendable, CustomStringConvertible {
-    /// The options cannot be honoured (a malformed pin, a missing CA file).
-    case invalidOptions(String)
     /// The signaling could not reach the other side (`step`: which of its steps failed).
     case signaling(step: SignalingStep, String)
     case noICEServers
@@ -17,7 +15,7 @@ package enum CallLegError: Error, Sendable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case .invalidOptions(let reason), .signaling(_, let reason): reason
+        case .signaling(_, let reason): reason
         case .noICEServers: "the join answer has no ICE servers and none are configured"
         case .relayWithoutTURN: "the ICE transport policy is relay, but no TURN server is configured or in the join answer"
         case .peer(let error): error.description

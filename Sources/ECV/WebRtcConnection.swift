@@ -209,7 +209,7 @@ public final class WebRtcConnection: Sendable {
     /// The seed's error name for a failed step of the leg.
     static func errorName(_ error: CallLegError) -> ErrorName {
         switch error {
-        case .invalidOptions, .relayWithoutTURN: .INVALID_PARAMETERS
+        case .relayWithoutTURN: .INVALID_PARAMETERS
         case .signaling(.join, _): .JOIN_ROOM_FAILED
         case .signaling(.connect, _): .SIGNALING_FAILED
         case .noICEServers: .NO_ICE_SERVERS_FOUND

@@ -63,11 +63,18 @@ extension ConnectionSignaling {
 struct PeerICE: Sendable {
     var servers: [ICEServer]
     var policy: ECVProtocol.ICETransportPolicy = .all
+}
 
-    /// Relay-only with no TURN server: no candidate could ever connect.
-    var refusal: PeerError? {
-        guard policy == .relay, !servers.contains(where: \.isTURN) else { return nil }
-        return PeerError(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
+extension PeerError {
+    /// Why a connection's call leg did not start (`what`: the connection, for the message), as
+    /// PeerJS names it: an impossible request is an invalid argument, anything else WebRTC's.
+    init(legFailure error: CallLegError, starting what: String) {
+        switch error {
+        case .relayWithoutTURN:
+            self.init(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
+        case .peer(let peerError) where peerError.isUnsupported: self.init(.invalidArgument, "\(what) did not start: \(peerError)")
+        default: self.init(.webrtc, "\(what) did not start: \(error)")
+        }
     }
 }
 

@@ -155,12 +155,7 @@ public final class DataConnection: Sendable {
         guard state.withLock({ state in if !state.closed { state.leg = leg }; return !state.closed }) else { return }
         do { try await leg.start() } catch {
             guard !leg.isClosed else { return }
-            let reason: PeerError = switch error {
-            case .relayWithoutTURN:
-                PeerError(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
-            default: PeerError(.webrtc, "the data connection did not start: \(error)")
-            }
-            await end(error: reason)
+            await end(error: PeerError(legFailure: error, starting: "the data connection"))
         }
     }
 

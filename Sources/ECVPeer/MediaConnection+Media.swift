@@ -44,13 +44,7 @@ extension MediaConnection {
         guard adopted else { return }
         do { try await leg.start() } catch {
             guard !leg.isClosed else { return }
-            let reason: PeerError = switch error {
-            case .relayWithoutTURN:
-                PeerError(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
-            case .peer(let peerError): PeerError(peerError.isUnsupported ? .invalidArgument : .webrtc, "the call's media did not start: \(peerError)")
-            default: PeerError(.webrtc, "the call's media did not start: \(error)")
-            }
-            await end(error: reason)
+            await end(error: PeerError(legFailure: error, starting: "the call's media"))
         }
     }
 

@@ -17,8 +17,6 @@ package final class TaskSet: Sendable {
     package func keep(_ task: Task<Void, Never>) {
         let closed = state.withLock { state -> Bool in
             guard !state.closed else { return true }
-            // Finished tasks are dropped now and then, so a long call's timers do not pile up.
-            if state.tasks.count >= 64 { state.tasks.removeAll { $0.isCancelled } }
             state.tasks.append(task)
             return false
         }
