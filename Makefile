@@ -59,14 +59,16 @@ $(INTEROP_VENV)/.installed: $(INTEROP_REQUIREMENTS) $(INTEROP_NODEPS)
 	@touch $@
 
 # The try? rule (each reports its failure or says why not), the products' public API, Package.swift's
-# dependencies against the imports, the suite, then a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each: about 50 s in all
-# once the fuzz builds are cached in .build/fuzz; building them all first takes about 1.5 min).
+# dependencies against the imports, a short smoke of every fuzz target (FUZZ_SMOKE_SECONDS each: about
+# 50 s in all once the fuzz builds are cached in .build/fuzz; building them all first takes about
+# 1.5 min), then the suite. The checks and the smoke come first because they fail in minutes where the
+# suite takes twenty.
 test: test-deps
 	@Tests/Support/check-try.sh $$(ls -d Sources/*/ | grep -v '^Sources/C')
 	@Tests/Support/check-public-api.sh
 	@Tests/Support/check-dependencies.sh
-	@SWIFT="$(SWIFT)" Tests/Support/run-suite.sh --no-parallel
 	@Tests/Fuzz/run.sh $${FUZZ_SMOKE_SECONDS:-4}
+	@SWIFT="$(SWIFT)" Tests/Support/run-suite.sh --no-parallel
 
 # libFuzzer targets (swiftc -sanitize=fuzzer,address; Tests/Fuzz/run.sh), one per parser of outside
 # input: REST bodies, signaling and collider JSON, queue and agent socket frames, pc_config and its

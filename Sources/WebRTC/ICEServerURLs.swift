@@ -22,8 +22,3 @@ enum ICEServerURLs {
         return "\(scheme)://\(userInfo)\(rest)"
     }
 }
-
-extension ICEServer {
-    /// Whether any of its URLs is a TURN server's (a relay-only policy needs one).
-    package var isTURN: Bool { urls.contains(where: ICEServerURLs.isTURN) }
-}

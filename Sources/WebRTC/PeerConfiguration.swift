@@ -12,6 +12,9 @@ package struct ICEServer: Sendable, Hashable, Codable {
         self.username = username
         self.credential = credential
     }
+
+    /// Whether any of its URLs is a TURN server's (a relay-only policy needs one).
+    package var isTURN: Bool { urls.contains(where: ICEServerURLs.isTURN) }
 }
 
 /// Which candidates ICE may use: every kind, or relayed (TURN) only.
