@@ -122,7 +122,7 @@ let package = Package(
         .testTarget(name: "NetworkTests", dependencies: ["GLibCore", "WebRTC", "MediaPipeline", "GStreamer", "NetworkTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVProtocolTests", dependencies: ["ECVProtocol"], swiftSettings: strict),
-        .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "Soup", "GStreamer"],
+        .testTarget(name: "ECVTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVService", "ECVAgent", "ECVProtocol", "Soup", "GStreamer", "MediaTestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ECVAgentTests", dependencies: ["GLibCore", "ECVTestSupport", "ECVAgent", "ECV", "ECVService", "ECVProtocol", "WebRTC", "MediaPipeline",
                                                          "MediaRuntime", "GStreamer", "MediaTestSupport", "NetworkTestSupport", "ECVRecording"], swiftSettings: strict),

@@ -114,7 +114,32 @@ package final class MainLoop: Sendable {
         return timer
     }
 
-    /// A pending or repeating main-loop timer. Cancelling it is idempotent and thread-safe.
+    /// Calls `body` on the main-loop thread whenever `descriptor` has input, its end or an error,
+    /// until it returns false or the returned handle is cancelled; what `body` holds is released
+    /// once the watch is gone. The main loop's own poll, not a libdispatch read source: tearing
+    /// those down on Linux races their epoll bookkeeping (swift-corelibs-libdispatch#949). Close
+    /// the descriptor only after the watch is gone (from `body`'s captures being released).
+    package func watchInput(of descriptor: Int32, _ body: @escaping @Sendable () -> Bool) -> Timer {
+        let timer = Timer()
+        let box = Unmanaged.passRetained(TimerBox(timer: timer, body: body).published()).toOpaque()
+        let source = g_unix_fd_source_new(descriptor, GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue))!
+        let callback: GUnixFDSourceFunc = { _, _, data in
+            let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
+            box.received()
+            guard !box.timer.isCancelled else { return 0 }
+            return box.body() ? 1 : 0
+        }
+        g_source_set_callback(source, unsafeBitCast(callback, to: GSourceFunc.self), box, { data in
+            Unmanaged<TimerBox>.fromOpaque(data!).release()
+        })
+        timer.attach(source)
+        g_source_attach(source, g_main_context_default())
+        g_source_unref(source)
+        return timer
+    }
+
+    /// A pending or repeating main-loop timer, or a descriptor watch. Cancelling it is idempotent
+    /// and thread-safe.
     package final class Timer: Sendable {
         private let state = Mutex<(cancelled: Bool, source: SourceHandle?)>((false, nil))
 

@@ -119,14 +119,14 @@ import Testing
         process.standardOutput = out
         process.standardError = err
         let lines = Locked(0)
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            lines.withLock { $0 += text.filter { $0 == "\n" }.count }
-        }
         try process.run()
-        // Like `head`: read until the agent took the call, then close the pipe.
+        // Like `head`: read three lines and stop reading, then close the pipe once the agent took
+        // the call (no read is under way when it closes, so the next write meets a closed pipe).
+        PipeReader.read(out.fileHandleForReading) { data in
+            let newlines = data.filter { $0 == UInt8(ascii: "\n") }.count
+            return lines.withLock { count in count += newlines; return count } < 3
+        }
         try await eventually(.seconds(30), "the call reaches the agent") { agent.calls.count == 1 && lines.value >= 3 }
-        out.fileHandleForReading.readabilityHandler = nil
         try out.fileHandleForReading.close()
         try await eventually(.seconds(20), "ecv call exits") { !process.isRunning }
         let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

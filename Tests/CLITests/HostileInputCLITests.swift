@@ -5,6 +5,7 @@ import ECVService
 import Foundation
 import GLibCore
 import GStreamer
+import MediaTestSupport
 import Soup
 import Testing
 
@@ -24,16 +25,16 @@ final class RunningECV: @unchecked Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        let collected = collected
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            collected.withLock { $0.stdout += text }
-        }
-        err.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            collected.withLock { $0.stderr += text }
-        }
         try process.run()
+        let collected = collected
+        PipeReader.read(out.fileHandleForReading) { data in
+            collected.withLock { $0.stdout += String(decoding: data, as: UTF8.self) }
+            return true
+        }
+        PipeReader.read(err.fileHandleForReading) { data in
+            collected.withLock { $0.stderr += String(decoding: data, as: UTF8.self) }
+            return true
+        }
     }
 
     var pid: Int32 { process.processIdentifier }

@@ -30,26 +30,11 @@ final class PageRunner: Sendable {
         process.standardOutput = pipe
         process.standardError = pipe
         let (lines, continuation) = AsyncStream<String>.makeStream()
-        let pending = Mutex("")
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            let complete = pending.withLock { buffer -> [String] in
-                buffer += String(decoding: data, as: UTF8.self)
-                var parts = buffer.components(separatedBy: "\n")
-                buffer = parts.removeLast()
-                return parts
-            }
-            complete.forEach { continuation.yield($0) }
-        }
         self.process = process
         self.harnessFile = harness
         self.lines = lines
         try process.run()
+        PipeReader.lines(pipe.fileHandleForReading, onEnd: { continuation.finish() }) { continuation.yield($0) }
     }
 
     /// Reads the page's output until a line starting with `prefix`; returns that line.

@@ -5,6 +5,7 @@ import ECVService
 import ECVTestSupport
 import Foundation
 import GLibCore
+import MediaTestSupport
 import Testing
 
 /// Reconnection at every layer (docs/protocol.md §9), on loopback with real sockets: a front that
@@ -201,12 +202,8 @@ final class FlakyFront: @unchecked Sendable {
         process.standardError = FileHandle.nullDevice
         let out = Pipe()
         process.standardOutput = out
-        let collected = collected
-        out.fileHandleForReading.readabilityHandler = { handle in
-            let text = String(decoding: handle.availableData, as: UTF8.self)
-            collected.withLock { $0 += text }
-        }
         try process.run()
+        PipeReader.collect(out.fileHandleForReading, into: collected)
     }
 
     var output: String { collected.value }

@@ -158,24 +158,10 @@ final class ForeignPeer: Sendable {
         self.process = process
         self.input = input
         self.name = name
-        Self.collect(output, into: stdoutLines)
-        Self.collect(errors, into: stderrLines)
         try process.run()
-    }
-
-    private static func collect(_ pipe: Pipe, into lines: Locked<[String]>) {
-        let pending = Locked("")
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil; return }
-            let complete = pending.withLock { buffer -> [String] in
-                buffer += String(decoding: data, as: UTF8.self)
-                var parts = buffer.components(separatedBy: "\n")
-                buffer = parts.removeLast()
-                return parts
-            }
-            lines.withLock { $0.append(contentsOf: complete) }
-        }
+        let (stdoutLines, stderrLines) = (stdoutLines, stderrLines)
+        PipeReader.lines(output.fileHandleForReading) { line in stdoutLines.withLock { $0.append(line) } }
+        PipeReader.lines(errors.fileHandleForReading) { line in stderrLines.withLock { $0.append(line) } }
     }
 
     var progress: [String] { stderrLines.withLock { $0 } }

@@ -3,6 +3,7 @@ import ECVService
 import ECVTestSupport
 import Foundation
 import GLibCore
+import MediaTestSupport
 import Testing
 
 /// Foreign PeerJS peers against our peer server and an ECVKit `Peer`: headless Chromium running
@@ -96,15 +97,12 @@ final class PythonPeer: Sendable {
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         self.process = process
+        try process.run()
         for (pipe, lines) in [(out, output), (err, errors)] {
-            pipe.fileHandleForReading.readabilityHandler = { handle in
-                let data = handle.availableData
-                guard !data.isEmpty else { handle.readabilityHandler = nil; return }
-                let text = String(decoding: data, as: UTF8.self)
-                lines.withLock { $0 += text.split(separator: "\n").map(String.init) }
+            PipeReader.lines(pipe.fileHandleForReading) { line in
+                if !line.isEmpty { lines.withLock { $0.append(line) } }
             }
         }
-        try process.run()
     }
 
     deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
