@@ -1,4 +1,5 @@
 import WebRTC
+import MediaPipeline
 
 /// Why a call leg could not be set up, by the step that failed. A signaling adapter's own
 /// failures travel as `signaling`, with the adapter's error and what the products name it.
@@ -12,6 +13,17 @@ package enum CallLegError: Error, Sendable, CustomStringConvertible {
 
     /// The signaling's steps, for the products' error names.
     package enum SignalingStep: Sendable { case join, connect }
+
+    /// The products' shared cause for it.
+    package var failure: CallFailure {
+        switch self {
+        case .signaling(let step, let reason): .signaling(step: step == .join ? .join : .connect, reason)
+        case .noICEServers: .noICEServers
+        case .relayWithoutTURN: .relayWithoutTURN
+        case .peer(.unsupported(let reason)): .unsupportedMedia(reason.description)
+        case .peer(let error): .webrtc(error.description)
+        }
+    }
 
     package var description: String {
         switch self {

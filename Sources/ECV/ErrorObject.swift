@@ -1,3 +1,5 @@
+import MediaPipeline
+
 /// The seed's error names, plus names for failures the guide does not list (marked "added").
 public enum ErrorName: String, Sendable, CaseIterable {
     case NO_ERROR
@@ -73,10 +75,15 @@ extension ErrorName {
 public final class ErrorObject: Error, Sendable, CustomStringConvertible {
     public let name: ErrorName
     public let message: String
+    /// What failed, typed, when the call itself failed (its signaling, its peer connection and
+    /// media, its recording); nil for the service's answers and the API's own checks. The same
+    /// type the agent bot's and the peer model's errors carry.
+    public let cause: CallFailure?
 
-    public init(name: ErrorName = ErrorName.NO_ERROR, message: String = "No error.") {
+    public init(name: ErrorName = ErrorName.NO_ERROR, message: String = "No error.", cause: CallFailure? = nil) {
         self.name = name
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { "\(name.rawValue): \(message)" }
@@ -97,6 +104,8 @@ public struct ECVError: Error, Sendable, CustomStringConvertible {
     }
 
     public var name: ErrorName { error.name }
+    /// `error.cause`: what failed, typed, when the call itself failed.
+    public var cause: CallFailure? { error.cause }
     public var description: String { error.description }
 }
 

@@ -14,6 +14,8 @@
 @_exported import struct MediaPipeline.LossRecovery
 @_exported import struct MediaPipeline.BandwidthEstimator
 @_exported import enum ECVProtocol.ICETransportPolicy
+// The typed cause a failure of the call itself carries (`ErrorObject.cause`, `ECVError.cause`).
+@_exported import enum MediaPipeline.CallFailure
 // What some events carry as `objData`: the join answer (`JoinedRoom`) and the offer or answer
 // (`GotOffer`, `SentOffer`, …), so an app can name what it casts to.
 @_exported import struct ECVProtocol.JoinParameters

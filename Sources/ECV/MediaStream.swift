@@ -131,7 +131,8 @@ extension WebRtcConnection {
         var enabled = state.withLock { $0.controls.remoteAudioEnabled }
         while true {
             do { try await peer.setRemoteAudioPlaybackMuted(!enabled) } catch {
-                call.fail(.WEBRTC_FAILED, "cannot \(enabled ? "play" : "silence") the agent's sound: \(error)", endingCall: false)
+                call.fail(.WEBRTC_FAILED, "cannot \(enabled ? "play" : "silence") the agent's sound: \(error)", cause: .webrtc(error.description),
+                          endingCall: false)
                 return
             }
             let latest = state.withLock { $0.controls.remoteAudioEnabled }

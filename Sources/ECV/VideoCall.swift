@@ -135,8 +135,8 @@ public final class VideoCall: Sendable {
 
     /// Records `lastError`, emits `Error` and, when `endingCall`, ends the call with the error's name.
     @discardableResult
-    func fail(_ name: ErrorName, _ message: String, endingCall: Bool) -> ErrorObject {
-        let error = ErrorObject(name: name, message: message)
+    func fail(_ name: ErrorName, _ message: String, cause: CallFailure? = nil, endingCall: Bool) -> ErrorObject {
+        let error = ErrorObject(name: name, message: message, cause: cause)
         state.withLock { $0.lastError = error }
         Logger.error("[\(rtcId)] \(name.rawValue): \(message)")
         emit(.Error, detail: message, objData: error, data: ["name": name.rawValue])
@@ -145,8 +145,9 @@ public final class VideoCall: Sendable {
     }
 
     /// `fail` (not ending the call) for an API that also throws: the error it throws.
-    func reportedFailure(_ name: ErrorName, _ message: String, underlying: (any Error & Sendable)? = nil) -> ECVError {
-        ECVError(fail(name, message, endingCall: false), underlying: underlying)
+    func reportedFailure(_ name: ErrorName, _ message: String, cause: CallFailure? = nil,
+                         underlying: (any Error & Sendable)? = nil) -> ECVError {
+        ECVError(fail(name, message, cause: cause, endingCall: false), underlying: underlying)
     }
 
     func assign(rtcId: String) { state.withLock { $0.rtcId = rtcId } }

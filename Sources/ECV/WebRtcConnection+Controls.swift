@@ -96,7 +96,7 @@ extension WebRtcConnection {
         }
         do throws(MediaRuntimeError) { try CallLeg.apply(sendState, to: media) } catch {
             call.fail(.WEBRTC_FAILED, "cannot apply the media controls (audio \(sendState.audioEnabled ? "on" : "off"), video \(sendState.videoEnabled == true ? "on" : "off")): \(error)",
-                      endingCall: false)
+                      cause: .webrtc(error.description), endingCall: false)
         }
     }
 

@@ -22,7 +22,7 @@ extension WebRtcConnection {
                 CallMarkers(recording: $0, events: events)
             }
         } catch {
-            throw call.reportedFailure(.RECORDING_FAILED, "cannot record to \(url.path): \(error)", underlying: error)
+            throw call.reportedFailure(.RECORDING_FAILED, "cannot record to \(url.path): \(error)", cause: .recording(error.description), underlying: error)
         }
     }
 
@@ -30,7 +30,7 @@ extension WebRtcConnection {
     @discardableResult
     public func stopRecording() async throws(ECVError) -> RecordingSummary? {
         do { return try await leg?.stopRecording() } catch {
-            throw call.reportedFailure(.RECORDING_FAILED, "the recording was not finalised: \(error)", underlying: error)
+            throw call.reportedFailure(.RECORDING_FAILED, "the recording was not finalised: \(error)", cause: .recording(error.description), underlying: error)
         }
     }
 
@@ -41,7 +41,7 @@ extension WebRtcConnection {
             throw call.reportedFailure(.RECORDING_FAILED, "snapshot() needs a running recording with separate tracks")
         }
         do { try await recording.snapshot(to: url) } catch {
-            throw call.reportedFailure(.RECORDING_FAILED, "cannot write the snapshot \(url.path): \(error)", underlying: error)
+            throw call.reportedFailure(.RECORDING_FAILED, "cannot write the snapshot \(url.path): \(error)", cause: .recording(error.description), underlying: error)
         }
     }
 }

@@ -202,7 +202,7 @@ public final class WebRtcConnection: Sendable {
         guard !closed else { await signaling.close(peer: nil, sendBye: false); return }
         do { try await leg.start() } catch {
             guard !leg.isClosed else { return }
-            call.fail(Self.errorName(error), error.description, endingCall: true)
+            call.fail(Self.errorName(error), error.description, cause: error.failure, endingCall: true)
         }
     }
 
@@ -251,7 +251,7 @@ public final class WebRtcConnection: Sendable {
         case .success(let summary)?:
             Logger.info("[\(call.rtcId)] recording \(summary.url.path): \(summary.tracks.count) tracks, \(summary.duration)")
         case .failure(let error)?:
-            call.fail(.RECORDING_FAILED, "the recording was not finalised: \(error)", endingCall: false)
+            call.fail(.RECORDING_FAILED, "the recording was not finalised: \(error)", cause: .recording(error.description), endingCall: false)
         case nil:
             break
         }
@@ -315,7 +315,7 @@ extension WebRtcConnection: CallLegObserver {
                 call.fail(.SIGNALING_FAILED, "the signaling socket closed (\(code) \(reason))", endingCall: true)
             }
         case .rebuildFailed(let error):
-            call.fail(.WEBRTC_FAILED, "the peer failed and could not be rebuilt: \(error)", endingCall: false)
+            call.fail(.WEBRTC_FAILED, "the peer failed and could not be rebuilt: \(error)", cause: .webrtc(error.description), endingCall: false)
         case .peer(let event):
             handle(event)
         }

@@ -89,12 +89,12 @@ public enum AgentBotError: Error, Sendable, CustomStringConvertible {
     case rejected(code: String, message: String)
     case notConnected
     case noSuchCall(String)
-    case media(String)
+    /// The call itself failed: its media, its peer connection, its recording (the cause every
+    /// product's errors carry).
+    case call(CallFailure)
     case timeout(String)
     /// A command could not be sent on the call's text channel.
     case textChannel(String)
-    /// A recording could not start or be finalised.
-    case recording(String)
 
     public var description: String {
         switch self {
@@ -103,10 +103,9 @@ public enum AgentBotError: Error, Sendable, CustomStringConvertible {
         case .rejected(let code, let message): "the service refused: \(code) \(message)"
         case .notConnected: "the bot is not connected; call connect() first"
         case .noSuchCall(let rtcId): "no call \(rtcId) on this bot"
-        case .media(let reason): "media: \(reason)"
+        case .call(let failure): failure.description
         case .timeout(let what): "timed out waiting for \(what)"
         case .textChannel(let reason): "text channel: \(reason)"
-        case .recording(let reason): "recording: \(reason)"
         }
     }
 }

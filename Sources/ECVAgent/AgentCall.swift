@@ -236,11 +236,11 @@ public final class AgentCall: Sendable {
     /// the call ends, or by `stopRecording()`.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska,
                                layout: RecordingLayout = .separateTracks) async throws(AgentBotError) {
-        guard let leg else { throw .recording("the call's media has not started") }
+        guard let leg else { throw .call(.recording("the call's media has not started")) }
         do {
             try await leg.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "agent", remote: "caller"))
         } catch {
-            throw .recording("cannot record to \(url.path): \(error)")
+            throw .call(.recording("cannot record to \(url.path): \(error)"))
         }
     }
 
@@ -254,7 +254,7 @@ public final class AgentCall: Sendable {
     @discardableResult
     public func stopRecording() async throws(AgentBotError) -> RecordingSummary? {
         do { return try await leg?.stopRecording() } catch {
-            throw .recording("the recording was not finalised: \(error)")
+            throw .call(.recording("the recording was not finalised: \(error)"))
         }
     }
 

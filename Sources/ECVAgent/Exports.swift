@@ -9,3 +9,5 @@
 @_exported import struct ECVProtocol.CallEndReason
 @_exported import enum ECVProtocol.OfferWithdrawnReason
 @_exported import enum MediaPipeline.MediaKind
+// The typed cause a failure of the call itself carries (`AgentBotError.call`).
+@_exported import enum MediaPipeline.CallFailure

@@ -71,9 +71,11 @@ extension PeerError {
     init(legFailure error: CallLegError, starting what: String) {
         switch error {
         case .relayWithoutTURN:
-            self.init(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server")
-        case .peer(let peerError) where peerError.isUnsupported: self.init(.invalidArgument, "\(what) did not start: \(peerError)")
-        default: self.init(.webrtc, "\(what) did not start: \(error)")
+            self.init(.invalidArgument, "the ICE transport policy is relay, but no TURN server is configured or handed out by the server",
+                      cause: error.failure)
+        case .peer(let peerError) where peerError.isUnsupported:
+            self.init(.invalidArgument, "\(what) did not start: \(peerError)", cause: error.failure)
+        default: self.init(.webrtc, "\(what) did not start: \(error)", cause: error.failure)
         }
     }
 }

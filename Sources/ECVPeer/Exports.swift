@@ -14,6 +14,8 @@
 @_exported import enum ECVProtocol.PeerJSValue
 @_exported import enum ECVProtocol.PeerJSSerialization
 @_exported import enum ECVProtocol.ICETransportPolicy
+// The typed cause a failure of the call itself carries (`PeerError.cause`).
+@_exported import enum MediaPipeline.CallFailure
 // Application media (bots that hear and speak): see ApplicationMediaCall.
 @_exported import struct MediaPipeline.AudioFormat
 @_exported import struct MediaPipeline.AudioFrame

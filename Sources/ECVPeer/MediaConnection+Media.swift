@@ -139,7 +139,7 @@ extension MediaConnection {
             if channel === control { await Self.closeTelling(channel) } else { channel.close() }
         }
         if case .failure(let recordingError)? = finalised {
-            hub.emit(.error(PeerError(.recording, "the recording was not finalised: \(recordingError)")))
+            hub.emit(.error(PeerError.recording("the recording was not finalised: \(recordingError)")))
         }
         hub.emit(.close)
         hub.finish()

@@ -116,15 +116,15 @@ public final class MediaConnection: Sendable {
 
     /// Records the call as the ECV call records: both directions to `url`, finalised on close.
     public func startRecording(to url: URL, format: RecordingFormat = .matroska, layout: RecordingLayout = .separateTracks) async throws(PeerError) {
-        guard let leg = state.withLock({ $0.leg }) else { throw PeerError(.recording, "the call's media has not started") }
+        guard let leg = state.withLock({ $0.leg }) else { throw PeerError.recording("the call's media has not started") }
         do {
             try await leg.startRecording(to: url, format: format, layout: layout, labels: RecordingLabels(local: "local", remote: "remote"))
         } catch .alreadyStarted {
-            throw PeerError(.recording, "the call is already being recorded")
+            throw PeerError.recording("the call is already being recorded")
         } catch .alreadyStopped {
-            throw PeerError(.recording, "the call ended while the recording started")
+            throw PeerError.recording("the call ended while the recording started")
         } catch {
-            throw PeerError(.recording, "cannot record to \(url.path): \(error)")
+            throw PeerError.recording("cannot record to \(url.path): \(error)")
         }
     }
 
@@ -132,7 +132,7 @@ public final class MediaConnection: Sendable {
     @discardableResult
     public func stopRecording() async throws(PeerError) -> RecordingSummary? {
         do { return try await state.withLock({ $0.leg })?.stopRecording() } catch {
-            throw PeerError(.recording, "the recording was not finalised: \(error)")
+            throw PeerError.recording("the recording was not finalised: \(error)")
         }
     }
 

@@ -1,3 +1,5 @@
+import MediaPipeline
+
 /// What went wrong, by PeerJS's and SkyWay's error types (`SKWPeerError`): the kind is stable,
 /// the message says what happened.
 public struct PeerError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -36,11 +38,19 @@ public struct PeerError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var kind: Kind
     public var message: String
+    /// What failed, typed, when the call itself failed (its peer connection and media, its
+    /// recording); nil for the server's answers and the API's own checks. The same type the
+    /// caller's and the agent bot's errors carry.
+    public var cause: CallFailure?
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ message: String, cause: CallFailure? = nil) {
         self.kind = kind
         self.message = message
+        self.cause = cause
     }
 
     public var description: String { "\(kind.rawValue): \(message)" }
+
+    /// A recording failure: the kind and the typed cause say the same.
+    static func recording(_ message: String) -> PeerError { PeerError(.recording, message, cause: .recording(message)) }
 }

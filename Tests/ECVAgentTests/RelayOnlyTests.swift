@@ -55,6 +55,7 @@ import Testing
         await connection.startRoom()
         let error = try await log.wait(for: .Error, call.rtcId)
         #expect(error.error?.name == .INVALID_PARAMETERS && (error.detail ?? "").contains("TURN"), "\(error)")
+        #expect(error.error?.cause == .relayWithoutTURN)
         _ = try await log.wait(for: .CallEnded, call.rtcId)
         #expect(!log.types(call.rtcId).contains(.RtcPeerConnectionCreated), "no peer was built")
         await agent.logout()

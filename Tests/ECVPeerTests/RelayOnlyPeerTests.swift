@@ -40,4 +40,28 @@ import Testing
         await callee.destroy()
         await backend.stop()
     }
+
+    /// Relay-only with no TURN server anywhere: the call fails at once, as PeerJS names it
+    /// (`invalid-argument`) and with the cause every product's errors carry.
+    @Test func relayOnlyWithoutATURNServerFailsWithItsCause() async throws {
+        let backend = try await PeerBackend.start()
+        var options = backend.options()
+        options.iceServers = [ICEServer(urls: ["stun:192.0.2.1:3478"])]
+        options.iceTransportPolicy = .relay
+        let caller = Peer(id: "no-turn-caller", options: options)
+        let callerEvents = Events(caller.events())
+        try await callerEvents.first("OPEN") { if case .open = $0 { true } else { false } }
+        let callee = Peer(id: "no-turn-callee", options: backend.options())
+        let calleeEvents = Events(callee.events())
+        try await calleeEvents.first("OPEN") { if case .open = $0 { true } else { false } }
+        let outgoing = caller.call(peerId: "no-turn-callee", stream: try Navigator.getUserMedia(constraints: MediaConstraints(maxWidth: 320, maxHeight: 240)))
+        let events = Events(outgoing.events())
+        let failed = try await events.first("ERROR") { if case .error = $0 { true } else { false } }
+        guard case .error(let error) = failed else { return }
+        #expect(error.kind == .invalidArgument && error.cause == .relayWithoutTURN, "\(error)")
+        await outgoing.closeAndWait()
+        await caller.destroy()
+        await callee.destroy()
+        await backend.stop()
+    }
 }

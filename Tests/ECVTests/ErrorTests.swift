@@ -129,6 +129,7 @@ import Testing
         backend.service.script.omitICEServersInJoin(true)
         let noICE = try await placeCall(sdk, log: log)
         try await expectError(.NO_ICE_SERVERS_FOUND, noICE, log, ends: true)
+        #expect(noICE.lastError.cause == .noICEServers, "\(noICE.lastError)")
         backend.service.script.omitICEServersInJoin(false)
         try await eventually(.seconds(10), "agent free again") { agent.calls.isEmpty }
 
@@ -136,6 +137,9 @@ import Testing
         let av1 = try await placeCall(sdk, log: log, connect: ConnectParameters(videoCodec: "AV1"))
         try await expectError(.INVALID_PARAMETERS, av1, log, ends: true)
         #expect(av1.lastError.message.contains("AV1"))
+        if case .unsupportedMedia(let reason)? = av1.lastError.cause { #expect(reason.contains("AV1")) } else {
+            Issue.record("the cause of an AV1 call's failure: \(String(describing: av1.lastError.cause))")
+        }
         try await eventually(.seconds(10), "agent free again") { agent.calls.isEmpty }
 
         // A connected call: controls that cannot work report errors without ending the call.
