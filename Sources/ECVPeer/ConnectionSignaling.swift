@@ -59,10 +59,12 @@ extension ConnectionSignaling {
     }
 }
 
-/// The ICE servers and policy a connection is set up with (read when it starts).
+/// The ICE servers and policy a connection is set up with (read when it starts), and how long a
+/// data connection's transport may stay silent (`PeerOption.dataConnectionSilenceLimit`).
 struct PeerICE: Sendable {
     var servers: [ICEServer]
     var policy: ECVProtocol.ICETransportPolicy = .all
+    var dataSilenceLimit = PeerOption.defaultDataConnectionSilenceLimit
 }
 
 extension PeerError {

@@ -74,6 +74,8 @@ public final class DataConnection: Sendable {
         var open = false
         var closed = false
         var wire: DataSerialization
+        /// The silence that ends the connection (`PeerOption.dataConnectionSilenceLimit`), for its error.
+        var silenceLimit: Duration?
     }
     private let state: Mutex<State>
     /// The connection's own tasks (its channel's reader), cancelled when it ends.
@@ -139,11 +141,14 @@ public final class DataConnection: Sendable {
         guard state.withLock({ state in defer { state.started = true }; return !state.started && !state.closed }) else { return }
         var media = MediaConfiguration(sendsMedia: false)
         media.receivesMedia = false
-        var configuration = peerConfiguration(ice: ice(), media: media)
-        // An idle data connection carries no bytes: silence says nothing about the far end here
-        // (its closing is told in-band, by the channel, by its peer connection's close, or by the server's LEAVE).
-        configuration.disconnectedAfter = .seconds(86_400)
-        configuration.failedAfter = .seconds(86_400)
+        let ice = ice()
+        var configuration = peerConfiguration(ice: ice, media: media)
+        // An idle data connection carries only SCTP heartbeats (an exchange every ~32 s): a far
+        // end that vanished without a close is one whose transport brought nothing for longer
+        // than that (webrtcbin 1.22's libnice checks no ICE consent).
+        configuration.disconnectedAfter = ice.dataSilenceLimit
+        configuration.failedAfter = ice.dataSilenceLimit
+        state.withLock { $0.silenceLimit = ice.dataSilenceLimit }
         let config = DataChannelConfig(enabled: true, label: label, ordered: reliable)
         var plan = CallLegPlan(peer: configuration)
         plan.createdChannels = outgoing ? [config] : []
@@ -238,7 +243,11 @@ extension DataConnection: CallLegObserver {
         guard case .peer(let event) = event else { return }
         switch event {
         case .remoteDataChannel(let handle) where !outgoing: bind(handle)
-        case .stateChanged(.failed): await end(error: PeerError(.webrtc, "the connection to \(peer) failed"))
+        case .stateChanged(.failed):
+            // Once open, what fails it is the silence limit (webrtcbin 1.22 sees no ICE consent lost).
+            let silence = state.withLock { $0.open ? $0.silenceLimit : nil }
+            let reason = silence.map { " (nothing arrived from it for \($0.components.seconds) s: it vanished, or its network did)" } ?? ""
+            await end(error: PeerError(.webrtc, "the connection to \(peer) failed\(reason)"))
         // PeerJS closes a data connection by closing its RTCPeerConnection, often before its channel closes.
         case .farEndClosed: await end(error: nil, farEndGone: true)
         default: break

@@ -137,8 +137,8 @@ public final class Peer: Sendable {
         options.iceServers.isEmpty ? state.withLock { $0.serverICEServers } ?? options.defaultICEServers : options.iceServers
     }
 
-    /// The ICE servers and the options' transport policy, for a connection about to start.
-    var ice: PeerICE { PeerICE(servers: iceServers, policy: options.iceTransportPolicy) }
+    /// The ICE servers and the options' transport policy and silence limit, for a connection about to start.
+    var ice: PeerICE { PeerICE(servers: iceServers, policy: options.iceTransportPolicy, dataSilenceLimit: options.dataConnectionSilenceLimit) }
 
     private func ended(media connection: MediaConnection) {
         let last = state.withLock { state -> Bool in

@@ -33,6 +33,15 @@ public struct PeerOption: Sendable {
     /// `.relay`: TURN-relayed candidates only (beyond SkyWay's options; a connection without a
     /// TURN server then fails at once with `invalidArgument`). Default `.all`.
     public var iceTransportPolicy: ECVProtocol.ICETransportPolicy = .all
+    /// How long a data connection's transport may bring nothing at all before its far end counts
+    /// as vanished (killed, its network gone: no close of any kind arrives) and the connection
+    /// ends with an error. An idle connection carries only SCTP heartbeats, one exchange about
+    /// every 32 s (measured between two ECVKit peers), so the default outlasts one lost exchange
+    /// (docs/protocol.md §8.7). A call ends sooner, after 10 s without media or RTCP. PeerJS in a
+    /// browser notices through ICE consent (about 30 s), which libnice as webrtcbin 1.22 sets it
+    /// up does not check.
+    public var dataConnectionSilenceLimit: Duration = PeerOption.defaultDataConnectionSilenceLimit
+    static let defaultDataConnectionSilenceLimit = Duration.seconds(70)
     /// How often the peer tells the server it is alive (PeerJS: 5 s).
     public var heartbeatInterval: Duration
     /// How long connecting to the server may take.

@@ -33,8 +33,10 @@ struct PeerBackend: Sendable {
     }
 
     /// A peer that reached OPEN.
-    func openPeer(id: String? = nil, key: String = "demo") async throws -> (Peer, Events<PeerEvent>) {
-        let peer = Peer(id: id, options: options(key: key))
+    func openPeer(id: String? = nil, key: String = "demo", configure: (inout PeerOption) -> Void = { _ in }) async throws -> (Peer, Events<PeerEvent>) {
+        var options = options(key: key)
+        configure(&options)
+        let peer = Peer(id: id, options: options)
         let events = Events(peer.events())
         try await events.first("OPEN") { if case .open = $0 { true } else { false } }
         return (peer, events)
