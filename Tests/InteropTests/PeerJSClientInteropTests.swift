@@ -42,6 +42,33 @@ import Testing
         await swift.destroy()
         await service.stop()
     }
+
+    /// The port calls an ECVKit peer (`Peer.connect`, JSON; its offering side needs the harness's
+    /// shims), and ECVKit's close is seen by the port: its connection's close event, from the
+    /// in-band notice and the channel's close. (No call: the port has no MediaConnection.)
+    @Test(.enabled(if: hasPeerJS151, Comment(rawValue: missing151)))
+    func peerjs151ConnectsToAnECVKitPeerAndSeesItsClose() async throws {
+        let (service, url) = try await PeerInteropTests.backend()
+        let swift = Peer(id: "swift-151", options: PeerInteropTests.options(url))
+        let events = Events(swift.events())
+        try await events.first("OPEN") { if case .open = $0 { true } else { false } }
+        let python = try PythonPeer(script: "peerjs151_peer.py", arguments: ["--port", "\(url.port ?? 0)", "--key", "demo", "--id", "py151-caller",
+                                                                            "--call", "swift-151", "--timeout", "40"])
+        let data = try #require(try await events.first("CONNECTION from peerjs 1.5.1", timeout: .seconds(40)) { $0.dataConnection != nil }.dataConnection)
+        #expect(data.serialization == .json)
+        let dataEvents = Events(data.events())
+        try await dataEvents.first("the port's hello (a text frame)") { $0 == .data(.text("hello from peerjs151")) }
+        try data.send("echo: hello from peerjs151")
+        try data.send("from ecvkit")
+        try await dataEvents.first("the port's echo") { $0 == .data(.text("echo: from ecvkit")) }
+        await data.closeAndWait()
+        let summary = try await python.summary(timeout: .seconds(20))
+        print("peerjs 1.5.1 → ecvkit: \(summary.raw)")
+        #expect(summary.strings("received").starts(with: ["echo: hello from peerjs151", "from ecvkit"]), "\(summary.raw)")
+        #expect(summary.strings("closed") == ["remote"], "the port saw ECVKit's close: \(summary.raw)")
+        await swift.destroy()
+        await service.stop()
+    }
 }
 
 /// The service's page in headless Chromium, behaving as the PeerJS library does (issue #38).

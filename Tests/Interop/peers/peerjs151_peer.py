@@ -1,22 +1,30 @@
 #!/usr/bin/env python3
 """A peerjs 1.5.1 peer (PyPI `peerjs`, the older Python port of the PeerJS client on aiortc) on a
-PeerJS server, for what the port supports: it answers data connections (no calls: the port has
-none; its offering side is broken: it hands options positionally to a constructor taking them by
-keyword, calls aiortc's createOffer with an argument and puts an RTCSessionDescription into JSON).
-Its first frame is the typeless `{"ping":"once"}`; it sends JSON in text frames (as PeerJS <= 1.4
-does) and closes a connection by closing its RTCPeerConnection (as every PeerJS version does).
+PeerJS server, for what the port supports: data connections, answered, or opened with `--call
+PEER` (`Peer.connect`, JSON serialization). No media: the port has no MediaConnection (no
+`Peer.call`; a media OFFER is ignored, `pass` where PeerJS creates the call). Its first frame is
+the typeless `{"ping":"once"}`; it sends JSON in text frames (as PeerJS <= 1.4 does) and closes a
+connection by closing its RTCPeerConnection (as every PeerJS version does).
 
-It echoes each text as "echo: TEXT"; the text `hang up` makes it close that connection the
-port's way (`DataConnection.close()`). Prints ONE JSON line on stdout (ok, opened, received, sent,
-closed, errors) once a connection closed, from either side, or `--timeout` passed; then waits for
-stdin to close and destroys the peer. Progress on stderr (`open`, `connection PEER`, `data TEXT`,
-`closing`, `closed`). Exit 0 when a connection carried texts and closed.
+It echoes each text as "echo: TEXT" (the caller says "hello from peerjs151" first); the text
+`hang up` makes it close that connection the port's way (`DataConnection.close()`). Prints ONE
+JSON line on stdout (ok, opened, received, sent, closed, errors) once a connection closed, from
+either side, or `--timeout` passed; then waits for stdin to close and destroys the peer. Progress
+on stderr (`open`, `connection PEER`, `data TEXT`, `closing`, `closed`). Exit 0 when a connection
+carried texts and closed.
 
 Shims for current aiortc, pyee and websockets (the port was written for aiortc 1.0 and pins av 8,
 which no longer builds; it is installed with --no-deps):
 - pyee 13 keeps `AsyncIOEventEmitter` in `pyee.asyncio`; the port imports it from `pyee`.
 - Python 3.11 refuses its RTCConfiguration as a dataclass default: the default goes, the peer passes one.
 - `Socket._wsOpen` reads websockets' `.open`, gone in websockets 14+: the protocol state is read instead.
+The port's offering side never worked (it is untested upstream), so `--call` needs three more:
+- `Peer.connect` hands its options positionally to `DataConnection(peerId, provider, **options)`
+  (TypeError): the shim passes them by keyword, and registers the connection before it offers.
+- `Negotiator._makeOffer` calls `createOffer(self.connection.options.constraints)` on a dict and
+  puts the RTCSessionDescription and enums into the JSON it sends: the shim offers as the port's
+  own `_makeAnswer` answers (`object_to_dict` of the local description, with its candidates).
+- `DataConnection.handleMessage` reads the ANSWER's `payload.sdp` of a dict: the shim reads `["sdp"]`.
 """
 import argparse
 import asyncio
@@ -38,7 +46,9 @@ peerjs_util.util.defaultConfig = None
 
 from peerjs import peer as peerjs_peer  # noqa: E402 (after the shim above)
 from peerjs import socket as peerjs_socket  # noqa: E402
-from peerjs.enums import ConnectionEventType, PeerEventType  # noqa: E402
+from peerjs.dataconnection import DataConnection  # noqa: E402
+from peerjs.enums import ConnectionEventType, PeerEventType, ServerMessageType  # noqa: E402
+from peerjs.negotiator import Negotiator, object_to_dict  # noqa: E402
 
 
 def progress(text):
@@ -54,6 +64,37 @@ def shim():
         state = getattr(websocket, "state", None)
         return getattr(state, "name", "") == "OPEN" if state is not None else bool(getattr(websocket, "open", False))
     peerjs_socket.Socket._wsOpen = ws_open
+    shim_offering()
+
+
+def shim_offering():
+    """The port's offering side, fixed where it cannot run (see the module doc); the rest is the port's."""
+    async def connect(self, peer, options=None):
+        connection = DataConnection(peer, self, **(options or {}))
+        self._addConnection(peer, connection)
+        await connection._negotiator.startConnection(originator=True, reliable=connection.reliable)
+        return connection
+
+    async def make_offer(self):
+        connection = self.connection
+        pc = connection.peerConnection
+        await pc.setLocalDescription(await pc.createOffer())
+        payload = {"sdp": object_to_dict(pc.localDescription), "type": connection.type.value, "connectionId": connection.connectionId,
+                   "metadata": connection.metadata, "browser": "peerjs-python", "label": connection.label,
+                   "reliable": connection.reliable, "serialization": connection.serialization}
+        await connection.provider.socket.send({"type": ServerMessageType.Offer.value, "payload": payload, "dst": connection.peer})
+
+    handle_message = DataConnection.handleMessage
+
+    async def handle_answer(self, message):
+        if message.type == ServerMessageType.Answer:
+            await self._negotiator.handleSDP(message.type, message.payload["sdp"])
+        else:
+            await handle_message(self, message)
+
+    peerjs_peer.Peer.connect = connect
+    Negotiator._makeOffer = make_offer
+    DataConnection.handleMessage = handle_answer
 
 
 async def run(args):
@@ -77,6 +118,10 @@ async def run(args):
     def watch(connection):
         @connection.on(ConnectionEventType.Data)
         async def on_data(data):
+            if isinstance(data, dict) and "__peerData" in data:
+                # PeerJS's in-band close notice: the port hands it over as data; its channel's close follows.
+                result["received"].append("<close notice>")
+                return
             text = data if isinstance(data, str) else data.decode("utf-8", "replace") if isinstance(data, bytes) else json.dumps(data)
             result["received"].append(text)
             progress("data " + text[:80])
@@ -105,6 +150,15 @@ async def run(args):
     await peer.start()
     await asyncio.wait_for(opened.wait(), args.timeout)
     progress("open")
+    if args.call:
+        connection = await peer.connect(args.call, {"serialization": "json", "reliable": True})
+        watch(connection)
+
+        @connection.on(ConnectionEventType.Open)
+        async def on_open_connection():
+            hello = "hello from peerjs151"
+            await connection.send(hello)
+            result["sent"].append(hello)
     try:
         await asyncio.wait_for(closed.wait(), args.timeout)
         result["ok"] = len(result["received"]) > 0
@@ -127,6 +181,7 @@ def main():
     parser.add_argument("--path", default="/peerjs")
     parser.add_argument("--key", default="peerjs")
     parser.add_argument("--id", required=True)
+    parser.add_argument("--call", help="open a data connection (JSON) to this peer; else answer")
     parser.add_argument("--timeout", type=float, default=30.0)
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args()
