@@ -127,7 +127,11 @@ public final class DataConnection: Sendable {
             case .notJSON(let reason): throw PeerError(.invalidArgument, reason)
             }
         }
-        do { for frame in frames { try channel.send(frame.channelMessage) } } catch { throw PeerError(.notOpenYet, "\(error)") }
+        do throws(DataChannelError) { for frame in frames { try channel.send(frame.channelMessage) } } catch {
+            // webrtcbin refuses a frame over the SCTP message size (a raw message goes unchunked).
+            if case .sendFailed = error { throw PeerError(.webrtc, "\(error)") }
+            throw PeerError(.notOpenYet, "\(error)")
+        }
     }
 
     /// Ends the connection on both sides. Idempotent; CLOSE follows.
