@@ -117,16 +117,18 @@ import Testing
 
     /// Items 5 and 6: a 100 KB message in PeerJS's BinaryPack chunks was lost both ways, and JSON
     /// answered in binary frames was unreadable to PeerJS ≤ 1.4 ("[object ArrayBuffer]" is not
-    /// valid JSON). The page sends in each kind; ECVKit reads it and answers in kind.
+    /// valid JSON). The page sends in each kind (and raw); ECVKit reads it and answers in kind, then
+    /// closes the connection, which the page sees by PeerJS's in-band notice (raw: by its channel).
     @Test(.enabled(if: InteropEnvironment.hasChromium, Comment(rawValue: InteropEnvironment.missingChromium)),
-          arguments: ["serialization=binary&big=100000", "serialization=json&jsonframes=text", "serialization=json&jsonframes=binary"])
+          arguments: ["serialization=binary&big=100000", "serialization=json&jsonframes=text", "serialization=json&jsonframes=binary",
+                     "serialization=raw"])
     func dataAsEveryPeerJSVersionSendsIt(_ query: String) async throws {
         let (service, url) = try await PeerInteropTests.backend()
         let swift = Peer(id: "swift-data", options: PeerInteropTests.options(url))
         let events = Events(swift.events())
         try await events.first("OPEN") { if case .open = $0 { true } else { false } }
         let page = try PythonPeer(script: "peerjs_page.py", arguments: ["--page",
-            "http://127.0.0.1:\(url.port ?? 0)/peerjs/client?key=demo&id=chrome-data&call=swift-data&duration=3&\(query)"])
+            "http://127.0.0.1:\(url.port ?? 0)/peerjs/client?key=demo&id=chrome-data&call=swift-data&duration=30&finish=dataclosed&\(query)"])
         let data = try #require(try await events.first("CONNECTION from Chromium", timeout: .seconds(40)) { $0.dataConnection != nil }.dataConnection)
         let dataEvents = Events(data.events())
         try await dataEvents.first("Chromium's hello") { $0 == .data(.text("hello from chromium")) }
@@ -136,11 +138,15 @@ import Testing
             try await dataEvents.first("Chromium's 100 KB in chunks") { $0 == .data(.text(big)) }
             try data.send("echo: " + big)
         }
+        await data.closeAndWait()
         let summary = try await page.summary(timeout: .seconds(60))
         print("page \(query): \(summary.raw.prefix(400))")
         #expect(summary.strings("received").contains("echo: hello from chromium"), "\(summary.raw)")
         if query.contains("big") { #expect(summary.strings("received").contains("<100006 chars>"), "\(summary.raw)") }
         #expect(!summary.strings("errors").contains { $0.hasPrefix("data:") }, "\(summary.raw)")
+        // Raw has no notice: the channel the page opened is closed.
+        let close = query.contains("raw") ? "channel:data:swift-data" : "notice:data:swift-data"
+        #expect(summary.strings("closed").first == close, "the page saw ECVKit's close: \(summary.raw)")
         await swift.destroy()
         await service.stop()
     }

@@ -8,7 +8,7 @@
 /// what it receives. Query: `key`, `id`, `call=<peer>` (else it answers), `duration` (seconds of
 /// media: from the call, or from the first stream it answered), `serialization` (json, binary or
 /// raw; json by default), `jsonframes` (binary or text), `big=N` (the caller also sends N
-/// characters). A data message `hang up` closes every connection with its sender, `finish`
+/// characters), `finish=dataclosed` (also done once every data connection closed). A data message `hang up` closes every connection with its sender, `finish`
 /// ends the run. The page exposes `window.peerTest.summary()` for drivers
 /// (Tests/Interop/peers/peerjs_page.py).
 enum PeerClientPage {
@@ -27,7 +27,7 @@ enum PeerClientPage {
     const key = query.get("key") || "peerjs", myId = query.get("id"), target = query.get("call");
     const duration = Number(query.get("duration") || "5") * 1000;
     const serialization = query.get("serialization") || "json", jsonFrames = query.get("jsonframes") || "binary";
-    const big = Number(query.get("big") || "0");
+    const big = Number(query.get("big") || "0"), finishWhenDataClosed = query.get("finish") === "dataclosed";
     const base = location.pathname.replace(/\/client$/, "");
     const result = { ok: false, id: myId, opened: false, calls: 0, streams: 0, framesDecoded: 0, framesSent: 0,
                      received: [], sent: [], errors: [], closed: [], log: [] };
@@ -150,6 +150,8 @@ enum PeerClientPage {
       if (entry.channel) { entry.channel.close(); }
       result.closed.push(why + ":" + entry.type + ":" + entry.peer);
       log("closed " + entry.type + " (" + why + ")");
+      const data = [...connections.values()].filter((other) => other.type === "data");
+      if (finishWhenDataClosed && data.every((other) => other.pc.connectionState === "closed")) { setTimeout(finish, 0); }
     }
 
     function watchChannel(entry, channel) {
