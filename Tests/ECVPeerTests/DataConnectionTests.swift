@@ -1,4 +1,5 @@
 import ECVPeer
+import ECVProtocol
 import ECVService
 import ECVTestSupport
 import Foundation
@@ -68,6 +69,26 @@ import Testing
         await alice.destroy()
         await bob.destroy()
         await backend.stop()
+    }
+
+    /// Issue #38 (7): `none`, an older name of `raw` that PeerJS 1.5 cannot create and throws on,
+    /// went on the wire as "none"; an offer naming a serialization PeerJS does not define was
+    /// refused and never answered. Now `none` goes as `raw`, and the unknown name is taken as raw.
+    @Test func noneGoesOnTheWireAsRawAndAnUnknownSerializationIsTakenAsRaw() async throws {
+        let offer = PeerJSValue.object(["sdp": .object(["type": .string("offer"), "sdp": .string("v=0\r\n")]), "type": .string("data"),
+                                        "connectionId": .string("dc_msgpack"), "serialization": .string("msgpack")])
+        #expect(try PeerJSDescriptionPayload(offer).serialization == .raw)
+        let backend = try await PeerBackend.start()
+        let (alice, _) = try await backend.openPeer(id: "old-namer")
+        let (bob, bobEvents) = try await backend.openPeer(id: "reader")
+        let outgoing = alice.connect(peerId: "reader", options: ConnectOption(serialization: PeerJSSerialization.none))
+        let outgoingEvents = Events(outgoing.events())
+        let incoming = try #require(try await bobEvents.first("CONNECTION") { $0.dataConnection != nil }.dataConnection)
+        #expect(incoming.serialization == .raw, "the offer said \(incoming.serialization.rawValue)")
+        let incomingEvents = Events(incoming.events())
+        try await outgoingEvents.first("OPEN at the opener") { $0 == .open }
+        try outgoing.send("as it is")
+        try await incomingEvents.first("the text, raw") { $0 == .data(.text("as it is")) }
         await alice.destroy()
         await bob.destroy()
         await backend.stop()
