@@ -5,17 +5,23 @@ as sent) that inflates to 9.8 MB of one letter. The server inflates with its own
 each socket with 1009 once 64 KiB came out (libsoup 3.2 checked the compressed size and inflated the
 whole frame: 20 of them took the server from 39 to 271 MB and an id 4.4 s to fetch). Meanwhile a
 separate process fetches a fresh id (GET /peerjs/<key>/id on a new connection, to the last byte)
-every 20 ms, and the service's RSS is read from /proc every 50 ms.
+every 20 ms for a 3 s window from the first bomb on, and the service's RSS is read from /proc every 50 ms.
 
 A benchmark: it prints and writes figures, it asserts nothing. The bar the issue sets: RSS within a
 stated bound (here: growth over the warm-up round) and every id served in < 50 ms meanwhile.
 
-usage: deflate_bomb.py --ecv PATH [--bombs 20] [--interval 0.02] [--results DIR] [--no-publish]
+usage: deflate_bomb.py --ecv PATH [--bombs 20] [--interval 0.02] [--window 3] [--results DIR] [--no-publish]
 
 --ecv starts `PATH serve --open-agents --peer-key demo` on a free port and stops it afterwards. Results:
 <results>/deflate-bomb-<timestamp>.{json,md} and deflate-bomb-latest.{json,md} (default Benchmarks/results).
 """
 import argparse, base64, datetime, json, multiprocessing, os, platform, socket, subprocess, sys, threading, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from hold_connections import health_checks, percentile  # noqa: E402 (the same timed fetch, another path)
+from hold_connections import health as fetch  # noqa: E402
+
+ID_PATH = "/peerjs/demo/id"
 
 REPEATS = 38_000  # 258 bytes per 13 bits: 9.8 MB inflated from ~62 KB
 
@@ -84,29 +90,6 @@ def bomb(port, number, payload):
         return f"deflate {'negotiated' if negotiated else 'refused'}, closed with {code}"
 
 
-def fetch_id(port):
-    start = time.monotonic()
-    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"GET /peerjs/demo/id HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
-        data = b""
-        while chunk := s.recv(65536):
-            data += chunk
-    return (time.monotonic() - start) * 1000, data.split(b"\r\n", 1)[0].decode(errors="replace")
-
-
-def fetch_ids(port, interval, stop, results):
-    """In its own process, so the bombing never delays a measurement."""
-    samples, next_at = [], time.monotonic()
-    while not stop.is_set():
-        try:
-            samples.append(fetch_id(port))
-        except OSError as error:
-            samples.append((None, f"error: {error}"))
-        next_at += interval
-        time.sleep(max(0, next_at - time.monotonic()))
-    results.put(samples)
-
-
 def rss(pid):
     with open(f"/proc/{pid}/status") as status:
         for line in status:
@@ -115,17 +98,12 @@ def rss(pid):
     return 0
 
 
-def percentile(sorted_values, percent):
-    """Nearest rank: always a value that was measured."""
-    index = max(0, min(len(sorted_values) - 1, int(-(-percent * len(sorted_values) // 100)) - 1))
-    return sorted_values[index]
-
-
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--ecv", required=True)
     parser.add_argument("--bombs", type=int, default=20)
     parser.add_argument("--interval", type=float, default=0.02)
+    parser.add_argument("--window", type=float, default=3.0, help="seconds of id fetches from the first bomb on")
     parser.add_argument("--results", default="Benchmarks/results")
     parser.add_argument("--no-publish", action="store_true")
     args = parser.parse_args()
@@ -136,7 +114,7 @@ def main():
     deadline = time.monotonic() + 20
     while True:
         try:
-            fetch_id(port); break
+            fetch(port, ID_PATH); break
         except OSError:
             if time.monotonic() > deadline: sys.exit("the service did not start")
             time.sleep(0.1)
@@ -144,11 +122,12 @@ def main():
     payload = frame(deflate_bomb(REPEATS))
     # Warm-up: the first socket and the first inflater, then the baseline.
     warm = bomb(port, 0, payload)
-    for _ in range(5): fetch_id(port)
+    for _ in range(5): fetch(port, ID_PATH)
     baseline = rss(server.pid)
 
-    stop, results = multiprocessing.Event(), multiprocessing.Queue()
-    fetcher = multiprocessing.Process(target=fetch_ids, args=(port, args.interval, stop, results))
+    # The ids are fetched for a window the bombs fit in (about a second at load 15).
+    results = multiprocessing.Queue()
+    fetcher = multiprocessing.Process(target=health_checks, args=(port, args.interval, time.monotonic() + args.window, results, ID_PATH))
     fetcher.start()
     memory, sampling = [], threading.Event()
 
@@ -160,15 +139,14 @@ def main():
     started = time.monotonic()
     outcomes = [bomb(port, number, payload) for number in range(1, args.bombs + 1)]
     bombing = time.monotonic() - started
-    time.sleep(0.5)
-    stop.set(); sampling.set(); sampler.join()
     samples = results.get(); fetcher.join()
+    sampling.set(); sampler.join()
     after = rss(server.pid)
     load_end = os.getloadavg()
     server.terminate(); server.wait(timeout=20)
 
-    times = sorted(ms for ms, _ in samples if ms is not None)
-    failed = sum(1 for ms, status in samples if ms is None or not status.startswith("HTTP/1.1 200"))
+    times = sorted(ms for ms, _, _ in samples if ms is not None)
+    failed = sum(1 for ms, status, _ in samples if ms is None or not status.startswith("HTTP/1.1 200"))
     figures = {
         "bombs": args.bombs, "compressedBytes": len(payload), "inflatedBytesEach": 1 + 258 * REPEATS,
         "warmUp": warm, "outcomes": sorted(set(outcomes)), "bombingSeconds": round(bombing, 2),
@@ -185,7 +163,7 @@ def main():
         "method": (f"{args.bombs} WebSocket clients one after another, each negotiating permessage-deflate and sending one "
                    f"compressed text frame of {len(payload)} bytes that inflates to {1 + 258 * REPEATS} bytes; the server's "
                    "answer is read to its close. A separate process fetches GET /peerjs/demo/id on a new connection every "
-                   f"{int(args.interval * 1000)} ms, timed to the last byte; RSS (/proc/<pid>/status VmRSS) every 50 ms, growth "
+                   f"{int(args.interval * 1000)} ms for {args.window:g} s from the first bomb on, timed to the last byte; RSS (/proc/<pid>/status VmRSS) every 50 ms, growth "
                    "over the value after one warm-up bomb. Percentiles: nearest rank."),
         "figures": figures,
         "load": {"start": load_start[0], "end": load_end[0]},

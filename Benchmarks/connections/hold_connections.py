@@ -19,23 +19,23 @@ import argparse, collections, datetime, json, multiprocessing, os, platform, res
 def fds(pid):
     return len(os.listdir(f"/proc/{pid}/fd"))
 
-def health(port):
+def health(port, path="/api/Queues"):
     start = time.monotonic()
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"GET /api/Queues HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n")
+        s.sendall(f"GET {path} HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n".encode())
         data = b""
         while chunk := s.recv(65536):
             data += chunk
     return (time.monotonic() - start) * 1000, data.split(b"\r\n", 1)[0].decode(errors="replace")
 
-def health_checks(port, interval, stop_at, results):
+def health_checks(port, interval, stop_at, results, path="/api/Queues"):
     """Runs in its own process, so the holder's work never delays a measurement."""
     samples = []
     next_at = time.monotonic()
     while time.monotonic() < stop_at:
         at = time.monotonic()
         try:
-            samples.append(health(port) + (at,))
+            samples.append(health(port, path) + (at,))
         except OSError as error:
             samples.append((None, f"error: {error}", at))
         next_at += interval
