@@ -15,10 +15,10 @@ usage: deflate_bomb.py --ecv PATH [--bombs 20] [--interval 0.02] [--window 3] [-
 --ecv starts `PATH serve --open-agents --peer-key demo` on a free port and stops it afterwards. Results:
 <results>/deflate-bomb-<timestamp>.{json,md} and deflate-bomb-latest.{json,md} (default Benchmarks/results).
 """
-import argparse, base64, datetime, json, multiprocessing, os, platform, socket, subprocess, sys, threading, time
+import argparse, base64, datetime, multiprocessing, os, platform, socket, subprocess, sys, threading, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hold_connections import health_checks, percentile  # noqa: E402 (the same timed fetch, another path)
+from hold_connections import health_checks, percentile, publish  # noqa: E402 (the same timed fetch, another path)
 from hold_connections import health as fetch  # noqa: E402
 
 ID_PATH = "/peerjs/demo/id"
@@ -182,12 +182,7 @@ def main():
     text = "\n".join(lines)
     print(text)
     if not args.no_publish:
-        os.makedirs(args.results, exist_ok=True)
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        for name in (f"deflate-bomb-{stamp}", "deflate-bomb-latest"):
-            with open(os.path.join(args.results, name + ".json"), "w") as out: json.dump(report, out, indent=2)
-            with open(os.path.join(args.results, name + ".md"), "w") as out: out.write(text + "\n")
-
+        publish(args.results, "deflate-bomb", report, text + "\n")
 
 if __name__ == "__main__":
     main()

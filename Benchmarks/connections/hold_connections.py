@@ -209,13 +209,17 @@ def main():
     markdown = "\n".join(lines)
     print(markdown)
     if not args.no_publish:
-        os.makedirs(args.results, exist_ok=True)
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-        for name in (f"connections-{stamp}", "connections-latest"):
-            base = os.path.join(args.results, name)
-            with open(base + ".json", "w") as out: json.dump(report, out, indent=2, sort_keys=True)
-            with open(base + ".md", "w") as out: out.write(markdown)
-            print(f"wrote {base}.json, {base}.md", file=sys.stderr)
+        publish(args.results, "connections", report, markdown)
+
+def publish(results, prefix, report, markdown):
+    """<results>/<prefix>-<timestamp>.{json,md} and <prefix>-latest.{json,md}."""
+    os.makedirs(results, exist_ok=True)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for name in (f"{prefix}-{stamp}", f"{prefix}-latest"):
+        base = os.path.join(results, name)
+        with open(base + ".json", "w") as out: json.dump(report, out, indent=2, sort_keys=True)
+        with open(base + ".md", "w") as out: out.write(markdown)
+        print(f"wrote {base}.json, {base}.md", file=sys.stderr)
 
 if __name__ == "__main__":
     main()
