@@ -1,6 +1,6 @@
-import ECV
 import ECVProtocol
 import Foundation
+import MediaPipeline
 
 /// Scripted agent actions for bots and demos: `"hold 2s, pickup, flash on, take photo, transfer
 /// Billing, hangup after 20s"`. Steps run in order once the call's text channel is open.
@@ -41,21 +41,29 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
     public let steps: [Step]
     public let text: String
 
-    /// A script's limits: characters and steps.
+    /// A script's limits: bytes (UTF-8) and steps.
     public static let maximumLength = 8000
     public static let maximumSteps = 200
+    /// The longest wait a step may name (a day).
+    public static let maximumDuration: Duration = .seconds(86_400)
 
     public init(_ text: String) throws(AgentScriptError) {
-        guard text.count <= Self.maximumLength else { throw .invalid(step: String(text.prefix(40)) + "…", reason: "a script has at most \(Self.maximumLength) characters") }
+        guard text.utf8.count <= Self.maximumLength else {
+            throw .invalid(step: String(text.prefix(40)) + "…", reason: "a script has at most \(Self.maximumLength) bytes")
+        }
         self.text = text
-        steps = try text.split(separator: ",").map { part throws(AgentScriptError) in try Self.parse(step: String(part)) }
+        // Split on the scalars, not the characters: a comma or space followed by a combining mark
+        // is one character, and would hide the separator in some texts and not in others.
+        steps = try text.unicodeScalars.split(separator: ",").map { part throws(AgentScriptError) in
+            try Self.parse(step: String(String.UnicodeScalarView(part)))
+        }
         guard steps.count <= Self.maximumSteps else { throw .invalid(step: "", reason: "a script has at most \(Self.maximumSteps) steps") }
     }
 
     public var description: String { text }
 
     private static func parse(step raw: String) throws(AgentScriptError) -> Step {
-        let words = raw.split(separator: " ").map(String.init)
+        let words = raw.unicodeScalars.split(separator: " ").map { String(String.UnicodeScalarView($0)) }
         guard let verb = words.first?.lowercased() else { throw .invalid(step: raw, reason: "empty step") }
         let rest = Array(words.dropFirst())
         let lower = rest.map { $0.lowercased() }
@@ -76,7 +84,7 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
         case "wait" where lower == ["for", "speech"]: return .waitForSpeech(within: defaultListening)
         case "wait" where lower.count == 3 && lower[0...1] == ["for", "speech"]: return .waitForSpeech(within: try duration(rest[2], in: raw))
         case "on" where rest.count >= 2: return try branch(rest, in: raw)
-        case "otherwise" where !rest.isEmpty: return .otherwise(try parse(step: rest.joined(separator: " ")))
+        case "otherwise" where !rest.isEmpty: return .otherwise(try plainAction(rest.joined(separator: " "), in: raw))
         case "transfer" where rest.count == 1:
             let target = rest[0]
             return .transfer(target.lowercased().hasPrefix("agent:") ? .agent(String(target.dropFirst(6))) : .queue(target))
@@ -88,9 +96,9 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
             guard (1...32).contains(result.count), result.allSatisfy({ ("A"..."Z").contains($0) || $0 == "_" }) else {
                 throw .invalid(step: raw.trimmingCharacters(in: .whitespaces), reason: "the verdict must be 1-32 of A-Z and _, e.g. APPROVED")
             }
-            var reason = rest.dropFirst().joined(separator: " ")
-            if reason.count >= 2, reason.hasPrefix("\""), reason.hasSuffix("\"") { reason = String(reason.dropFirst().dropLast()) }
-            return .verdict(result: result, reason: reason)
+            var reason = rest.dropFirst().joined(separator: " ").unicodeScalars[...]
+            if reason.count >= 2, reason.first == "\"", reason.last == "\"" { reason = reason.dropFirst().dropLast() }
+            return .verdict(result: result, reason: String(String.UnicodeScalarView(reason)))
         case "hangup" where rest.isEmpty: return .hangup(after: nil)
         case "hangup" where lower.count == 2 && lower[0] == "after": return .hangup(after: try duration(rest[1], in: raw))
         default: throw .invalid(step: raw.trimmingCharacters(in: .whitespaces), reason: "unknown step")
@@ -107,18 +115,25 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
     /// `on "WORDS" STEP`: WORDS in double quotes (letters, digits, apostrophes, spaces; 1-64
     /// characters), then one step that is not itself a branch.
     private static func branch(_ words: [String], in raw: String) throws(AgentScriptError) -> Step {
-        let joined = words.joined(separator: " ")
-        guard joined.hasPrefix("\""), let close = joined.dropFirst().firstIndex(of: "\"") else {
+        let joined = words.joined(separator: " ").unicodeScalars
+        guard joined.first == "\"", let close = joined.dropFirst().firstIndex(of: "\"") else {
             throw .invalid(step: raw.trimmingCharacters(in: .whitespaces), reason: "on takes \"WORDS\" in double quotes, then a step")
         }
-        let phrase = String(joined[joined.index(after: joined.startIndex)..<close]).trimmingCharacters(in: .whitespaces)
+        // Checked once lowercased: lowercasing can turn a letter into a letter and a mark (İ).
+        let quoted = String(String.UnicodeScalarView(joined[joined.index(after: joined.startIndex)..<close]))
+        let phrase = quoted.trimmingCharacters(in: .whitespaces).lowercased()
         guard (1...64).contains(phrase.count), phrase.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "'" || $0 == " " }) else {
             throw .invalid(step: raw.trimmingCharacters(in: .whitespaces), reason: "the words to match are 1-64 letters, digits, apostrophes and spaces")
         }
-        let action = try parse(step: String(joined[joined.index(after: close)...]))
+        return .on(words: phrase, try plainAction(String(String.UnicodeScalarView(joined[joined.index(after: close)...])), in: raw))
+    }
+
+    /// The step an `on` or `otherwise` runs: one that is not itself a branch.
+    private static func plainAction(_ text: String, in raw: String) throws(AgentScriptError) -> Step {
+        let action = try parse(step: text)
         switch action {
         case .on, .otherwise: throw .invalid(step: raw.trimmingCharacters(in: .whitespaces), reason: "a branch runs one plain step")
-        default: return .on(words: phrase.lowercased(), action)
+        default: return action
         }
     }
 
@@ -137,118 +152,47 @@ public struct AgentScript: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// `2s`, `1.5s`, `500ms` (or a bare number of seconds), to the millisecond, at most a day.
     private static func duration(_ text: String, in step: String) throws(AgentScriptError) -> Duration {
         let number = text.hasSuffix("ms") ? text.dropLast(2) : text.hasSuffix("s") ? text.dropLast() : Substring(text)
         guard let value = Double(number), value >= 0 else { throw .invalid(step: step, reason: "'\(text)' is not a duration such as 2s or 500ms") }
-        return text.hasSuffix("ms") ? .milliseconds(value) : .seconds(value)
-    }
-
-    /// Runs the steps on `call`, reporting each as it starts; stops early if the call ends.
-    /// With `voice`, `say` speaks and the listening steps hear the caller.
-    public func run(on call: AgentCall, voice: AgentVoice? = nil, report: @escaping @Sendable (String) -> Void = { _ in }) async {
-        let ears = await voice?.listen(on: call, report: report)
-        defer { ears?.stop() }
-        var branch = BranchState.none
-        for step in steps {
-            guard !call.isEnded else { return }
-            do {
-                guard let plain = branch.admit(step, heard: ears?.lastHeard) else { continue }
-                try await run(plain, on: call, voice: voice, ears: ears, report: report)
-            } catch {
-                report("step failed: \(error)")
-            }
-        }
-    }
-
-    private func run(_ step: Step, on call: AgentCall, voice: AgentVoice?, ears: AgentEars?, report: @escaping @Sendable (String) -> Void) async throws {
-                switch step {
-                case .wait(let time):
-                    try await Task.sleep(for: time)
-                case .hold(let then):
-                    report("hold")
-                    try call.hold()
-                    if let then { try await Task.sleep(for: then) }
-                case .pickup:
-                    report("pickup")
-                    try call.pickup()
-                case .flash(let on):
-                    report("flash \(on ? "on" : "off") requested")
-                    let answer = try await call.requestFlash(on)
-                    report("flash \(on ? "on" : "off"): caller answered \(answer)")
-                case .takePhoto(let on):
-                    if let on {
-                        report("take photo \(on ? "on" : "off")")
-                        try call.takePhoto(on)
-                    } else {
-                        report("take photo")
-                        try call.takePhoto(true)
-                        try await Task.sleep(for: .seconds(2))
-                        try call.takePhoto(false)
-                    }
-                case .status(let media, let muted):
-                    report("status \(media.rawValue) \(muted ? "muted" : "unmuted")")
-                    try call.sendStatus(media: media, muted: muted)
-                case .say(let text):
-                    if let voice {
-                        report("say \(text)")
-                        let outcome = await (try await call.say(text, with: voice.synthesizer)).finished()
-                        if outcome != .completed { report("say: \(outcome)") }
-                    } else {
-                        report("send \(text) (no voice)")
-                        try call.send(.raw(text))
-                    }
-                case .send(let text):
-                    report("send \(text)")
-                    try call.send(.raw(text))
-                case .listen(let within):
-                    guard let ears else { throw AgentScriptError.invalid(step: "listen", reason: "the bot has no voice (ecv agent --voice)") }
-                    report("listen")
-                    let heard = await ears.nextUtterance(within: within)
-                    report(heard.map { "heard \"\($0.text)\"" } ?? "heard nothing")
-                case .waitForSpeech(let within):
-                    guard let ears else { throw AgentScriptError.invalid(step: "wait for speech", reason: "the bot has no voice (ecv agent --voice)") }
-                    report("wait for speech")
-                    report(await ears.speechStarted(within: within) ? "speech started" : "no speech")
-                case .on, .otherwise:
-                    break
-                case .transfer(let target):
-                    report("transfer to \(target.description)")
-                    try await call.transfer(to: target)
-                case .retry(let step):
-                    report("\(step.rawValue) requested")
-                    let answer = try await call.requestRetry(step)
-                    report("\(step.rawValue): customer answered \(answer)")
-                case .verdict(let result, let reason):
-                    report("verdict \(result) \"\(reason)\"")
-                    try await call.postVerdict(result: result, description: reason)
-                case .hangup(let after):
-                    if let after { try await Task.sleep(for: after) }
-                    report("hangup")
-                    await call.hangup()
-                }
+        let milliseconds = (text.hasSuffix("ms") ? value : value * 1000).rounded()
+        let longest = Double(maximumDuration.components.seconds * 1000)
+        guard milliseconds <= longest else { throw .invalid(step: step, reason: "'\(text)' is longer than a day") }
+        return .milliseconds(Int64(milliseconds))
     }
 }
 
-/// Which steps of a run of `on`/`otherwise` steps run: every `on` whose words were heard (so
-/// `on "billing" say One moment, on "billing" transfer Billing` does both), and every `otherwise` when none was.
-enum BranchState {
-    case none
-    case matched
-    case open
-
-    /// The step to run now (a branch's action, or a plain step), or nil to skip it.
-    mutating func admit(_ step: AgentScript.Step, heard: Transcript?) -> AgentScript.Step? {
-        switch step {
-        case .on(let words, let action):
-            if heard?.contains(words: words) == true { self = .matched; return action }
-            if self != .matched { self = .open }
-            return nil
-        case .otherwise(let action):
-            return self == .open ? action : nil
-        default:
-            self = .none
-            return step
+extension AgentScript.Step: CustomStringConvertible {
+    /// The step as script text, which parses back to this step (durations in milliseconds, a
+    /// verdict's reason in quotes): what a bot reports it runs, and what a script is checked against.
+    public var description: String {
+        switch self {
+        case .wait(let time): "wait \(Self.text(time))"
+        case .hold(let then): then.map { "hold \(Self.text($0))" } ?? "hold"
+        case .pickup: "pickup"
+        case .flash(let on): "flash \(on ? "on" : "off")"
+        case .takePhoto(let on): on.map { "take photo \($0 ? "on" : "off")" } ?? "take photo"
+        case .status(let media, let muted): "status \(media == .audio ? "audio" : "video") \(muted ? "muted" : "unmuted")"
+        case .say(let text): "say \(text)"
+        case .send(let text): "send \(text)"
+        case .listen(let within): "listen \(Self.text(within))"
+        case .waitForSpeech(let within): "wait for speech \(Self.text(within))"
+        case .on(let words, let action): "on \"\(words)\" \(action)"
+        case .otherwise(let action): "otherwise \(action)"
+        case .transfer(.queue(let queue)): "transfer \(queue)"
+        case .transfer(.agent(let agent)): "transfer agent:\(agent)"
+        case .hangup(let after): after.map { "hangup after \(Self.text($0))" } ?? "hangup"
+        case .retry(.ocr): "ocr retry"
+        case .retry(.face): "face retry"
+        case .retry(.nfc): "nfc retry"
+        case .verdict(let result, let reason): "verdict \(result) \"\(reason)\""
         }
+    }
+
+    private static func text(_ duration: Duration) -> String {
+        let (seconds, attoseconds) = duration.components
+        return "\(seconds * 1000 + attoseconds / 1_000_000_000_000_000)ms"
     }
 }
 

@@ -18,8 +18,23 @@ import Testing
     @Test func badVoiceStepsAreRefused() {
         for bad in ["on transfer hangup", "on \"x\" on \"y\" hangup", "on \"a;b\" hangup", "on \"\" hangup", "otherwise",
                     "on \"" + String(repeating: "a", count: 80) + "\" hangup", "say " + String(repeating: "a", count: 3000),
-                    "on \"hi\" dance", String(repeating: "pickup, ", count: 300) + "pickup"] {
+                    "on \"hi\" dance", String(repeating: "pickup, ", count: 300) + "pickup",
+                    // found by the agent-script fuzz target: a duration that is no number of
+                    // milliseconds, a branch under `otherwise`, a limit counted in characters
+                    "wait inf", "hold 1e300s", "listen 86401s", "otherwise on \"x\" hold", "otherwise otherwise hold",
+                    "send " + String(repeating: "é", count: 4500)] {
             #expect(throws: AgentScriptError.self, "\(bad.prefix(40))") { try AgentScript(bad) }
         }
+    }
+
+    @Test func stepsPrintAsTextThatParsesBackToThem() throws {
+        let script = try AgentScript("hold 1.5s, pickup, flash off, take photo, take photo on, status video muted, say Hello  there, send hi, "
+                                     + "listen, wait for speech 250ms, on \"TRANSFER me\" transfer agent:A-2, otherwise transfer Billing, "
+                                     + "ocr retry, verdict approved documents match, hangup after 0.0004s, wait 2")
+        let printed = script.steps.map(\.description)
+        #expect(printed == ["hold 1500ms", "pickup", "flash off", "take photo", "take photo on", "status video muted", "say Hello there",
+                            "send hi", "listen 10000ms", "wait for speech 250ms", "on \"transfer me\" transfer agent:A-2",
+                            "otherwise transfer Billing", "ocr retry", "verdict APPROVED \"documents match\"", "hangup after 0ms", "wait 2000ms"])
+        #expect(try AgentScript(printed.joined(separator: ", ")).steps == script.steps)
     }
 }

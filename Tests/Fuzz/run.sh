@@ -45,6 +45,7 @@ targets=(
     "request-fields||Sources/Soup/RequestHead.swift Sources/ECVService/BearerToken.swift Tests/Fuzz/RequestFieldsFuzz.swift|"
     "origin||Sources/ECVService/PeerServer/SerializedOrigin.swift Tests/Fuzz/OriginFuzz.swift|"
     "arguments||Sources/ecv/Arguments.swift Tests/Fuzz/ArgumentsFuzz.swift|"
+    "agent-script|ECVProtocol MediaPipeline|Sources/ECVAgent/AgentScript.swift Tests/Fuzz/AgentScriptFuzz.swift|agent-script"
 )
 
 fingerprint() { # files…: the toolchain, the flags, the file names and their contents
@@ -63,7 +64,10 @@ compile() {
 
 build_library() { # name
     local name=$1 key
-    local sources=(Sources/"$name"/*.swift)
+    local sources
+    shopt -s nullglob # and one folder level down (MediaPipeline/AppMedia)
+    sources=(Sources/"$name"/*.swift Sources/"$name"/*/*.swift)
+    shopt -u nullglob
     key=$(fingerprint "${sources[@]}")
     [[ -f $lib/$name.hash && $(<"$lib/$name.hash") == "$key" ]] && return
     echo "fuzz: building the $name library"

@@ -9,6 +9,7 @@ Progress goes to stderr, one line each: `joined initiator=<true|false> client=<i
 Every step is bounded; exit status 0 when media flowed and the channel opened, 1 otherwise.
 """
 import argparse
+import base64
 import json
 import os
 import urllib.parse
@@ -16,6 +17,7 @@ import signal
 import sys
 import threading
 import time
+import wave
 
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -104,6 +106,76 @@ def wait_until(what, deadline, condition):
     raise TimeoutError("timed out waiting for " + what)
 
 
+# The remote stream's audio as the page receives it, resampled by WebAudio to 16 kHz mono and kept
+# as 16-bit samples until `RECORDED_AUDIO` hands them over (base64), for the test to transcribe.
+RECORD_AUDIO = """
+const done = arguments[arguments.length - 1];
+(async () => {
+  // The first remote audio track the page's peer connection received (see WATCH_TRACKS).
+  for (let i = 0; i < 50 && window.ecvAudioTracks.length == 0; i++) await new Promise((resolve) => setTimeout(resolve, 100));
+  const track = window.ecvAudioTracks[0];
+  if (!track) return done('no remote audio track');
+  // Chromium feeds a remote track to WebAudio only while a media element plays it too (the page's
+  // own element may show another stream); the browser runs with --mute-audio, so nothing is heard.
+  const player = new Audio();
+  player.srcObject = new MediaStream([track]);
+  await player.play();
+  const context = new AudioContext({sampleRate: 16000});
+  await context.resume();
+  const source = context.createMediaStreamSource(new MediaStream([track]));
+  const node = context.createScriptProcessor(4096, 1, 1);
+  const chunks = [];
+  node.onaudioprocess = (event) => {
+    const input = event.inputBuffer.getChannelData(0);
+    const samples = new Int16Array(input.length);
+    for (let i = 0; i < input.length; i++) samples[i] = Math.max(-32768, Math.min(32767, Math.round(input[i] * 32767)));
+    if (chunks.length < 2000) chunks.push(samples);
+  };
+  source.connect(node);
+  node.connect(context.destination);
+  window.ecvRecordedAudio = () => {
+    let count = 0;
+    for (const chunk of chunks) count += chunk.length;
+    const all = new Int16Array(count);
+    let offset = 0;
+    for (const chunk of chunks) { all.set(chunk, offset); offset += chunk.length; }
+    const bytes = new Uint8Array(all.buffer);
+    let text = '';
+    for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 8192));
+    return {rate: context.sampleRate, data: btoa(text)};
+  };
+  done('recording');
+})().catch((error) => done('failed: ' + error));
+"""
+# Installed before the page's own script: every remote audio track any peer connection receives,
+# whichever stream the page shows (its video element may hold a stream without the audio).
+WATCH_TRACKS = """
+window.ecvAudioTracks = [];
+const OriginalPeerConnection = window.RTCPeerConnection;
+window.RTCPeerConnection = function (...args) {
+  const connection = new OriginalPeerConnection(...args);
+  connection.addEventListener('track', (event) => { if (event.track.kind == 'audio') window.ecvAudioTracks.push(event.track); });
+  return connection;
+};
+window.RTCPeerConnection.prototype = OriginalPeerConnection.prototype;
+"""
+RECORDED_AUDIO = "return window.ecvRecordedAudio ? window.ecvRecordedAudio() : null;"
+
+
+def save_recorded_audio(driver, path, result):
+    recorded = driver.execute_script(RECORDED_AUDIO)
+    if not recorded:
+        result["errors"].append("no audio was recorded")
+        return
+    pcm = base64.b64decode(recorded["data"])
+    with wave.open(path, "wb") as file:
+        file.setnchannels(1)
+        file.setsampwidth(2)
+        file.setframerate(int(recorded["rate"]))
+        file.writeframes(pcm)
+    result["recordedAudioSeconds"] = round(len(pcm) / 2 / recorded["rate"], 2)
+
+
 def parse_steps(args):
     steps = [(float(t), "send", text) for t, text in (s.split(":", 1) for s in args.send)]
     steps += [(float(t), "mute", what) for t, what in (s.split(":", 1) for s in args.mute)]
@@ -113,6 +185,8 @@ def parse_steps(args):
 
 
 def run(driver, args, result):
+    if args.record_audio:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": WATCH_TRACKS})
     driver.get(args.page)
     deadline = time.monotonic() + args.connect_timeout
     state = wait_until("the page to join", deadline, lambda: (page_state(driver) or {}).get("clientId") and page_state(driver))
@@ -122,6 +196,11 @@ def run(driver, args, result):
     state = page_state(driver)
     progress("connected")
     progress("channel-open " + state["channel"]["label"])
+    if args.record_audio:
+        recording = driver.execute_async_script(RECORD_AUDIO)
+        if recording != "recording":
+            raise RuntimeError("recording the received audio: %s" % recording)
+        progress("recording-audio")
     started = time.monotonic()
     for at, kind, value in parse_steps(args):
         time.sleep(max(0, started + at - time.monotonic()))
@@ -152,6 +231,7 @@ def main():
     parser.add_argument("--hangup-at", type=float, default=None, help="SECONDS: hang up through the page")
     parser.add_argument("--linger", type=float, default=20.0, help="longest wait for stdin to close after the summary")
     parser.add_argument("--audio-file", default=None, help="a WAV file the fake microphone plays (looped)")
+    parser.add_argument("--record-audio", default=None, help="a WAV file (16 kHz mono) for the audio received from the channel's opening on")
     args = parser.parse_args()
 
     # Whatever happens, the browser does not outlive this process by more than the hard limit.
@@ -176,6 +256,8 @@ def main():
             frames = driver.execute_script("return window.ecvTest.frames ? window.ecvTest.frames() : null;")
             if frames is not None:
                 result["frames"] = frames
+            if args.record_audio:
+                save_recorded_audio(driver, args.record_audio, result)
         except Exception as error:
             result["errors"].append("reading the page: %s" % error)
         stats = result.get("stats") or {}
