@@ -64,6 +64,8 @@ final class PeerSession: Sendable {
     /// Keeps the bundle funnel's repeated segment events off the send path.
     private let sendSegments: SendSegmentSetup
     private let elementSetups: SessionElementSetups
+    /// Takes the jitter out of the far end's sender reports before rtpbin lines its streams up.
+    private let senderReports = SenderReportSmoothing()
     /// webrtcbin's RTP sessions and jitter buffers as they were made, for tests that watch the
     /// packets between them.
     var receivePath: (sessions: [Element], jitterBuffers: [Element]) { (rtpSessions.all, jitterBuffers.all) }
@@ -121,6 +123,7 @@ final class PeerSession: Sendable {
             handlers += try connectNegotiation(nudge: configuration.nudgesConnectivityChecks ? nudge : nil, deliver)
             handlers += try connectStates(deliver)
             handlers.append(try connectElementSetups(deliver))
+            handlers.append(try senderReports.watch(webrtc))
             handlers.append(try connectDataChannels(channels, deliver))
             handlers.append(try connectIncomingStreams(media: configuration.media, compiler: compiler, send: send, playback: playback, deliver))
             handlers.append(try connectNewTransceivers(recovery, deliver))
@@ -397,6 +400,7 @@ final class PeerSession: Sendable {
         handshakeReplay.stop()
         connectivityNudge.stop()
         elementSetups.release()
+        senderReports.release()
         for probe in taken.countingProbes { probe.cancel() }
         for link in taken.teePads {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }
