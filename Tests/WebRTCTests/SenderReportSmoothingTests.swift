@@ -1,4 +1,3 @@
-import GStreamer
 import Testing
 @testable import WebRTC
 
@@ -78,7 +77,7 @@ struct SenderReportSmoothingTests {
 
     @Test func onlyTheSenderReportsRTPTimeIsRewritten() {
         var smoother = SenderReportSmoother()
-        var patchesSeen: [[BufferPatch]] = []
+        var patchesSeen: [[SenderReportRewrite.Patch]] = []
         for (second, off) in [(0.0, 0.0), (1.0, 0.0), (2.0, -0.020)] {
             let rtp = Self.firstRTP &+ UInt32(truncatingIfNeeded: Int64(((second + off) * 48_000).rounded()))
             let packet = Self.compound(ssrc: Self.ssrc, ntp: Self.ntp(Self.firstNTPSeconds + second), rtp: rtp)
@@ -86,7 +85,7 @@ struct SenderReportSmoothingTests {
         }
         #expect(patchesSeen[0].isEmpty && patchesSeen[1].isEmpty)
         let expected = Self.firstRTP &+ 96_000
-        #expect(patchesSeen[2] == [BufferPatch(offset: 16, bytes: withUnsafeBytes(of: expected.bigEndian, Array.init))])
+        #expect(patchesSeen[2] == [SenderReportRewrite.Patch(offset: 16, bytes: withUnsafeBytes(of: expected.bigEndian, Array.init))])
     }
 
     @Test func malformedPacketsAreReadWithinTheirBytes() {
