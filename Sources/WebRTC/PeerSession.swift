@@ -191,7 +191,7 @@ final class PeerSession: Sendable {
     /// key-frame request watch and its packet count.
     private func connectIncomingStreams(media: MediaConfiguration, compiler: PipelineCompiler, send: SendMedia?, playback: RemotePlayback,
                                         _ deliver: @escaping Delivery) throws(GStreamerError) -> SignalConnection {
-        let number = self.number, pipeline = self.pipeline, state = self.state
+        let number = self.number, pipeline = self.pipeline, state = self.state, senderReports = self.senderReports
         return try webrtc.onSourcePadAdded { pad in
             do throws(PeerError) {
                 let (stream, receiver, tee) = try Self.attachIncoming(pad: pad, session: number, media: media, compiler: compiler,
@@ -204,6 +204,7 @@ final class PeerSession: Sendable {
                 // Every key-frame request for this stream, whoever made it, leaves through this pad.
                 let requests = stream.kind == .video ? pad.addKeyFrameRequestProbe { deliver(number, .keyFrameWanted) } : nil
                 let counted = Self.countPackets(crossing: pad, as: MediaDirection(kind: stream.kind, sending: false), in: state)
+                senderReports.watchIncoming(pad, kind: stream.kind)
                 state.withLock { state in
                     state.countingProbes.append(counted)
                     state.incomingTees.append(IncomingRTPTee(kind: stream.kind, tee: tee))
@@ -332,6 +333,10 @@ final class PeerSession: Sendable {
 
     /// RTP packets so far in each direction that has been linked or has arrived.
     var packetsByDirection: [MediaDirection: UInt64] { state.value.directionCounts.mapValues(\.value) }
+
+    /// Audio minus video of the far end's streams against their capture times, in ms (see
+    /// `SenderReportSmoothing.audioVideoOffsetMs`); nil until both have packets and reports.
+    var receivedAudioVideoOffsetMs: Double? { senderReports.audioVideoOffsetMs }
 
     /// Sets the share of FEC parity packets for the video we send (no effect without FEC).
     func setVideoFECPercentage(_ percent: Int) throws(GStreamerError) {

@@ -37,13 +37,28 @@ struct SenderReportSmoother {
         var offsets: [Double] = []
         /// The offset the reports passed on carry.
         var applied: Double = 0
+        /// The pairing of the last report passed on: NTP seconds and its RTP time.
+        var passedOn: (ntp: Double, rtp: UInt32)?
     }
 
     private var streams: [UInt32: Stream] = [:]
 
+    /// When, on the sender's wall clock (NTP seconds), what `ssrc` stamped `rtp` was captured, as
+    /// the reports passed on say; nil before a report of a known clock rate went through.
+    func senderTime(ssrc: UInt32, rtp: UInt32) -> Double? {
+        guard let stream = streams[ssrc], let rate = stream.clockRate, let pairing = stream.passedOn else { return nil }
+        return pairing.ntp + Double(Int32(bitPattern: rtp &- pairing.rtp)) / rate
+    }
+
     /// The RTP timestamp a report of `ssrc` should carry for `ntp` (64-bit NTP format) instead of `rtp`.
     mutating func rtpTimestamp(ssrc: UInt32, ntp: UInt64, rtp: UInt32) -> UInt32 {
         let ntpSeconds = Double(ntp >> 32) + Double(ntp & 0xFFFF_FFFF) / 4_294_967_296
+        let passed = smoothedRTP(ssrc: ssrc, ntpSeconds: ntpSeconds, rtp: rtp)
+        if streams[ssrc] != nil { streams[ssrc]?.passedOn = (ntpSeconds, passed) }
+        return passed
+    }
+
+    private mutating func smoothedRTP(ssrc: UInt32, ntpSeconds: Double, rtp: UInt32) -> UInt32 {
         guard var stream = streams[ssrc] else {
             if streams.count < Self.maximumStreams { streams[ssrc] = Stream(firstNTP: ntpSeconds, firstRTP: rtp, lastRTP: rtp) }
             return rtp
