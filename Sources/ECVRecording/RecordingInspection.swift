@@ -102,6 +102,13 @@ public struct RecordingInspection: Sendable {
             }
             lines.append("  \(chapter.label): \(when)")
         }
+        if !report.audioVideo.isEmpty {
+            lines.append("audio/video start (audio minus video):")
+            for mapping in report.audioVideo {
+                lines.append(String(format: "  %@  video %.3f s, audio %.3f s  %+.0f ms", Self.padded(mapping.party, width), mapping.videoStart,
+                                    mapping.audioStart, mapping.startOffsetMs))
+            }
+        }
         if let stats = report.stats {
             lines.append("stats (\(stats.samples) samples" + (stats.unreadableLines > 0 ? ", \(stats.unreadableLines) unreadable lines" : "")
                          + "; min/median/max):")
@@ -113,6 +120,9 @@ public struct RecordingInspection: Sendable {
                     parts.append(String(format: "rtt %.1f/%.1f/%.1f ms", r.min * 1000, r.median * 1000, r.max * 1000))
                 }
                 if let lost = direction.packetsLost { parts.append("lost \(lost) packets") }
+                if let offset = direction.audioVideoOffsetMs {
+                    parts.append(String(format: "a/v %+.1f/%+.1f/%+.1f ms", offset.min, offset.median, offset.max))
+                }
                 lines.append("  " + parts.joined(separator: "  "))
             }
         } else {

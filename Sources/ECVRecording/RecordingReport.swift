@@ -67,6 +67,19 @@ public struct RecordingReport: Sendable, Codable {
         public var roundTripTime: Spread?
         /// Packets lost while recording (the cumulative counter's rise).
         public var packetsLost: Int?
+        /// Milliseconds, audio minus video, of when the streams were played out (and recorded)
+        /// against when the sender captured them, from its RTCP sender reports: positive when the
+        /// audio is late. ECVKit writes it for the received direction.
+        public var audioVideoOffsetMs: Spread?
+    }
+
+    /// Where one party's audio and video begin on the file's timeline.
+    public struct AudioVideoMapping: Sendable, Codable, Hashable {
+        public var party: String
+        public var videoStart: Double
+        public var audioStart: Double
+        /// Audio's first timestamp minus video's, in milliseconds.
+        public var startOffsetMs: Double { (audioStart - videoStart) * 1000 }
     }
 
     public struct StatsSummary: Sendable, Codable, Hashable {
@@ -88,6 +101,9 @@ public struct RecordingReport: Sendable, Codable {
             case cutShort = "cut short"
             /// A track with far fewer frames or packets than the recording's span needs.
             case sparse
+            /// The stats sidecar's median audio/video offset is outside ITU-R BT.1359's
+            /// detectability window (audio more than 45 ms early or 125 ms late).
+            case outOfSync = "out of sync"
         }
         public var findings: [Finding]
         /// Each finding with its details, in words.
@@ -104,6 +120,8 @@ public struct RecordingReport: Sendable, Codable {
         public static let minimumRate: [String: Double] = ["audio": 5, "video": 1]
         /// Spans shorter than this (seconds) are too short to judge a rate.
         public static let shortestSpan = 1.0
+        /// The audio/video offsets (ms, positive: audio late) a viewer does not notice (ITU-R BT.1359).
+        public static let inSync: ClosedRange<Double> = -45...125
     }
 
     public var file: String
@@ -115,6 +133,8 @@ public struct RecordingReport: Sendable, Codable {
     /// "chapters sidecar", "markers track" or "none".
     public var chaptersFrom: String
     public var stats: StatsSummary?
+    /// Each party with both audio and video: where each begins.
+    public var audioVideo: [AudioVideoMapping]
     /// Why a sidecar present next to the file could not be used.
     public var sidecarProblems: [String]
     public var gaps: [Gap]
@@ -150,6 +170,7 @@ extension RecordingReport {
         self.integrity = integrity
         readProblem = info.readProblem
         stats = statsLines.map { Self.summary($0, unreadable: unreadableStats) }
+        audioVideo = Self.mappings(tracks)
         var gaps: [Gap] = []
         for (track, report) in zip(info.tracks, tracks) where !track.isText {
             gaps += track.gaps.map { Gap(track: report.name, start: $0.start, end: $0.end, reason: .noFrames) }
@@ -207,9 +228,24 @@ extension RecordingReport {
             let lost = samples.compactMap(\.packetsLost)
             return DirectionSummary(direction: direction.rawValue, samples: samples.count, bitrate: Spread(samples.compactMap(\.bitrate)),
                                     framesPerSecond: Spread(samples.compactMap(\.fps)), roundTripTime: Spread(samples.compactMap(\.roundTripTime)),
-                                    packetsLost: lost.last.map { max(0, $0 - (lost.first ?? 0)) })
+                                    packetsLost: lost.last.map { max(0, $0 - (lost.first ?? 0)) },
+                                    audioVideoOffsetMs: Spread(samples.compactMap(\.avOffsetMs)))
         }
         return StatsSummary(samples: lines.count, unreadableLines: unreadable, directions: directions)
+    }
+
+    /// Per party with an audio and a video track that have frames, where each begins.
+    private static func mappings(_ tracks: [TrackReport]) -> [AudioVideoMapping] {
+        var seen: [String] = []
+        for track in tracks where track.kind != "text" && track.frames > 0 {
+            if let party = track.party, !seen.contains(party) { seen.append(party) }
+        }
+        return seen.compactMap { party in
+            let own = tracks.filter { $0.party == party && $0.frames > 0 }
+            guard let video = own.first(where: { $0.kind == "video" })?.firstTime,
+                  let audio = own.first(where: { $0.kind == "audio" })?.firstTime else { return nil }
+            return AudioVideoMapping(party: party, videoStart: video, audioStart: audio)
+        }
     }
 
     /// The media tracks with fewer frames or packets than the span from the first to the last
@@ -259,6 +295,13 @@ extension RecordingReport {
         if !sparse.isEmpty {
             findings.append(.sparse)
             details.append("sparse (" + sparse.joined(separator: "; ") + ")")
+        }
+        let offsets = (stats?.directions ?? []).compactMap { direction in direction.audioVideoOffsetMs.map { (direction.direction, $0.median) } }
+        let outOfSync = offsets.filter { !Verdict.inSync.contains($0.1) }
+        if !outOfSync.isEmpty {
+            findings.append(.outOfSync)
+            details.append("out of sync (" + outOfSync.map { String(format: "%@ audio %.0f ms %@ its video at the median", $0.0, abs($0.1),
+                                                                             $0.1 > 0 ? "after" : "before") }.joined(separator: "; ") + ")")
         }
         if findings.isEmpty { return Verdict(findings: [.complete], details: ["complete"]) }
         return Verdict(findings: findings, details: details)

@@ -25,6 +25,11 @@ extension PeerConnection {
         return try await stats()
     }
 
+    /// How far apart the far end's audio and video come out of the transport against when its
+    /// sender captured them, in ms (audio minus video; positive: audio late); nil until both
+    /// kinds have packets and sender reports. A recording writes it into its stats sidecar.
+    package var receivedAudioVideoOffsetMs: Double? { session?.receivedAudioVideoOffsetMs }
+
     /// SSRC → kind of every stream: the descriptions' word, overridden by what the pads carry.
     func streamKinds(of session: PeerSession) -> [UInt: MediaKind] {
         negotiation.sdpKinds.merging(session.ssrcKinds) { _, fromPads in fromPads }

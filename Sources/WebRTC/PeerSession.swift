@@ -64,6 +64,8 @@ final class PeerSession: Sendable {
     /// Keeps the bundle funnel's repeated segment events off the send path.
     private let sendSegments: SendSegmentSetup
     private let elementSetups: SessionElementSetups
+    /// Takes the jitter out of the far end's sender reports before rtpbin lines its streams up.
+    private let senderReports = SenderReportSmoothing()
     /// webrtcbin's RTP sessions and jitter buffers as they were made, for tests that watch the
     /// packets between them.
     var receivePath: (sessions: [Element], jitterBuffers: [Element]) { (rtpSessions.all, jitterBuffers.all) }
@@ -121,6 +123,7 @@ final class PeerSession: Sendable {
             handlers += try connectNegotiation(nudge: configuration.nudgesConnectivityChecks ? nudge : nil, deliver)
             handlers += try connectStates(deliver)
             handlers.append(try connectElementSetups(deliver))
+            handlers.append(try senderReports.watch(webrtc))
             handlers.append(try connectDataChannels(channels, deliver))
             handlers.append(try connectIncomingStreams(media: configuration.media, compiler: compiler, send: send, playback: playback, deliver))
             handlers.append(try connectNewTransceivers(recovery, deliver))
@@ -188,7 +191,7 @@ final class PeerSession: Sendable {
     /// key-frame request watch and its packet count.
     private func connectIncomingStreams(media: MediaConfiguration, compiler: PipelineCompiler, send: SendMedia?, playback: RemotePlayback,
                                         _ deliver: @escaping Delivery) throws(GStreamerError) -> SignalConnection {
-        let number = self.number, pipeline = self.pipeline, state = self.state
+        let number = self.number, pipeline = self.pipeline, state = self.state, senderReports = self.senderReports
         return try webrtc.onSourcePadAdded { pad in
             do throws(PeerError) {
                 let (stream, receiver, tee) = try Self.attachIncoming(pad: pad, session: number, media: media, compiler: compiler,
@@ -201,6 +204,7 @@ final class PeerSession: Sendable {
                 // Every key-frame request for this stream, whoever made it, leaves through this pad.
                 let requests = stream.kind == .video ? pad.addKeyFrameRequestProbe { deliver(number, .keyFrameWanted) } : nil
                 let counted = Self.countPackets(crossing: pad, as: MediaDirection(kind: stream.kind, sending: false), in: state)
+                senderReports.watchIncoming(pad, kind: stream.kind)
                 state.withLock { state in
                     state.countingProbes.append(counted)
                     state.incomingTees.append(IncomingRTPTee(kind: stream.kind, tee: tee))
@@ -330,6 +334,10 @@ final class PeerSession: Sendable {
     /// RTP packets so far in each direction that has been linked or has arrived.
     var packetsByDirection: [MediaDirection: UInt64] { state.value.directionCounts.mapValues(\.value) }
 
+    /// Audio minus video of the far end's streams against their capture times, in ms (see
+    /// `SenderReportSmoothing.audioVideoOffsetMs`); nil until both have packets and reports.
+    var receivedAudioVideoOffsetMs: Double? { senderReports.audioVideoOffsetMs }
+
     /// Sets the share of FEC parity packets for the video we send (no effect without FEC).
     func setVideoFECPercentage(_ percent: Int) throws(GStreamerError) {
         for transceiver in state.value.videoTransceivers where transceiver.hasProperty(TransceiverProperty.fecPercentage.name) {
@@ -397,6 +405,7 @@ final class PeerSession: Sendable {
         handshakeReplay.stop()
         connectivityNudge.stop()
         elementSetups.release()
+        senderReports.release()
         for probe in taken.countingProbes { probe.cancel() }
         for link in taken.teePads {
             if let peer = link.pad.peer { link.pad.unlink(from: peer) }

@@ -41,6 +41,7 @@ targets=(
     "log-text||Sources/ECVProtocol/LogText.swift Tests/Fuzz/LogTextFuzz.swift|"
     "der||Sources/Soup/DERReader.swift Tests/Fuzz/DERFuzz.swift|"
     "dtls||Sources/WebRTC/DTLSDatagram.swift Tests/Fuzz/DTLSFuzz.swift|"
+    "sender-report||Sources/WebRTC/SenderReportRewrite.swift Tests/Fuzz/SenderReportFuzz.swift|"
     "http-head||Sources/Soup/RequestHead.swift Tests/Fuzz/HTTPHeadFuzz.swift|http"
     "request-fields||Sources/Soup/RequestHead.swift Sources/ECVService/BearerToken.swift Tests/Fuzz/RequestFieldsFuzz.swift|"
     "origin||Sources/ECVService/PeerServer/SerializedOrigin.swift Tests/Fuzz/OriginFuzz.swift|"

@@ -179,6 +179,51 @@ import Testing
         }
     }
 
+    /// Each party's audio/video mapping: where its audio and video begin in the file, and the
+    /// stats sidecar's audio-minus-video offset against capture time, judged against ITU-R
+    /// BT.1359's window (audio up to 45 ms early, 125 ms late).
+    @Test func audioVideoMappingIsReportedAndJudged() async throws {
+        let agent = try await FakeCall(pattern: "blue")
+        let caller = try await FakeCall(pattern: "red")
+        defer { agent.stop(); caller.stop() }
+        let url = temporaryFile("mapping.mkv")
+        let recorder = try CallRecorder(url: url, tracks: TrackRole.allCases.map { RecordedTrack($0, codec: $0.kind == .video ? .vp8 : .opus) },
+                                        labels: RecordingLabels(local: "agent", remote: "caller"))
+        try await recorder.start()
+        try recorder.attach(.localVideo, to: agent.videoTee)
+        try recorder.attach(.localAudio, to: agent.audioTee)
+        try recorder.attach(.remoteVideo, to: caller.videoTee)
+        try recorder.attach(.remoteAudio, to: caller.audioTee)
+        try await waitForTracks(recorder, count: 4)
+        try await Task.sleep(for: .seconds(1))
+        _ = try await recorder.stop()
+        let stats = URL(fileURLWithPath: url.path + ".stats.ndjson")
+        func lines(_ offsets: [Double]) -> Data {
+            Data(offsets.enumerated().map { #"{"time":\#($0.offset + 1),"direction":"received","avOffsetMs":\#($0.element)}"# + "\n" }.joined().utf8)
+        }
+
+        try lines([1.5, -0.5, 0.5]).write(to: stats)
+        let inSync = try await RecordingInspection.inspect(url)
+        #expect(inSync.report.audioVideo.map(\.party) == ["agent", "caller"], "\(inSync.report.audioVideo)")
+        for mapping in inSync.report.audioVideo {
+            let tracks = inSync.report.tracks.filter { $0.party == mapping.party }
+            #expect(mapping.videoStart == tracks.first { $0.kind == "video" }?.firstTime)
+            #expect(mapping.audioStart == tracks.first { $0.kind == "audio" }?.firstTime)
+        }
+        let received = try #require(inSync.report.stats?.directions.first { $0.direction == "received" })
+        #expect(received.audioVideoOffsetMs.map { [$0.min, $0.median, $0.max] } == [-0.5, 0.5, 1.5])
+        #expect(inSync.report.verdict.isComplete, "\(inSync.report.verdict.text)")
+        #expect(inSync.text.contains("a/v -0.5/+0.5/+1.5 ms") && inSync.text.contains("audio/video start"), "\(inSync.text)")
+
+        try lines([180, 150, 210]).write(to: stats)
+        let late = try await RecordingInspection.inspect(url).report
+        #expect(late.verdict.findings == [.outOfSync], "\(late.verdict.text)")
+        #expect(late.verdict.text == "out of sync (received audio 180 ms after its video at the median)")
+        try lines([-60, -50, -70]).write(to: stats)
+        let early = try await RecordingInspection.inspect(url).report
+        #expect(early.verdict.text == "out of sync (received audio 60 ms before its video at the median)")
+    }
+
     @Test(arguments: [(RecordedCodec.vp8, RecordingFormat.webm), (.h264, .mp4)])
     func aFinalisedFileOfEachFormatIsComplete(codec: RecordedCodec, format: RecordingFormat) async throws {
         let call = try await FakeCall(video: codec)

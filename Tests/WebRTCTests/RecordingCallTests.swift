@@ -123,6 +123,12 @@ import Testing
             // the far end's loss as -1, which stays nil rather than a bogus number).
             #expect(direction == .received ? last.packetsLost != nil : last.roundTripTime != nil, "\(direction): \(last)")
         }
+        // The far end's audio against its video, from its sender reports: an ECVKit sender is in
+        // sync within a few ms (the lip-sync benchmark's figures); only the received side has it.
+        let offsets = lines.filter { $0.direction == .received }.compactMap(\.avOffsetMs)
+        print("received audio minus video against capture: \(offsets) ms")
+        #expect(!offsets.isEmpty && offsets.allSatisfy { abs($0) < 20 }, "audio minus video \(offsets) ms")
+        #expect(lines.filter { $0.direction == .sent }.allSatisfy { $0.avOffsetMs == nil })
         await pair.close()
     }
 }

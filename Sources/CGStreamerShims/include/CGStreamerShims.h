@@ -50,6 +50,18 @@ static inline void ecv_probe_info_advance_timestamps(GstPadProbeInfo *info, GstC
     }
 }
 
+// Overwrites `size` bytes at `offset` of a probed buffer (not a list) with `bytes`; the probe's
+// data is replaced with a writable copy first when shared. FALSE when the probe carries no buffer
+// or the buffer is shorter than offset + size (nothing is written then).
+static inline gboolean ecv_probe_info_patch_buffer(GstPadProbeInfo *info, gsize offset, const guint8 *bytes, gsize size) {
+    if (!(GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER)) return FALSE;
+    GstBuffer *buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+    if (gst_buffer_get_size(buffer) < offset + size) return FALSE;
+    buffer = gst_buffer_make_writable(buffer);
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    return gst_buffer_fill(buffer, offset, bytes, size) == size;
+}
+
 // GST_BUFFER_FLAG_IS_SET / SET are macros over the mini-object flags.
 static inline gboolean ecv_buffer_is_delta_unit(GstBuffer *buffer) { return GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DELTA_UNIT); }
 

@@ -17,9 +17,12 @@ package struct DirectionStats: Sendable, Hashable {
     package var roundTripTime: Double?
     /// Interarrival jitter in seconds.
     package var jitter: Double?
+    /// Audio minus video, in milliseconds, of when this direction's streams are played out
+    /// against when they were captured (from the sender reports): positive when audio is late.
+    package var audioVideoOffsetMs: Double?
 
     package init(direction: Direction, bitrate: Double? = nil, videoBitrate: Double? = nil, audioBitrate: Double? = nil,
-                packetsLost: Int? = nil, roundTripTime: Double? = nil, jitter: Double? = nil) {
+                packetsLost: Int? = nil, roundTripTime: Double? = nil, jitter: Double? = nil, audioVideoOffsetMs: Double? = nil) {
         self.direction = direction
         self.bitrate = bitrate
         self.videoBitrate = videoBitrate
@@ -27,6 +30,7 @@ package struct DirectionStats: Sendable, Hashable {
         self.packetsLost = packetsLost
         self.roundTripTime = roundTripTime
         self.jitter = jitter
+        self.audioVideoOffsetMs = audioVideoOffsetMs
     }
 }
 
@@ -49,6 +53,8 @@ package struct StatsLine: Sendable, Hashable, Codable {
     package var packetsLost: Int?
     package var roundTripTime: Double?
     package var jitter: Double?
+    /// Audio minus video against their capture times, ms (see `DirectionStats.audioVideoOffsetMs`).
+    package var avOffsetMs: Double?
 }
 
 /// Writes stats lines as they come, one `write(2)` per line so a crash leaves whole lines.
@@ -76,7 +82,8 @@ final class StatsSidecar: Sendable {
         }
         let line = StatsLine(time: RecordingMarkers.seconds(time), direction: sample.direction, bitrate: sample.bitrate,
                              videoBitrate: sample.videoBitrate, audioBitrate: sample.audioBitrate, fps: fps,
-                             packetsLost: sample.packetsLost, roundTripTime: sample.roundTripTime, jitter: sample.jitter)
+                             packetsLost: sample.packetsLost, roundTripTime: sample.roundTripTime, jitter: sample.jitter,
+                             avOffsetMs: sample.audioVideoOffsetMs.map { ($0 * 10).rounded() / 10 })
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data: Data

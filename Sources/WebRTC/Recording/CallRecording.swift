@@ -134,7 +134,8 @@ package final class CallRecording: Sendable {
                 // No stats (the peer is being rebuilt or closed): the next second tries again.
                 guard let stats = try? await peer.stats(reusingWithin: .milliseconds(1100)),
                       stats.timestamp != previous?.timestamp else { continue } // the same sample as last second: nothing new
-                for sample in Self.directionStats(stats, since: previous) {
+                let offset = await peer.receivedAudioVideoOffsetMs
+                for sample in Self.directionStats(stats, since: previous, receivedAudioVideoOffsetMs: offset) {
                     // A failed write is kept in the recorder's problems and reported in its summary.
                 _ = try? self.recorder.record(stats: sample)
                 }
@@ -144,7 +145,7 @@ package final class CallRecording: Sendable {
         tasks.withLock { $0.append(task) }
     }
 
-    static func directionStats(_ stats: PeerStats, since previous: PeerStats?) -> [DirectionStats] {
+    static func directionStats(_ stats: PeerStats, since previous: PeerStats?, receivedAudioVideoOffsetMs: Double? = nil) -> [DirectionStats] {
         let rates = previous.map { stats.bitrates(since: $0) }
         let sentLost = stats.outbound.compactMap(\.remotePacketsLost)
         let receivedLost = stats.inbound.compactMap(\.packetsLost)
@@ -155,7 +156,7 @@ package final class CallRecording: Sendable {
         let received = DirectionStats(
             direction: .received, bitrate: rates.map { $0.received.values.reduce(0, +) }, videoBitrate: rates?.received[.video],
             audioBitrate: rates?.received[.audio], packetsLost: receivedLost.isEmpty ? nil : receivedLost.reduce(0, +),
-            roundTripTime: stats.roundTripTime, jitter: stats.inbound.compactMap(\.jitter).max())
+            roundTripTime: stats.roundTripTime, jitter: stats.inbound.compactMap(\.jitter).max(), audioVideoOffsetMs: receivedAudioVideoOffsetMs)
         return [sent, received]
     }
 }
