@@ -225,12 +225,19 @@ func (call *agentCall) receive(track *webrtc.TrackRemote, receiver *webrtc.RTPRe
 	}
 }
 
+// end finishes the files first (the IVF header gets its frame count at close), and only then
+// stops counting the call as recording: the parent stops the process once nothing records.
 func (call *agentCall) end() {
 	call.lock.Lock()
 	call.ended = true
 	room := call.room
 	writers := call.writers
 	call.writers = nil
+	call.lock.Unlock()
+	for _, writer := range writers {
+		_ = writer.Close()
+	}
+	call.lock.Lock()
 	if call.recording {
 		call.recording = false
 		atomic.AddInt64(&agentCalls.recording, -1)
@@ -239,8 +246,4 @@ func (call *agentCall) end() {
 	if room != nil {
 		room.close()
 	}
-	for _, writer := range writers {
-		_ = writer.Close()
-	}
 }
-
