@@ -24,7 +24,7 @@ INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
 INTEROP_NODEPS := Tests/Interop/requirements-nodeps.txt
 
-.PHONY: deps test-deps build test demo bench fuzz sanitize clean install install-build uninstall
+.PHONY: deps test-deps bench-deps build test demo bench fuzz sanitize clean install install-build uninstall
 
 deps:
 	@missing=$$(dpkg-query -W -f='$${Status} $${Package}\n' $(DEB_PACKAGES) 2>/dev/null \
@@ -89,7 +89,21 @@ sanitize: deps
 demo: deps
 	@$(SWIFT) run ecv demo $(QUIET_PTHREAD)
 
-bench: deps
+# Benchmark-only: Go and Debian's Pion for the Pion side of `bench-call cost` (Benchmarks/pion,
+# built in GOPATH mode against /usr/share/gocode when the benchmark runs). Neither the build, the
+# tests nor the demo need them.
+BENCH_DEB_PACKAGES := golang-go golang-github-pion-webrtc.v3-dev
+
+bench-deps: deps
+	@missing=$$(for p in $(BENCH_DEB_PACKAGES); do \
+		dpkg-query -W -f='$${Status}\n' "$$p" 2>/dev/null | grep -q "ok installed" || echo "$$p"; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing benchmark-only packages:" $$missing; \
+		$(SUDO) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+
+bench: bench-deps
 	@$(SWIFT) build -c release $(QUIET_PTHREAD)
 	@Benchmarks/run.sh
 

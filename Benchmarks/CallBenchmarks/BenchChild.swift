@@ -12,8 +12,11 @@ final class BenchChild: Sendable {
     var pid: Int32 { process.processIdentifier }
     var isRunning: Bool { process.isRunning }
 
-    init(arguments: [String]) throws {
+    /// A `bench-call` child, or with `executable` another program speaking the same lines (the
+    /// Pion peer, `PionPeer`).
+    init(arguments: [String], executable: String? = nil) throws {
         process = Process()
+        let program = executable ?? CommandLine.arguments[0]
         name = arguments.first ?? ""
         // A profiler in front of one kind of child: ECV_BENCH_WRAP_COST_AGENTS or ECV_BENCH_WRAP_LOAD
         // ("valgrind --tool=callgrind …"), split at spaces.
@@ -21,9 +24,9 @@ final class BenchChild: Sendable {
         let wrapper = ProcessInfo.processInfo.environment[key]?.split(separator: " ").map(String.init) ?? []
         if let tool = wrapper.first {
             process.executableURL = URL(fileURLWithPath: tool)
-            process.arguments = Array(wrapper.dropFirst()) + [CommandLine.arguments[0]] + arguments
+            process.arguments = Array(wrapper.dropFirst()) + [program] + arguments
         } else {
-            process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+            process.executableURL = URL(fileURLWithPath: program)
             process.arguments = arguments
         }
         let output = Pipe(), commands = Pipe()
@@ -113,6 +116,18 @@ enum ProcStat {
             kinds[kind, default: 0] += cpuSeconds(statPath: "/proc/\(pid)/task/\(task)/stat")
         }
         return kinds
+    }
+
+    /// RSS, threads and descriptors summed over `pids`.
+    static func footprint(_ pids: [Int32]) -> (rss: Double, threads: Double, fds: Double) {
+        (pids.map(rssMiB).reduce(0, +), pids.map(threads).reduce(0, +), pids.map(descriptors).reduce(0, +))
+    }
+
+    /// The machine's 1-minute load average (0 when /proc has none).
+    static func loadAverage() -> Double {
+        // why: no /proc/loadavg reads as no figure, not a failed benchmark
+        guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return 0 }
+        return text.split(separator: " ").first.flatMap { Double($0) } ?? 0
     }
 
     static func rssMiB(_ pid: Int32) -> Double { status(pid, "VmRSS:") / 1024 }

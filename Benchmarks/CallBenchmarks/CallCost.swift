@@ -29,10 +29,21 @@ enum CallCostBenchmark: CallBenchmark {
         threads and descriptors at its end. Per call = (sum over bot processes − the same processes with their bots \
         logged in and no call) ÷ N. After the calls end, every recording's caller tracks are counted \
         (`RecordingInspector`): complete = at least what was sent in the window, and no more than 1 % + 2 frames \
-        short of the recording's own span.
+        short of the recording's own span. Pion beside it (`--stacks ecvkit,pion`, runs alternated): `Benchmarks/pion`, a \
+        benchmark-only Go peer on Debian's Pion 3.1.56 (default codecs and interceptors, host candidates, no jitter buffer), \
+        speaking the same agent and room protocol to the same service: its bots record with Pion's IVF/Ogg writers \
+        (save-to-disk style) or read and drop the media, against ECVKit's callers; its callers send the same clip from one \
+        pacing goroutine to ECVKit's receive-only bots (`send`: the callers' CPU, RSS, threads and descriptors per call \
+        above their ready baseline). A Pion recording is complete when its IVF holds at least the window's frames and its Ogg some audio.
         """
 
+    /// Whose peers are measured: ECVKit's (`cost-agents`, `load`) or Pion's (`PionPeer`).
+    enum Stack: String, CaseIterable {
+        case ecvkit = "ECVKit", pion = "Pion"
+    }
+
     struct Tier {
+        var stack: Stack = .ecvkit
         var mode: String
         var calls: Int
         var processes: Int
@@ -47,7 +58,8 @@ enum CallCostBenchmark: CallBenchmark {
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
         let smoke = options.has("smoke")
-        var modes: [(String, [Int])] = smoke ? [("record", [2]), ("decode", [1]), ("receive", [1])] : [("record", [50, 100, 200, 300]), ("decode", [10, 20, 40]), ("receive", [50, 100, 200])]
+        var modes: [(String, [Int])] = smoke ? [("record", [2]), ("decode", [1]), ("receive", [1]), ("send", [1])]
+            : [("record", [50, 100, 200, 300]), ("decode", [10, 20, 40]), ("receive", [50, 100, 200]), ("send", [50, 100])]
         if let only = options.values["calls"] { modes = try parseTiers(only) }
         let processCounts = try (options.values["processes"] ?? "1").split(separator: ",").map { text in
             guard let value = Int(text), (1...16).contains(value) else { throw BenchmarkError.badInput("--processes takes 1…16, got \(text)") }
@@ -56,43 +68,77 @@ enum CallCostBenchmark: CallBenchmark {
         let concurrency = try options.int("concurrency", default: LoadGenerator.defaultConcurrency, range: 1...maximumCalls)
         let jitterBufferMs = try options.values["jitter-buffer-ms"].map { _ in try options.int("jitter-buffer-ms", default: 0, range: 0...10_000) }
         let callersPerLoadProcess = try options.int("callers-per-load-process", default: Self.callersPerLoadProcess, range: 1...maximumCalls)
-        let window = smoke ? 2.0 : 8.0
+        let window = smoke ? 2.0 : try Double(options.int("window", default: 8, range: 2...120))
+        let repeats = try options.int("repeats", default: 1, range: 1...10)
+        var stacks = try (options.values["stacks"] ?? "ecvkit,pion").split(separator: ",").map { name in
+            guard let stack = Stack.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
+                throw BenchmarkError.badInput("--stacks takes ecvkit and pion, got \(name)")
+            }
+            return stack
+        }
         let work = URL(fileURLWithPath: options.values["work"] ?? NSTemporaryDirectory())
+        var pion: PionRun?
+        if stacks.contains(.pion) {
+            do {
+                pion = try await PionRun.prepare(work: work)
+            } catch {
+                // Go and Debian's Pion are benchmark-only packages (`make bench-deps`): without them the
+                // ECVKit tiers still run, and the report says the Pion columns are missing.
+                progress("cost: no Pion runs: \(error)")
+                stacks.removeAll { $0 == .pion }
+            }
+        }
         let timer = SectionTimer()
         var figures: [CallCostFigure] = []
         for (mode, counts) in modes {
             for calls in counts {
                 for processes in processCounts where processes <= calls {
-                    let tier = Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs,
-                                    callersPerLoadProcess: callersPerLoadProcess)
-                    let figure: CallCostFigure
-                    do {
-                        figure = try await measure(tier, window: window, work: work)
-                    } catch {
-                        // A tier that broke down (a child too starved to answer) is a result too; the next tier still runs.
-                        progress("cost: \(mode) ×\(calls) in \(processes) failed: \(error)")
-                        var failed = CallCostFigure(mode: modeLabel(mode), calls: calls, callsFlowing: 0,
-                                                    windowSeconds: window, cpuPercent: 0, rssMiB: 0, rssPerCallMiB: 0, cpuPercentPerCall: 0)
-                        failed.botProcesses = processes
-                        failed.failure = "\(error)"
-                        figures.append(failed)
-                        continue
+                    // Runs alternated between the stacks, so a change in the machine's load falls on both.
+                    for _ in 0..<repeats {
+                        for stack in stacks where stack == .ecvkit || pionModes.contains(mode) {
+                            var tier = Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs,
+                                            callersPerLoadProcess: callersPerLoadProcess)
+                            tier.stack = stack
+                            figures.append(await measureOrReport(tier, window: window, work: work, pion: pion))
+                        }
                     }
-                    figures.append(figure)
-                    progress(String(format: "cost: %@ ×%d in %d: bots %.1f %% CPU (%.2f/call), %.2f MiB/call, %.1f threads/call, load %.1f %%, complete %@",
-                                    mode, calls, processes, figure.cpuPercent, figure.cpuPercentPerCall, figure.rssPerCallMiB,
-                                    figure.threadsPerCall ?? 0, figure.loadCpuPercent ?? 0,
-                                    figure.recordingsComplete.map { "\($0)/\(calls)" } ?? "–"))
                 }
             }
         }
-        report.callCost = CallCostSection(method: method, figures: figures, load: timer.finish())
+        var section = CallCostSection(method: method, figures: figures, load: timer.finish())
+        section.pionComparison = PionComparison.rows(figures)
+        report.callCost = section
     }
 
     /// What each `--calls` mode's bots do with the caller's media: record it, decode it, or
     /// receive it and drop it (`receive`: webrtcbin's receive path alone, the floor under the other
-    /// two).
-    static let modes = ["record": "recording (passthrough)", "decode": "decoding", "receive": "receive only (dropped)"]
+    /// two). `send` measures the callers instead: the stack under test sends the clip, to ECVKit
+    /// receive-only bots in both stacks' runs.
+    static let modes = ["record": "recording (passthrough)", "decode": "decoding", "receive": "receive only (dropped)",
+                        "send": "sending (pre-encoded clip)"]
+    /// The modes Pion plays too (a Pion bot decodes nothing).
+    static let pionModes: Set<String> = ["record", "receive", "send"]
+
+    private static func measureOrReport(_ tier: Tier, window: Double, work: URL, pion: PionRun?) async -> CallCostFigure {
+        let name = "\(tier.stack.rawValue) \(tier.mode) ×\(tier.calls) in \(tier.processes)"
+        do {
+            let figure = try await measure(tier, window: window, work: work, pion: pion)
+            let (cpu, rss, threads) = figure.subjectPerCall
+            progress(String(format: "cost: %@: %.2f %% CPU/call, %.2f MiB/call, %.1f threads/call (bots %.1f %%, load %.1f %%, load average %.1f), complete %@",
+                            name, cpu, rss, threads, figure.cpuPercent, figure.loadCpuPercent ?? 0, figure.loadAverage ?? 0,
+                            figure.recordingsComplete.map { "\($0)/\(tier.calls)" } ?? "–"))
+            return figure
+        } catch {
+            // A tier that broke down (a child too starved to answer) is a result too; the next tier still runs.
+            progress("cost: \(name) failed: \(error)")
+            var failed = CallCostFigure(mode: modeLabel(tier.mode), calls: tier.calls, callsFlowing: 0,
+                                        windowSeconds: window, cpuPercent: 0, rssMiB: 0, rssPerCallMiB: 0, cpuPercentPerCall: 0)
+            failed.botProcesses = tier.processes
+            failed.stack = tier.stack.rawValue
+            failed.failure = "\(error)"
+            return failed
+        }
+    }
 
     static func modeLabel(_ mode: String) -> String { modes[mode] ?? mode }
 
@@ -101,7 +147,7 @@ enum CallCostBenchmark: CallBenchmark {
         try text.split(separator: ";").map { tier in
             let parts = tier.split(separator: "=")
             guard parts.count == 2, modes[String(parts[0])] != nil else {
-                throw BenchmarkError.badInput("--calls wants mode=N,N;mode=N with mode record, decode or receive, got \(tier)")
+                throw BenchmarkError.badInput("--calls wants mode=N,N;mode=N with mode record, decode, receive or send, got \(tier)")
             }
             let counts = try parts[1].split(separator: ",").map { count in
                 guard let value = Int(count), (1...maximumCalls).contains(value) else { throw BenchmarkError.badInput("--calls: \(count) is not 1…\(maximumCalls)") }
@@ -111,9 +157,13 @@ enum CallCostBenchmark: CallBenchmark {
         }
     }
 
-    static func measure(_ tier: Tier, window: Double, work: URL) async throws -> CallCostFigure {
+    static func measure(_ tier: Tier, window: Double, work: URL, pion: PionRun?) async throws -> CallCostFigure {
         let (service, base) = try await CallSetupBenchmark.startService()
-        let recordings = work.appendingPathComponent("cost-\(tier.mode)-\(tier.calls)x\(tier.processes)")
+        let recordings = work.appendingPathComponent("cost-\(tier.stack.rawValue)-\(tier.mode)-\(tier.calls)x\(tier.processes)")
+        let sending = tier.mode == "send"
+        // Pion bots for Pion's record and receive runs; ECVKit's receive-only bots answer both stacks' senders.
+        let pionBots = tier.stack == .pion && !sending, pionCallers = tier.stack == .pion && sending
+        if tier.stack == .pion && pion == nil { throw BenchmarkError.badInput("the Pion peer was not built") }
         try? FileManager.default.removeItem(at: recordings) // why: a previous run's files, if any
         try FileManager.default.createDirectory(at: recordings, withIntermediateDirectories: true)
         var bots: [BenchChild] = []
@@ -121,8 +171,9 @@ enum CallCostBenchmark: CallBenchmark {
         for index in 0..<tier.processes {
             let share = tier.calls / tier.processes + (index < tier.calls % tier.processes ? 1 : 0)
             bots.append(try BenchChild(arguments: ["cost-agents", "--service-url", base, "--bots", String(share), "--first", String(bots.count * 1000),
-                                                   "--mode", tier.mode, "--dir", recordings.path]
-                                                   + (tier.jitterBufferMs.map { ["--jitter-buffer-ms", String($0)] } ?? [])))
+                                                   "--mode", sending ? "receive" : tier.mode, "--dir", recordings.path]
+                                                   + (tier.jitterBufferMs.map { ["--jitter-buffer-ms", String($0)] } ?? []),
+                                       executable: pionBots ? pion?.executable : nil))
         }
         for child in bots { try await child.waitFor("ready", timeout: .seconds(120)) }
         // Callers are separate devices: one load process per `callersPerLoadProcess` calls, so no
@@ -133,13 +184,16 @@ enum CallCostBenchmark: CallBenchmark {
         for index in 0..<loadProcesses {
             let share = tier.calls / loadProcesses + (index < tier.calls % loadProcesses ? 1 : 0)
             loads.append(try BenchChild(arguments: ["load", "--service-url", base, "--calls", String(share),
-                                                    "--concurrency", String(max(1, tier.concurrency / loadProcesses))]))
+                                                    "--concurrency", String(max(1, tier.concurrency / loadProcesses))]
+                                                    + (pionCallers ? ["--clip", pion?.clip.path ?? ""] : []),
+                                        executable: pionCallers ? pion?.executable : nil))
         }
         for child in loads { try await child.waitFor("ready", timeout: .seconds(120)) }
         try await Task.sleep(for: .seconds(1))
         let pids = bots.map(\.pid)
         let baseline = (rss: pids.map(ProcStat.rssMiB).reduce(0, +), threads: pids.map(ProcStat.threads).reduce(0, +),
                         fds: pids.map(ProcStat.descriptors).reduce(0, +))
+        let loadBaseline = ProcStat.footprint(loads.map(\.pid))
         for child in loads { child.send("dial") }
         let callersConnected = { loads.map { $0.status["connected"] ?? 0 }.reduce(0, +) }
         let recording = tier.mode == "record"
@@ -161,12 +215,14 @@ enum CallCostBenchmark: CallBenchmark {
         let loadPids = loads.map(\.pid)
         let cpu = { (pids.map(ProcStat.cpuSeconds).reduce(0, +), loadPids.map(ProcStat.cpuSeconds).reduce(0, +), ProcStat.cpuSeconds(getpid())) }
         let threadsBefore = (bots: pids.map(ProcStat.cpuSecondsByThread), load: loadPids.map(ProcStat.cpuSecondsByThread))
+        let loadAverage = ProcStat.loadAverage()
         let before = cpu()
         try await Task.sleep(for: .seconds(window))
         let after = cpu()
         let threadsAfter = (bots: pids.map(ProcStat.cpuSecondsByThread), load: loadPids.map(ProcStat.cpuSecondsByThread))
         let rss = pids.map(ProcStat.rssMiB).reduce(0, +), threads = pids.map(ProcStat.threads).reduce(0, +)
         let fds = pids.map(ProcStat.descriptors).reduce(0, +)
+        let loadFootprint = ProcStat.footprint(loadPids)
         let flowing = min(flowingBefore, bots.map { $0.status["connected"] ?? 0 }.reduce(0, +))
         progress("cost: window end: " + lastStatus(loads: loads, bots: bots))
         for child in loads { child.send("hangup") }
@@ -185,7 +241,12 @@ enum CallCostBenchmark: CallBenchmark {
                                     rssPerCallMiB: max(0, rss - baseline.rss) / Double(tier.calls),
                                     cpuPercentPerCall: (after.0 - before.0) / window * 100 / Double(tier.calls))
         figure.botProcesses = tier.processes
+        figure.stack = tier.stack.rawValue
+        figure.loadAverage = loadAverage
         figure.loadCpuPercent = (after.1 - before.1) / window * 100
+        figure.loadRssPerCallMiB = max(0, loadFootprint.rss - loadBaseline.rss) / Double(tier.calls)
+        figure.loadThreadsPerCall = (loadFootprint.threads - loadBaseline.threads) / Double(tier.calls)
+        figure.loadFdsPerCall = (loadFootprint.fds - loadBaseline.fds) / Double(tier.calls)
         figure.serviceCpuPercent = (after.2 - before.2) / window * 100
         figure.threadsPerCall = (threads - baseline.threads) / Double(tier.calls)
         figure.fdsPerCall = (fds - baseline.fds) / Double(tier.calls)
@@ -204,7 +265,7 @@ enum CallCostBenchmark: CallBenchmark {
             children.map { $0.last("connected ")?.split(separator: " ").last.map(String.init) ?? "–" }.joined(separator: " ")
         }
         figure.mainLoopWait = "callers " + waits(loads) + ", bots " + waits(bots)
-        if recording {
+        if recording && !pionBots {
             let decoder = JSONDecoder()
             func merged(_ lines: [String]) throws -> [String: ClipPlayer.Counts] {
                 try lines.reduce(into: [:]) { $0.merge(try decoder.decode([String: ClipPlayer.Counts].self, from: Data($1.utf8))) { first, _ in first } }
@@ -219,9 +280,26 @@ enum CallCostBenchmark: CallBenchmark {
             figure.framesMissing = count.framesMissing
             for problem in count.problems { progress("cost: incomplete: \(problem)") }
         }
+        if recording && pionBots { (figure.recordingsChecked, figure.recordingsComplete) = pionRecordings(recordings, window: window) }
         try? FileManager.default.removeItem(at: recordings) // why: scratch files; a leftover is harmless
         return figure
     }
+}
+
+/// Pion's recordings (an IVF and an Ogg file per call): how many there are, and how many hold at
+/// least the window's video frames (the IVF header's frame count, written at close) and some audio.
+private func pionRecordings(_ directory: URL, window: Double) -> (Int, Int) {
+    // why: no directory holds no recordings
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+    let videos = names.filter { $0.hasSuffix(".ivf") }
+    let complete = videos.filter { name in
+        let video = directory.appendingPathComponent(name), audio = video.deletingPathExtension().appendingPathExtension("ogg")
+        guard let header = FileManager.default.contents(atPath: video.path), header.count >= 32,
+              let audioSize = (try? FileManager.default.attributesOfItem(atPath: audio.path))?[.size] as? Int else { return false } // why: a missing file is an incomplete recording
+        let frames = header[24..<28].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
+        return Double(frames) >= window * Double(CallCostBenchmark.callSize.fps) && audioSize > 4096
+    }
+    return (videos.count, complete.count)
 }
 
 /// The children's last status lines (calls connected, recording, main-loop wait p50/max ms), for the log.

@@ -10,7 +10,7 @@ let usage = """
     usage: bench-call g2g [--smoke] [--frames N] [--codecs vp8,vp9,h264] [--jitter-buffers 100,20] [--one-way]
                           [--results DIR] [--work DIR] [--fragment FILE] [--no-publish]
            bench-call setup [--smoke]    call setup time over 20 calls (3 with --smoke)
-           bench-call cost [--smoke] [--calls record=N,N;decode=N] [--processes K,K] [--concurrency N] [--jitter-buffer-ms MS] [--callers-per-load-process N]
+           bench-call cost [--smoke] [--calls record=N,N;decode=N;receive=N;send=N] [--processes K,K] [--stacks ecvkit,pion] [--repeats N] [--window S] [--concurrency N] [--jitter-buffer-ms MS] [--callers-per-load-process N]
                                          CPU, memory, threads and complete recordings of 50, 100, 200, 300 recording and
                                          10, 20, 40 decoding agent calls, the bots in K processes (default 1)
            bench-call load --service-url URL --calls N [--codecs vp8|h264]
@@ -87,7 +87,7 @@ func main() async -> Int32 {
         let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
                                   valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls",
                                           "processes", "first", "repeats", "conditions", "python", "stacks", "senders", "concurrency",
-                                          "jitter-buffer-ms", "callers-per-load-process"])
+                                          "jitter-buffer-ms", "callers-per-load-process", "window"])
         switch command {
         case NetworkBenchmark.name:
             try GStreamerRuntime.ensureInitialized()

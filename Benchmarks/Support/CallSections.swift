@@ -39,6 +39,8 @@ package struct CallSetupStep: Codable, Sendable {
 package struct CallCostSection: Codable, Sendable {
     package var method: String
     package var figures: [CallCostFigure]
+    /// ECVKit ÷ Pion per mode and call count (nil when no Pion run was made).
+    package var pionComparison: [PionComparison]?
     package var load: LoadWindow?
 
     package init(method: String, figures: [CallCostFigure], load: LoadWindow?) {
@@ -88,6 +90,25 @@ package struct CallCostFigure: Codable, Sendable {
     package var mainLoopWait: String?
     /// Why the tier gave no figures (a child too starved to answer in time); nil when measured.
     package var failure: String?
+    /// Whose peers were measured: "ECVKit" (nil in runs before Pion joined) or "Pion".
+    package var stack: String?
+    /// The machine's 1-minute load average when the window started.
+    package var loadAverage: Double?
+    /// The load generator's RSS, threads and descriptors above its ready baseline, per call (the
+    /// figures of a sending tier).
+    package var loadRssPerCallMiB: Double?
+    package var loadThreadsPerCall: Double?
+    package var loadFdsPerCall: Double?
+
+    /// The side a tier measures, per call (CPU %, RSS MiB, threads, fds): the callers when sending,
+    /// else the bots.
+    package var subjectPerCall: (cpu: Double, rss: Double, threads: Double) {
+        mode.hasPrefix("sending")
+            ? ((loadCpuPercent ?? 0) / Double(max(1, calls)), loadRssPerCallMiB ?? 0, loadThreadsPerCall ?? 0)
+            : (cpuPercentPerCall, rssPerCallMiB, threadsPerCall ?? 0)
+    }
+
+    package var subjectFdsPerCall: Double { mode.hasPrefix("sending") ? loadFdsPerCall ?? 0 : fdsPerCall ?? 0 }
 
     package init(mode: String, calls: Int, callsFlowing: Int, windowSeconds: Double, cpuPercent: Double, rssMiB: Double,
                 rssPerCallMiB: Double, cpuPercentPerCall: Double) {
@@ -122,21 +143,22 @@ extension MarkdownReport {
 
     static func callCostTable(_ section: CallCostSection) -> [String] {
         var lines = ["## Cost of a call (agent bots; the load generator apart)", "", section.method, "",
-                     "| mode | calls | bot processes | flowing | complete recordings | bots CPU % (of one core) | CPU %/call | RSS MiB | RSS MiB/call "
+                     "| stack | mode | calls | bot processes | flowing | complete recordings | bots CPU % (of one core) | CPU %/call | RSS MiB | RSS MiB/call "
                         + "| threads/call | fds/call | load generator CPU % (processes) | service CPU % |",
-                     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+                     "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
         func optional(_ value: Double?, _ digits: Int) -> String { value.map { number($0, digits) } ?? "–" }
         for figure in section.figures {
             if let failure = figure.failure {
-                lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | failed: \(failure) | | | | | | | | | |")
+                lines.append("| \(figure.stack ?? "ECVKit") | \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | failed: \(failure) | | | | | | | | | |")
                 continue
             }
             let complete = figure.recordingsComplete.map { "\($0)/\(figure.recordingsChecked ?? 0)" } ?? "–"
-            lines.append("| \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | \(figure.callsFlowing) | \(complete) | "
+            lines.append("| \(figure.stack ?? "ECVKit") | \(figure.mode) | \(figure.calls) | \(figure.botProcesses ?? 1) | \(figure.callsFlowing) | \(complete) | "
                 + "\(number(figure.cpuPercent, 1)) | \(number(figure.cpuPercentPerCall, 2)) | \(number(figure.rssMiB, 0)) | "
                 + "\(number(figure.rssPerCallMiB, 2)) | \(optional(figure.threadsPerCall, 1)) | \(optional(figure.fdsPerCall, 1)) | "
                 + "\(optional(figure.loadCpuPercent, 1)) (\(figure.loadProcesses ?? 1)) | \(optional(figure.serviceCpuPercent, 1)) |")
         }
+        if let comparison = section.pionComparison { lines += [""] + pionComparisonTable(comparison) }
         let counted = section.figures.filter { $0.framesSent != nil }
         if !counted.isEmpty {
             lines += ["", "Frames per tier (video + audio): sent over the whole calls / in the recordings / missing inside the recordings' spans: "
@@ -151,7 +173,7 @@ extension MarkdownReport {
                     .map { "`\($0.key)` \(number($0.value, 2))" }.joined(separator: ", ")
             }
             for figure in threaded {
-                lines.append("- \(figure.mode) \(figure.calls)×\(figure.botProcesses ?? 1): bots \(top(figure.botCpuByThread)); "
+                lines.append("- \(figure.stack ?? "ECVKit") \(figure.mode) \(figure.calls)×\(figure.botProcesses ?? 1): bots \(top(figure.botCpuByThread)); "
                     + "load generator \(top(figure.loadCpuByThread))" + (figure.mainLoopWait.map { "; main-loop wait \($0)" } ?? ""))
             }
         }

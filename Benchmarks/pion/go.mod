@@ -1,0 +1,3 @@
+module pionbench
+
+go 1.19
