@@ -2,6 +2,9 @@
 ///
 /// GStreamer 1.22 has no congestion controller (webrtcsink's lives in Rust), so this is ours, in
 /// the spirit of libwebrtc's loss-based controller with a delay guard:
+/// - it starts low (`defaultStartKbps`, libwebrtc's start rate) and probes up, as libwebrtc
+///   does: a sender that starts at the maximum and cuts on loss overflows a narrow path at
+///   once (a 500 kbit/s cap with a 1.5 Mbit/s maximum froze the far end's picture 1.75 s);
 /// - loss under 2 %: the path has room; the target grows 8 % a second, up to the maximum, but
 ///   only 1 % a second within 15 % of the rate where the path last overflowed (for 15 s after),
 ///   so it does not run into the same wall again and again;
@@ -10,8 +13,9 @@
 ///   little under it) at once, so one report fixes a hard cap; the loss window then starts
 ///   again, and while the encoder comes down the target stays near what arrives;
 /// - in between: hold;
-/// - round-trip time 150 ms above the smallest seen in the last 10 s: a queue is building in
-///   front of a bottleneck before it drops anything (a token bucket); back off 15 %.
+/// - round-trip time `queueingMargin` above the smallest seen in the last 10 s: a queue is
+///   building in front of a bottleneck before it drops anything (a token bucket); back off 15 %,
+///   and the rate sent then is a wall the probe creeps toward, as after an overflow.
 /// A pure state machine over `Report`s with their own time, so tests drive it with any clock.
 public struct BandwidthEstimator: Sendable {
     public struct Settings: Sendable, Equatable {
@@ -20,10 +24,11 @@ public struct BandwidthEstimator: Sendable {
         public var startKbps: Int
         public var lowRateFloorKbps: Int
 
+        /// `startKbps` nil: `BandwidthEstimator.defaultStartKbps`; always within min…max.
         public init(minKbps: Int, maxKbps: Int, startKbps: Int? = nil, lowRateFloorKbps: Int) {
             self.minKbps = max(1, min(minKbps, maxKbps))
             self.maxKbps = max(1, maxKbps)
-            self.startKbps = min(self.maxKbps, max(self.minKbps, startKbps ?? maxKbps))
+            self.startKbps = min(self.maxKbps, max(self.minKbps, startKbps ?? BandwidthEstimator.defaultStartKbps))
             self.lowRateFloorKbps = lowRateFloorKbps
         }
     }
@@ -94,6 +99,16 @@ public struct BandwidthEstimator: Sendable {
             self.nacks = nacks
         }
     }
+
+    /// Where a call's rate starts, kbit/s, audio included: libwebrtc's default start bitrate
+    /// (`kDefaultStartBitrateBps`, 300 kbit/s). A path narrower than that is found by the first
+    /// loss report; a wider one by the probe (8 % a second).
+    public static let defaultStartKbps = 300
+
+    /// How far over the smallest recent round trip counts as a queue building: 50 ms, plus a
+    /// quarter of that floor on long paths (their round trips wobble more), at most 150 ms. A
+    /// token bucket's queue (the lab's `tbf` holds 100 ms) must read as one before it overflows.
+    static func queueingMargin(floor: Double) -> Double { min(0.150, 0.030 + floor / 4) }
 
     /// Loss is measured over at least this long: receiver reports come every 0.1–1 s, so a
     /// shorter window often holds none and reads a loss of zero.
@@ -171,18 +186,19 @@ public struct BandwidthEstimator: Sendable {
             // The wall is the lowest rate that overflowed within `congestionMemory`: one interval's
             // send rate jumps with a key frame, and a wall taken from such a peak let the probe climb
             // straight back into the overflow (a 1.7 s freeze under a 500 kbit/s cap, video at 492).
-            if delivered > 0 {
-                let recent = congestion.flatMap { report.time - $0.time <= Self.congestionMemory ? $0.kbps : nil }
-                congestion = (min(delivered, recent ?? delivered), report.time)
-            }
+            noteWall(at: delivered, time: report.time)
             reason = "loss"
             lastChange = report.time
             // The loss so far is answered: the next cut waits for loss of packets sent after this one.
             history = [report]
-        } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt, above: 0.150),
+        } else if let rtt = report.roundTripTime, rtt > 0, isQueueing(rtt: rtt),
                   report.time - (lastChange ?? -.infinity) > max(0.5, rtt) {
-            target *= 0.85
+            // Under what arrives at the far end, when its feedback says: the queue then drains.
+            let farEnd = report.transportPackets?.arrivalKbps(whenWeSend: sentKbps)
+            target = min(target * 0.85, farEnd.map { $0 * 0.9 } ?? .infinity)
             estimate = min(estimate, sentKbps)
+            // What we sent filled the queue: the probe creeps back toward it, not 8 % a second.
+            noteWall(at: sentKbps, time: report.time)
             reason = "delay"
             lastChange = report.time
         } else if loss < 0.02 {
@@ -260,10 +276,18 @@ public struct BandwidthEstimator: Sendable {
         return factor * (1 + 0.08 * left)
     }
 
-    /// True when `rtt` is `margin` seconds above the smallest round trip of the last 10 s.
-    private func isQueueing(rtt: Double, above margin: Double) -> Bool {
+    /// The path overflowed (or queued) at `kbps`: the wall is the lowest such rate within
+    /// `congestionMemory`.
+    private mutating func noteWall(at kbps: Double, time: Double) {
+        guard kbps > 0 else { return }
+        let recent = congestion.flatMap { time - $0.time <= Self.congestionMemory ? $0.kbps : nil }
+        congestion = (min(kbps, recent ?? kbps), time)
+    }
+
+    /// True when `rtt` is `queueingMargin` above the smallest round trip of the last 10 s.
+    private func isQueueing(rtt: Double) -> Bool {
         guard let floor = rttWindow.map(\.rtt).min() else { return false }
-        return rtt > floor + margin
+        return rtt > floor + Self.queueingMargin(floor: floor)
     }
 
     private mutating func noteRTT(_ rtt: Double, at time: Double) {

@@ -80,18 +80,38 @@ extension PeerConnection {
         }
     }
 
-    func adaptBandwidth(to stats: PeerStats, session: PeerSession) {
+    /// The send graph's encoder, when bandwidth adaptation drives it (pre-encoded video has no
+    /// encoder whose rate could follow the estimate).
+    private var adaptedMedia: SendMedia? {
         let parameters = configuration.media.parameters
-        // Pre-encoded video has no encoder whose rate could follow the estimate.
-        guard parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, let media, media.graph.videoBitrate != nil else { return }
-        guard stats.outbound.contains(where: { $0.kind == .video }) else { return }
-        if adaptation.bandwidth == nil {
-            let ceiling = (media.videoBitrateKbps ?? parameters.effectiveVideoMaxBitrateKbps) + Self.audioAllowanceKbps
-            adaptation.bandwidth = BandwidthEstimator(
-                settings: .init(minKbps: parameters.lossRecovery.minVideoBitrateKbps + Self.audioAllowanceKbps, maxKbps: ceiling,
-                                lowRateFloorKbps: parameters.lossRecovery.lowRateFloorKbps + Self.audioAllowanceKbps),
-                frameRate: parameters.effectiveVideoFps)
+        guard parameters.lossRecovery.bandwidthAdaptation, parameters.videoCallEnabled, let media, media.graph.videoBitrate != nil else { return nil }
+        return media
+    }
+
+    /// Starts the rate control before the first frame is encoded, with the encoder at the
+    /// estimator's start rate: the configured bitrate is the ceiling it probes up to, not where
+    /// it begins (see `BandwidthEstimator`). Once per peer; a rebuilt session keeps the rate.
+    func startBandwidthAdaptation() {
+        guard adaptation.bandwidth == nil, let media = adaptedMedia else { return }
+        let parameters = configuration.media.parameters
+        let ceiling = (media.videoBitrateKbps ?? parameters.effectiveVideoMaxBitrateKbps) + Self.audioAllowanceKbps
+        let estimator = BandwidthEstimator(
+            settings: .init(minKbps: parameters.lossRecovery.minVideoBitrateKbps + Self.audioAllowanceKbps, maxKbps: ceiling,
+                            lowRateFloorKbps: parameters.lossRecovery.lowRateFloorKbps + Self.audioAllowanceKbps),
+            frameRate: parameters.effectiveVideoFps)
+        // Not yet `appliedBandwidth`: the first decision applies every control, Opus's loss too.
+        adaptation.bandwidth = estimator
+        do throws(MediaRuntimeError) {
+            try media.setVideoBitrate(kbps: Self.videoKbps(for: estimator.decision), requestKeyFrame: false)
+        } catch {
+            emit(.error("bandwidth adaptation: cannot set the start rate: \(error)"))
         }
+    }
+
+    func adaptBandwidth(to stats: PeerStats, session: PeerSession) {
+        guard let media = adaptedMedia else { return }
+        guard stats.outbound.contains(where: { $0.kind == .video }) else { return }
+        startBandwidthAdaptation()
         // Every stream shares the one bundled transport, so the path's loss and delay are whatever
         // any report says: transport-wide feedback when the far end sends it (its rates count only
         // the packets that carry the sequence number, which webrtcbin's RED encoder drops from
@@ -122,6 +142,12 @@ extension PeerConnection {
     /// (Opus voice at its default rate plus headroom).
     static let audioAllowanceKbps = 80
 
+    /// The video encoder's share of a decision's target: audio's allowance off, and the parity
+    /// packets ride in the same budget as the picture.
+    static func videoKbps(for decision: BandwidthEstimator.Decision) -> Int {
+        max(1, max(1, decision.targetKbps - audioAllowanceKbps) * 100 / (100 + decision.fecPercentage))
+    }
+
     /// Applies what changed since the last decision: each control reconfigures something (a new
     /// frame rate restarts the encoder), so an unchanged one is left alone.
     private func apply(_ decision: BandwidthEstimator.Decision, media: SendMedia, session: PeerSession) {
@@ -130,9 +156,7 @@ extension PeerConnection {
         session.retransmissions.follow(targetKbps: decision.targetKbps)
         do throws(MediaRuntimeError) {
             if decision.targetKbps != previous?.targetKbps || decision.fecPercentage != previous?.fecPercentage {
-                // The parity packets ride in the same budget as the picture.
-                let videoKbps = max(1, decision.targetKbps - Self.audioAllowanceKbps) * 100 / (100 + decision.fecPercentage)
-                try media.setVideoBitrate(kbps: max(1, videoKbps), requestKeyFrame: false)
+                try media.setVideoBitrate(kbps: Self.videoKbps(for: decision), requestKeyFrame: false)
             }
             if decision.maxFrameRate != (previous?.maxFrameRate ?? nil) { try media.setMaxVideoFrameRate(decision.maxFrameRate) }
             if decision.fecPercentage != previous?.fecPercentage, configuration.media.parameters.lossRecovery.forwardErrorCorrection {

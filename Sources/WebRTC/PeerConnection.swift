@@ -81,6 +81,7 @@ package actor PeerConnection {
         let pipeline = Pipeline(name: "peer")
         sendSide.pipeline = pipeline
         try buildSendSide(into: pipeline)
+        startBandwidthAdaptation()
         // The offerer announces transport-cc; an answerer uses the id of the offer it gets.
         if role == .offerer, configuration.media.parameters.lossRecovery.bandwidthAdaptation {
             do throws(MediaRuntimeError) { try media?.setTransportWideCC(id: LossRecoverySetup.offeredTransportWideCCID) } catch {

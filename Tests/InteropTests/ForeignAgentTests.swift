@@ -16,7 +16,8 @@ extension InteropTests {
     @Suite("Interop: an ECVKit caller meets a foreign agent-side peer", .serialized)
     struct ForeignAgentTests {
         @Test(.enabled(if: InteropEnvironment.hasChromium, Comment(rawValue: InteropEnvironment.missingChromium)),
-              arguments: InteropCell.all(.chromium, role: .agent) + InteropCell.mixedPreferences(.chromium, role: .agent))
+              arguments: InteropCell.all(.chromium, role: .agent) + InteropCell.mixedPreferences(.chromium, role: .agent)
+                  + InteropCell.forwardErrorCorrection(role: .agent))
         func chromium(_ cell: InteropCell) async throws { try await Self.play(cell) }
 
         @Test(.enabled(if: InteropEnvironment.hasVenv, Comment(rawValue: InteropEnvironment.missingVenv)),
@@ -36,8 +37,9 @@ extension InteropTests {
             var foreign: ForeignPeer?
             do {
                 _ = try await log.wait(for: .AgentConnected, room)
-                let connection = try #require(call.connect(parameters: ConnectParameters(
-                    videoWidth: 640, videoHeight: 480, videoCodec: cell.ecvkitPreference, noAudioProcessing: true)))
+                var parameters = ConnectParameters(videoWidth: 640, videoHeight: 480, videoCodec: cell.ecvkitPreference, noAudioProcessing: true)
+                if cell.fec { parameters.lossRecovery.forwardErrorCorrection = true }
+                let connection = try #require(call.connect(parameters: parameters))
                 let renderer = CountingRenderer()
                 connection.remoteVideoRenderer = renderer
                 let sends = [(1.0, "HOLD|\(room)"), (1.6, "PICKUP|\(room)"), (2.2, "FLASH_ON"), (2.8, "TAKE_PHOTO_ON")]
@@ -92,6 +94,7 @@ extension InteropTests {
                     problems.append("the foreign agent received \(summary.received), missing \(expectedTexts.filter { !textsSeen.contains($0) })")
                 }
 
+                problems += cell.fecProblems(localSDP: summary.sdp["local"] ?? [], remoteSDP: summary.sdp["remote"] ?? [])
                 problems += try await report.checkRecording(recorded)
                 report.conclude(problems, progress: foreign.progress)
             } catch {

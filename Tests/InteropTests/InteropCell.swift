@@ -27,10 +27,13 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
     /// The foreign peer may use `codec` only (Chromium: `setCodecPreferences` with that codec and
     /// RTX alone), so ECVKit must fall back to it whoever offers.
     var foreignOnly = false
+    /// ECVKit's side protects its video with RED/ULPFEC (`LossRecovery.forwardErrorCorrection`),
+    /// which Chromium offers and accepts.
+    var fec = false
 
     var name: String {
         "\(peer.rawValue)/\(role == .caller ? "caller" : "agent-side")/\(foreignOffers ? "offerer" : "answerer")/\(codec)"
-            + (foreignOnly ? "-only" : "") + (ecvkitCodec.map { "/ecvkit=\($0)" } ?? "")
+            + (foreignOnly ? "-only" : "") + (ecvkitCodec.map { "/ecvkit=\($0)" } ?? "") + (fec ? "/fec" : "")
             + (label == "textchannel" ? "" : "/label=\(label)")
     }
 
@@ -58,6 +61,39 @@ struct InteropCell: Sendable, CustomTestStringConvertible {
         }
     }
     var testDescription: String { name }
+
+    /// ECVKit with video FEC against Chromium, which offers RED/ULPFEC (ECVKit answers) and answers
+    /// ECVKit's.
+    static func forwardErrorCorrection(role: Role) -> [InteropCell] {
+        [true, false].map { InteropCell(peer: .chromium, role: role, foreignOffers: $0, codec: "VP8", fec: true) }
+    }
+
+    /// `rtpmap` payload types per encoding name ("red", "ulpfec", "VP8") in one SDP digest's video section.
+    static func videoPayloadTypes(_ lines: [String]) -> [String: Set<Int>] {
+        var types: [String: Set<Int>] = [:]
+        var inVideo = false
+        for line in lines {
+            if line.hasPrefix("m=") { inVideo = line.hasPrefix("m=video") }
+            guard inVideo, line.hasPrefix("a=rtpmap:") else { continue }
+            let fields = line.dropFirst("a=rtpmap:".count).split(separator: " ")
+            guard fields.count == 2, let type = Int(fields[0]), let name = fields[1].split(separator: "/").first else { continue }
+            types[String(name), default: []].insert(type)
+        }
+        return types
+    }
+
+    /// What is wrong with the FEC the two ends agreed on, as the foreign peer's digests show it:
+    /// the answer must carry `red` and `ulpfec` under payload types the offer gave them.
+    func fecProblems(localSDP: [String], remoteSDP: [String]) -> [String] {
+        guard fec else { return [] }
+        // The foreign peer's local description is the offer when it offers.
+        let (offer, answer) = foreignOffers ? (localSDP, remoteSDP) : (remoteSDP, localSDP)
+        let offered = Self.videoPayloadTypes(offer), answered = Self.videoPayloadTypes(answer)
+        return ["red", "ulpfec"].compactMap { name in
+            guard let types = answered[name], !types.isEmpty else { return "the answer has no \(name) for video: \(answer)" }
+            return types.isSubset(of: offered[name] ?? []) ? nil : "the answer's \(name) \(types) is not the offer's \(offered[name] ?? [])"
+        }
+    }
 
     /// Seconds of media the foreign peer plays after its text channel opened: enough for the
     /// scripted commands, short enough for the whole matrix to run in a few minutes on two cores.

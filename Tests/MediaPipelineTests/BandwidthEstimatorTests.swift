@@ -8,7 +8,7 @@ struct BandwidthEstimatorTests {
 
     @Test("heavy loss drops the target to what got through, at once, and the rate is then held near it")
     func lossCutsToTheDeliveredRate() {
-        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1500, lowRateFloorKbps: 200), frameRate: 30)
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1500, startKbps: 1500, lowRateFloorKbps: 200), frameRate: 30)
         #expect(estimator.update(report(0, kbpsSoFar: 0)) == nil)
         // 1500 kbit/s sent over 1 s, 60 % of the packets lost.
         let cut = estimator.update(report(1, kbpsSoFar: 187_500, sent: 100, lost: 60))
@@ -24,7 +24,7 @@ struct BandwidthEstimatorTests {
     /// loss, and each cut again (to 250–280 in the lab, 140 before resends were budgeted).
     @Test("loss while the encoder comes down to a cut stays near what the far end saw arrive", arguments: [true, false])
     func cutsStayNearTheFarEndsRate(farEndKnown: Bool) {
-        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1580, lowRateFloorKbps: 200), frameRate: 30)
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1580, startKbps: 1580, lowRateFloorKbps: 200), frameRate: 30)
         var bytes: UInt64 = 0, time = 0.0
         _ = estimator.update(.init(time: time, bytesSent: bytes, reported: [:], roundTripTime: 0.01))
         // The encoder's output over each half second, slowly following the cuts; half of it lost.
@@ -58,11 +58,62 @@ struct BandwidthEstimatorTests {
 
     @Test("a queue building in front of a bottleneck backs off before anything is lost")
     func delayBacksOff() {
-        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1000, lowRateFloorKbps: 200), frameRate: 30)
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1000, startKbps: 1000, lowRateFloorKbps: 200), frameRate: 30)
         _ = estimator.update(report(0, kbpsSoFar: 0, rtt: 0.01))
         _ = estimator.update(report(1, kbpsSoFar: 125_000, sent: 50, rtt: 0.01))
         let backOff = estimator.update(report(2, kbpsSoFar: 250_000, sent: 100, rtt: 0.25))
         #expect(backOff?.reason == "delay" && backOff?.targetKbps == 850)
+    }
+
+    @Test("the target starts at libwebrtc's 300 kbit/s, within the minimum and maximum", arguments: [
+        (100, 1580, 300), (100, 250, 250), (400, 1580, 400),
+    ])
+    func startsLow(minKbps: Int, maxKbps: Int, start: Int) {
+        let estimator = BandwidthEstimator(settings: .init(minKbps: minKbps, maxKbps: maxKbps, lowRateFloorKbps: 200), frameRate: 30)
+        #expect(estimator.decision.targetKbps == start && estimator.decision.reason == "start")
+    }
+
+    @Test("from the start a clean path probes up to the maximum; every step up is at most 8 % a second")
+    func probesUpFromTheStart() {
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 140, maxKbps: 1580, lowRateFloorKbps: 280), frameRate: 30)
+        var previous = (time: 0.0, kbps: estimator.decision.targetKbps)
+        var bytes: UInt64 = 0
+        _ = estimator.update(report(0, kbpsSoFar: 0))
+        for tick in 1...60 {
+            let time = Double(tick) * 0.5
+            // The encoder fills what it is given.
+            bytes += UInt64(estimator.decision.targetKbps) * 1000 / 8 / 2
+            guard let step = estimator.update(report(time, kbpsSoFar: bytes, sent: UInt64(tick) * 25)) else { continue }
+            #expect(step.reason == "probe")
+            #expect(Double(step.targetKbps) <= Double(previous.kbps) * (1 + 0.08 * (time - previous.time)) * 1.08 + 1, "\(step)")
+            previous = (time, step.targetKbps)
+        }
+        // Steps under 5 % are not applied, so the last one lands within 5 % of the maximum.
+        #expect(estimator.decision.targetKbps >= 1501 && estimator.decision.targetKbps <= 1580, "\(estimator.decision)")
+    }
+
+    /// A token bucket (the lab's `tbf`, 100 ms of queue) delays before it drops: 60 ms over the
+    /// floor is a queue, and the rate that built it is a wall the probe creeps toward afterwards.
+    @Test("a round trip 60 ms over the floor backs off, and the probe then creeps back")
+    func shallowQueueBacksOffAndCreeps() {
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 140, maxKbps: 1580, startKbps: 600, lowRateFloorKbps: 280), frameRate: 30)
+        _ = estimator.update(report(0, kbpsSoFar: 0, rtt: 0.002))
+        _ = estimator.update(report(0.5, kbpsSoFar: 37_500, sent: 50, rtt: 0.002))
+        let backOff = estimator.update(report(1, kbpsSoFar: 75_000, sent: 100, rtt: 0.062))
+        #expect(backOff?.reason == "delay", "\(String(describing: backOff))")
+        let cut = estimator.decision.targetKbps
+        var bytes: UInt64 = 75_000
+        for tick in 3...12 {
+            bytes += UInt64(estimator.decision.targetKbps) * 1000 / 8 / 2
+            _ = estimator.update(report(Double(tick) * 0.5, kbpsSoFar: bytes, sent: UInt64(tick) * 50, rtt: 0.002))
+        }
+        // 5 s after: 1 % a second near the wall (600 sent), not 8 %.
+        #expect(estimator.decision.targetKbps < 600 && estimator.decision.targetKbps > cut, "\(cut) → \(estimator.decision)")
+        // The same 60 ms on a 200 ms path is its wobble, not a queue.
+        var far = BandwidthEstimator(settings: .init(minKbps: 140, maxKbps: 1580, startKbps: 600, lowRateFloorKbps: 280), frameRate: 30)
+        _ = far.update(report(0, kbpsSoFar: 0, rtt: 0.2))
+        _ = far.update(report(0.5, kbpsSoFar: 37_500, sent: 50, rtt: 0.2))
+        #expect(far.update(report(1, kbpsSoFar: 75_000, sent: 100, rtt: 0.26))?.reason != "delay")
     }
 
     @Test("FEC follows random loss in 5 % steps up to 20 %, and stays small once the path is full",

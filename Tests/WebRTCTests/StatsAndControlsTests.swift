@@ -129,6 +129,26 @@ import Testing
         #expect(low < high * 0.5, "after lowering to 250 kbit/s: \(Int(low)) bit/s (was \(Int(high)))")
         await pair.close()
     }
+
+    /// libwebrtc's congestion control starts at 300 kbit/s and probes up; so does `.adaptive`:
+    /// the configured bitrate is the ceiling, not where the encoder begins.
+    @Test func anAdaptingSenderStartsLowAndProbesUpOnACleanPath() async throws {
+        var sender = testMedia(bitrate: 1500)
+        sender.parameters.lossRecovery = .adaptive
+        let pair = PeerPair(offerer: sender, answerer: testMedia())
+        try await pair.start()
+        let media = try #require(await pair.offerer.media)
+        // Set before the pipeline played, so the first frame was encoded at it.
+        let start = BandwidthEstimator.defaultStartKbps - PeerConnection.audioAllowanceKbps
+        #expect(media.videoBitrateKbps == start, "the encoder's first rate")
+        try await waitFor(.connected, on: pair.offerer)
+        try await eventually(.seconds(20), "the encoder's rate above the start on a clean loopback path") {
+            (media.videoBitrateKbps ?? 0) >= start * 5 / 4
+        }
+        let decision = try #require(try await pair.offerer.stats().bandwidth)
+        #expect(decision.reason == "probe" && decision.targetKbps <= 1500 + PeerConnection.audioAllowanceKbps, "\(decision)")
+        await pair.close()
+    }
 }
 
 /// Matches any MediaRuntimeError (the module is not imported here by name).
