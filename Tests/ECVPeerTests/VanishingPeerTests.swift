@@ -66,8 +66,9 @@ import Testing
         try await callEvents.first("CLOSE of the call", timeout: .seconds(16) - dataClosed) { $0.isClose }
         let callClosed = ContinuousClock.now - killed
         print("vanished peer without LEAVE: data connection closed \(dataClosed), call \(callClosed) after SIGKILL")
-        // The silence, not something sooner, ended them (no LEAVE came: the server keeps no dropped peer's contacts told).
-        #expect(dataClosed >= limit - .milliseconds(600))
+        // The silence, not something sooner, ended them (no LEAVE comes, no DTLS alert from a killed
+        // process); the last datagram came a moment before the kill, the test saw the open later.
+        #expect(dataClosed >= limit / 2)
         #expect(callClosed >= .seconds(9))
         #expect(data.isOpen == false)
         await peer.destroy()
