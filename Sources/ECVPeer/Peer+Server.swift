@@ -7,6 +7,7 @@ extension Peer {
     func connectToServer(chosenId: String?) async {
         let id: String
         do throws(PeerError) {
+            if let problem = options.problem() { throw PeerError(.invalidArgument, problem) }
             if let chosenId {
                 guard PeerJSLimits.isValidId(chosenId) else { throw PeerError(.invalidID, "\"\(chosenId.prefix(80))\" is not a PeerJS id") }
                 id = chosenId
@@ -55,7 +56,9 @@ extension Peer {
             return (wasOpen, state.everOpened, state.id)
         }
         log(1, error.description)
-        hub.emit(.error(error))
+        // The error that ends a peer which never opened lasts: an app that subscribes or sets its
+        // ERROR callback after creating the peer (as the tutorial does) still hears why.
+        hub.emit(.error(error), lasting: !everOpened)
         link.close(leaving: false)
         if everOpened {
             if wasOpen { hub.emit(.disconnected(id ?? "")) }

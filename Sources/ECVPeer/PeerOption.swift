@@ -73,6 +73,18 @@ public struct PeerOption: Sendable {
                   path: url.path.isEmpty ? "/" : url.path)
     }
 
+    /// Why these options cannot be used, or nil: a port outside 1...65535, or a duration that is
+    /// not positive (a zero heartbeat would flood the server, a zero silence limit would end
+    /// every data connection at once).
+    func problem() -> String? {
+        guard (1...65535).contains(port) else { return "port \(port) is not a TCP port (1...65535)" }
+        for (name, value) in [("heartbeatInterval", heartbeatInterval), ("connectTimeout", connectTimeout),
+                              ("dataConnectionSilenceLimit", dataConnectionSilenceLimit)] where value <= .zero {
+            return "\(name) must be positive, not \(value)"
+        }
+        return nil
+    }
+
     /// `path` ending in exactly one "/".
     var normalizedPath: String {
         var path = self.path.hasPrefix("/") ? self.path : "/" + self.path

@@ -38,6 +38,16 @@ import Testing
         let taken = try await secondEvents.first("ERROR") { $0.error != nil }.error
         #expect(taken?.kind == .unavailableID)
         #expect(second.isDestroyed)
+        // Options no peer could run with are refused before the server hears of them.
+        for broken in [{ (options: inout PeerOption) in options.dataConnectionSilenceLimit = .zero },
+                       { (options: inout PeerOption) in options.heartbeatInterval = .seconds(-1) },
+                       { (options: inout PeerOption) in options.port = 70_000 }] {
+            var options = backend.options()
+            broken(&options)
+            let refusedPeer = Peer(id: "frank", options: options)
+            let error = try await Events(refusedPeer.events()).first("ERROR") { $0.error != nil }.error
+            #expect(error?.kind == .invalidArgument && refusedPeer.isDestroyed, "\(String(describing: error))")
+        }
         let stranger = Peer(id: "carol", options: backend.options(key: "nokey"))
         let strangerEvents = Events(stranger.events())
         #expect(try await strangerEvents.first("ERROR") { $0.error != nil }.error?.kind == .invalidKey)
