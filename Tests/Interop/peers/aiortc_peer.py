@@ -131,6 +131,10 @@ class Tone(MediaStreamTrack):
         self._start = None
         self._pts = 0
 
+    def _frame_bytes(self):
+        offset = (self._pts % (AUDIO_RATE // 40)) * 2
+        return self._pcm[offset:offset + AUDIO_SAMPLES * 2]
+
     async def recv(self):
         if self.readyState != "live":
             raise MediaStreamError
@@ -141,9 +145,8 @@ class Tone(MediaStreamTrack):
             wait = self._start + self._pts / AUDIO_RATE - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
-        offset = (self._pts % (AUDIO_RATE // 40)) * 2
         frame = av.AudioFrame(format="s16", layout="mono", samples=AUDIO_SAMPLES)
-        frame.planes[0].update(self._pcm[offset:offset + AUDIO_SAMPLES * 2])
+        frame.planes[0].update(self._frame_bytes())
         frame.pts, frame.sample_rate = self._pts, AUDIO_RATE
         frame.time_base = fractions.Fraction(1, AUDIO_RATE)
         return frame
@@ -152,10 +155,11 @@ class Tone(MediaStreamTrack):
 class FlashBeepClock:
     """One capture clock for the lip-sync signal: a 3-frame white flash half-way through each second,
     and a 100 ms 1 kHz beep starting with it (as the SDK tests' FlashBeep), both placed by their
-    capture time (wall clock), so the sender's own timestamps carry the signal's sync."""
+    capture time (the monotonic clock Tone paces by), so the sender's own timestamps carry the
+    signal's sync."""
 
     def __init__(self):
-        self.origin = time.time()
+        self.origin = time.monotonic()
 
     def in_flash(self, captured, length):
         return 0.5 <= (captured - self.origin) % 1.0 < 0.5 + length
@@ -178,7 +182,7 @@ class FlashPicture(VideoStreamTrack):
     async def recv(self):
         pts, time_base = await self.next_timestamp()
         # next_timestamp() paces frames from its own start: the frame is captured now.
-        luma, chroma = self._white if self._clock.in_flash(time.time(), 3 / VIDEO_FPS) else self._black
+        luma, chroma = self._white if self._clock.in_flash(time.monotonic(), 3 / VIDEO_FPS) else self._black
         frame = av.VideoFrame(self.WIDTH, self.HEIGHT, "yuv420p")
         frame.planes[0].update(luma)
         frame.planes[1].update(chroma)
@@ -188,12 +192,10 @@ class FlashPicture(VideoStreamTrack):
         return frame
 
 
-class Beep(MediaStreamTrack):
+class Beep(Tone):
     """Silence with a 1 kHz beep at half scale during each flash's first 100 ms, in 20 ms frames
-    paced in real time; each sample placed by its capture time on the shared clock (one second of
-    the signal is made once and read at the sample the capture time falls on)."""
-
-    kind = "audio"
+    paced in real time (as Tone); each sample placed by its capture time on the shared clock (one
+    second of the signal is made once and read at the sample the capture time falls on)."""
 
     def __init__(self, clock):
         super().__init__()
@@ -202,26 +204,11 @@ class Beep(MediaStreamTrack):
                  for i in range(AUDIO_RATE)]
         pcm = b"".join(v.to_bytes(2, "little", signed=True) for v in cycle)
         self._cycle = pcm + pcm[:AUDIO_SAMPLES * 2]
-        self._start = None
-        self._pts = 0
 
-    async def recv(self):
-        if self.readyState != "live":
-            raise MediaStreamError
-        if self._start is None:
-            self._start = time.time()
-        else:
-            self._pts += AUDIO_SAMPLES
-            wait = self._start + self._pts / AUDIO_RATE - time.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
+    def _frame_bytes(self):
         first = int(round((self._start - self._clock.origin) * AUDIO_RATE)) + self._pts
         offset = (first % AUDIO_RATE) * 2
-        frame = av.AudioFrame(format="s16", layout="mono", samples=AUDIO_SAMPLES)
-        frame.planes[0].update(self._cycle[offset:offset + AUDIO_SAMPLES * 2])
-        frame.pts, frame.sample_rate = self._pts, AUDIO_RATE
-        frame.time_base = fractions.Fraction(1, AUDIO_RATE)
-        return frame
+        return self._cycle[offset:offset + AUDIO_SAMPLES * 2]
 
 
 def sdp_digest(sdp):
