@@ -131,6 +131,10 @@ class Tone(MediaStreamTrack):
         self._start = None
         self._pts = 0
 
+    def _frame_bytes(self):
+        offset = (self._pts % (AUDIO_RATE // 40)) * 2
+        return self._pcm[offset:offset + AUDIO_SAMPLES * 2]
+
     async def recv(self):
         if self.readyState != "live":
             raise MediaStreamError
@@ -141,12 +145,70 @@ class Tone(MediaStreamTrack):
             wait = self._start + self._pts / AUDIO_RATE - time.monotonic()
             if wait > 0:
                 await asyncio.sleep(wait)
-        offset = (self._pts % (AUDIO_RATE // 40)) * 2
         frame = av.AudioFrame(format="s16", layout="mono", samples=AUDIO_SAMPLES)
-        frame.planes[0].update(self._pcm[offset:offset + AUDIO_SAMPLES * 2])
+        frame.planes[0].update(self._frame_bytes())
         frame.pts, frame.sample_rate = self._pts, AUDIO_RATE
         frame.time_base = fractions.Fraction(1, AUDIO_RATE)
         return frame
+
+
+class FlashBeepClock:
+    """One capture clock for the lip-sync signal: a 3-frame white flash half-way through each second,
+    and a 100 ms 1 kHz beep starting with it (as the SDK tests' FlashBeep), both placed by their
+    capture time (the monotonic clock Tone paces by), so the sender's own timestamps carry the
+    signal's sync."""
+
+    def __init__(self):
+        self.origin = time.monotonic()
+
+    def in_flash(self, captured, length):
+        return 0.5 <= (captured - self.origin) % 1.0 < 0.5 + length
+
+
+class FlashPicture(VideoStreamTrack):
+    """Black 320x240 frames (small: a loaded machine's Python encoder keeps its pace), white for the
+    three frames of each flash."""
+
+    WIDTH, HEIGHT = 320, 240
+
+    def __init__(self, clock):
+        super().__init__()
+        self._clock = clock
+        size = self.WIDTH * self.HEIGHT
+        self._black = (bytes([16]) * size, bytes([128]) * (size // 4))
+        self._white = (bytes([235]) * size, self._black[1])
+        self.sent = 0
+
+    async def recv(self):
+        pts, time_base = await self.next_timestamp()
+        # next_timestamp() paces frames from its own start: the frame is captured now.
+        luma, chroma = self._white if self._clock.in_flash(time.monotonic(), 3 / VIDEO_FPS) else self._black
+        frame = av.VideoFrame(self.WIDTH, self.HEIGHT, "yuv420p")
+        frame.planes[0].update(luma)
+        frame.planes[1].update(chroma)
+        frame.planes[2].update(chroma)
+        frame.pts, frame.time_base = pts, time_base
+        self.sent += 1
+        return frame
+
+
+class Beep(Tone):
+    """Silence with a 1 kHz beep at half scale during each flash's first 100 ms, in 20 ms frames
+    paced in real time (as Tone); each sample placed by its capture time on the shared clock (one
+    second of the signal is made once and read at the sample the capture time falls on)."""
+
+    def __init__(self, clock):
+        super().__init__()
+        self._clock = clock
+        cycle = [int(16383 * math.sin(2 * math.pi * 1000 * i / AUDIO_RATE)) if clock.in_flash(clock.origin + i / AUDIO_RATE, 0.1) else 0
+                 for i in range(AUDIO_RATE)]
+        pcm = b"".join(v.to_bytes(2, "little", signed=True) for v in cycle)
+        self._cycle = pcm + pcm[:AUDIO_SAMPLES * 2]
+
+    def _frame_bytes(self):
+        first = int(round((self._start - self._clock.origin) * AUDIO_RATE)) + self._pts
+        offset = (first % AUDIO_RATE) * 2
+        return self._cycle[offset:offset + AUDIO_SAMPLES * 2]
 
 
 def sdp_digest(sdp):
@@ -171,7 +233,11 @@ class Peer:
     def __init__(self, args):
         self.args = args
         self.pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
-        self.video, self.audio = MovingPattern(), Tone()
+        if args.flash_beep:
+            clock = FlashBeepClock()
+            self.video, self.audio = FlashPicture(clock), Beep(clock)
+        else:
+            self.video, self.audio = MovingPattern(), Tone()
         self.channel = None
         self.received, self.sent = [], []
         self.frames = {"video": 0, "audio": 0}
@@ -452,6 +518,8 @@ async def main():
     parser.add_argument("--send", action="append", default=[], help="SECONDS:TEXT after the channel opened")
     parser.add_argument("--mute", action="append", default=[],
                         help="SECONDS:audio|video:muted|unmuted: sends the STATUS text (the synthetic media goes on)")
+    parser.add_argument("--flash-beep", action="store_true",
+                        help="send the lip-sync signal (a white flash and a 1 kHz beep together once a second) instead of a pattern and a tone")
     parser.add_argument("--linger", type=float, default=20.0, help="longest wait for stdin to close after the summary")
     args = parser.parse_args()
 
