@@ -14,18 +14,8 @@ import Testing
     /// Two parties (agent in blue, caller in red); a hold; the caller's video muted for a while by
     /// taking its stream away (a real dropout of frames) under a "caller video muted" period.
     @Test func aHeldAndMutedCallIsReportedAndDrawnAsItHappened() async throws {
-        let agent = try await FakeCall(pattern: "blue")
-        let caller = try await FakeCall(pattern: "red")
+        let (agent, caller, recorder, url) = try await recordingTwoParties(to: "held-and-muted.mkv")
         defer { agent.stop(); caller.stop() }
-        let url = temporaryFile("held-and-muted.mkv")
-        let recorder = try CallRecorder(url: url, tracks: TrackRole.allCases.map { RecordedTrack($0, codec: $0.kind == .video ? .vp8 : .opus) },
-                                        labels: RecordingLabels(local: "agent", remote: "caller"))
-        try await recorder.start()
-        try recorder.attach(.localVideo, to: agent.videoTee)
-        try recorder.attach(.localAudio, to: agent.audioTee)
-        try recorder.attach(.remoteVideo, to: caller.videoTee)
-        try recorder.attach(.remoteAudio, to: caller.audioTee)
-        try await waitForTracks(recorder, count: 4)
         try await Task.sleep(for: .milliseconds(800))
         let holdBegan = recorder.mediaTime.seconds
         try recorder.beginPeriod("hold")
@@ -179,22 +169,35 @@ import Testing
         }
     }
 
+    /// The agent (blue) and the caller (red) as fake calls, recorded with separate tracks until
+    /// every track has its first buffer.
+    private func recordingTwoParties(to name: String) async throws -> (FakeCall, FakeCall, CallRecorder, URL) {
+        let agent = try await FakeCall(pattern: "blue")
+        let caller = try await FakeCall(pattern: "red")
+        let url = temporaryFile(name)
+        do {
+            let recorder = try CallRecorder(url: url, tracks: TrackRole.allCases.map { RecordedTrack($0, codec: $0.kind == .video ? .vp8 : .opus) },
+                                            labels: RecordingLabels(local: "agent", remote: "caller"))
+            try await recorder.start()
+            try recorder.attach(.localVideo, to: agent.videoTee)
+            try recorder.attach(.localAudio, to: agent.audioTee)
+            try recorder.attach(.remoteVideo, to: caller.videoTee)
+            try recorder.attach(.remoteAudio, to: caller.audioTee)
+            try await waitForTracks(recorder, count: 4)
+            return (agent, caller, recorder, url)
+        } catch {
+            agent.stop()
+            caller.stop()
+            throw error
+        }
+    }
+
     /// Each party's audio/video mapping: where its audio and video begin in the file, and the
     /// stats sidecar's audio-minus-video offset against capture time, judged against ITU-R
     /// BT.1359's window (audio up to 45 ms early, 125 ms late).
     @Test func audioVideoMappingIsReportedAndJudged() async throws {
-        let agent = try await FakeCall(pattern: "blue")
-        let caller = try await FakeCall(pattern: "red")
+        let (agent, caller, recorder, url) = try await recordingTwoParties(to: "mapping.mkv")
         defer { agent.stop(); caller.stop() }
-        let url = temporaryFile("mapping.mkv")
-        let recorder = try CallRecorder(url: url, tracks: TrackRole.allCases.map { RecordedTrack($0, codec: $0.kind == .video ? .vp8 : .opus) },
-                                        labels: RecordingLabels(local: "agent", remote: "caller"))
-        try await recorder.start()
-        try recorder.attach(.localVideo, to: agent.videoTee)
-        try recorder.attach(.localAudio, to: agent.audioTee)
-        try recorder.attach(.remoteVideo, to: caller.videoTee)
-        try recorder.attach(.remoteAudio, to: caller.audioTee)
-        try await waitForTracks(recorder, count: 4)
         try await Task.sleep(for: .seconds(1))
         _ = try await recorder.stop()
         let stats = URL(fileURLWithPath: url.path + ".stats.ndjson")
