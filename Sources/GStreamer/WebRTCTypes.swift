@@ -197,6 +197,8 @@ package enum JitterBufferProperty {
     package static let fastStartMinPackets = PropertyKey<UInt>("faststart-min-packets")
     package static let rtxNextSeqnum = PropertyKey<Bool>("rtx-next-seqnum")
     package static let doRetransmission = PropertyKey<Bool>("do-retransmission")
+    /// Milliseconds to wait before asking for a missing packet (-1: from the jitter).
+    package static let rtxDelay = PropertyKey<Int32>("rtx-delay")
 }
 
 /// The properties the WebRTC layer sets on the transport's libnice agent (`NiceAgent`).

@@ -26,6 +26,15 @@ enum LossRecoverySetup {
     }
 }
 
+extension LossRecoverySetup {
+    /// Opus as we offer it: our decoder uses Opus's in-band FEC (opusdec `use-inband-fec`), so the
+    /// SDP says `useinbandfec=1` (RFC 7587), which is what turns libwebrtc's Opus FEC on toward us.
+    /// (RED for audio is not offered: webrtcbin 1.22 pairs RED with ULPFEC parity, where
+    /// libwebrtc's audio RED, `red/48000/2` with `111/111`, carries earlier Opus frames again.)
+    static let offeredOpusCaps = "application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=\(AudioCodec.payloadType),"
+        + "useinbandfec=(string)1"
+}
+
 /// One reading of rtpsession's `twcc-stats`.
 struct TransportWideFeedback: Equatable {
     var packetsSent: Int

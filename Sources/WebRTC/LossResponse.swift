@@ -6,10 +6,13 @@
 /// such interval. At the calm pace (10 kbit/s, 100 ms) a resend request waited 100 ms at the median
 /// and up to a second (measured), longer than the jitter buffer waits for the answer, so NACK cost
 /// more frames than it saved. So once packets go missing the allowance rises and the interval
-/// drops (`lossyRTCPMinInterval`, a report every ~20–30 ms while it lasts; the allowance is a tenth
+/// drops (`lossyRTCPMinInterval`, a report every ~10–15 ms while it lasts; the allowance is a tenth
 /// of what arrives, within `lossyRTCPFloorBitsPerSecond`…`lossyRTCPBitsPerSecond`) and the jitter
-/// buffer grows to `lossyLatencyMs`, which covers a request's wait, the round trip and a retry, as
-/// libwebrtc's jitter buffer grows with its NACK round trips. After `calmAfter` without loss RTCP
+/// buffer grows to `lossyLatencyMs`, which covers a request's wait, the round trip and retries, as
+/// libwebrtc's jitter buffer grows with its NACK round trips. At 20 % loss a request and its
+/// resend both get through 64 % of the time, so a packet often needs three or four tries: with
+/// 20 ms and 200 ms the far end's picture froze 2.8–3.8 s in 20 s (`bench-call network`, medians
+/// of three runs per direction), with 10 ms and 300 ms 1.9–2.8 s. After `calmAfter` without loss RTCP
 /// slows down again; the jitter buffer keeps its length, since shortening it would throw away
 /// the frames it holds.
 ///
@@ -32,8 +35,8 @@ struct LossResponse {
     /// (measured: a 100 kbit/s stream at 5 % loss kept 40–60 % of its frames at 15 kbit/s, all of
     /// them at 100); the 20 ms interval caps what is really sent at ~50 kbit/s.
     static let lossyRTCPFloorBitsPerSecond = 100_000.0
-    static let lossyRTCPMinInterval: Duration = .milliseconds(20)
-    static let lossyLatencyMs = 200
+    static let lossyRTCPMinInterval: Duration = .milliseconds(10)
+    static let lossyLatencyMs = 300
     static let calmAfter = 15.0
     /// How long RTCP stays quick after a key-frame request: the recorder asks again every 100 ms
     /// for its first 5 s, the decoder's requests come one per gap.

@@ -63,6 +63,9 @@ enum OfferedFormats {
     static func codecPreferences(for format: SDPFormat, kind: MediaKind, in section: SDPMediaSection) -> String {
         var caps = "application/x-rtp,media=\(kind.rawValue),encoding-name=\(format.encodingName),clock-rate=\(format.clockRate),payload=\(format.payloadType)"
         if format.encodingName == "H264" { caps += ",packetization-mode=(string)1" }
+        // RFC 7587: our decoder uses Opus's in-band FEC (opusdec `use-inband-fec`), so the far
+        // end's encoder should send it; libwebrtc turns its Opus FEC on only when told so.
+        if format.encodingName == "OPUS" { caps += ",useinbandfec=(string)1" }
         if let id = section.extensions.first(where: { $0.value == transportWideCCURI })?.key {
             caps += ",extmap-\(id)=(string)\(transportWideCCURI)"
         }

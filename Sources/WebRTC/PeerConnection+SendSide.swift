@@ -82,7 +82,7 @@ extension PeerConnection {
 
     /// Codec preferences for a peer that only receives: Opus, and every video codec it accepts.
     static func receiveOnlyCaps(for parameters: MediaParameters, video: VideoCodecPreference?) -> [MediaKind: String] {
-        var caps: [MediaKind: String] = [MediaKind.audio: "application/x-rtp,media=audio,encoding-name=OPUS,payload=111,clock-rate=48000"]
+        var caps: [MediaKind: String] = [MediaKind.audio: LossRecoverySetup.offeredOpusCaps]
         if parameters.videoCallEnabled, let video { caps[.video] = video.offerCaps }
         return caps
     }

@@ -244,6 +244,8 @@ final class PeerSession: Sendable {
             if let transceiver = try sinkPad.get(WebRTCBin.padTransceiver) {
                 try LossRecoverySetup.configure(transceiver, kind: kind, recovery)
                 if kind == .video { state.withLock { $0.videoTransceivers.append(transceiver) } }
+                // An offer asks for Opus's in-band FEC (an answer's preferences follow the offer).
+                if kind == .audio { try transceiver.set(TransceiverProperty.codecPreferences, Caps(LossRecoverySetup.offeredOpusCaps)) }
             }
             outputs.append(PendingOutput(kind: kind, tee: teePad, webrtc: sinkPad))
         }

@@ -16,9 +16,14 @@ extension InteropTests {
     @Suite("Interop: an ECVKit caller meets a foreign agent-side peer", .serialized)
     struct ForeignAgentTests {
         @Test(.enabled(if: InteropEnvironment.hasChromium, Comment(rawValue: InteropEnvironment.missingChromium)),
-              arguments: InteropCell.all(.chromium, role: .agent) + InteropCell.mixedPreferences(.chromium, role: .agent)
-                  + InteropCell.forwardErrorCorrection(role: .agent))
+              arguments: InteropCell.all(.chromium, role: .agent) + InteropCell.mixedPreferences(.chromium, role: .agent))
         func chromium(_ cell: InteropCell) async throws { try await Self.play(cell) }
+
+        /// ECVKit protects its video with RED/ULPFEC: the answer (Chromium's or ours) carries
+        /// `red` and `ulpfec` under the offer's payload types, and media flows both ways.
+        @Test(.enabled(if: InteropEnvironment.hasChromium, Comment(rawValue: InteropEnvironment.missingChromium)),
+              arguments: InteropCell.forwardErrorCorrection(role: .agent))
+        func chromiumWithFEC(_ cell: InteropCell) async throws { try await Self.play(cell) }
 
         @Test(.enabled(if: InteropEnvironment.hasVenv, Comment(rawValue: InteropEnvironment.missingVenv)),
               arguments: InteropCell.all(.aiortc, role: .agent) + InteropCell.mixedPreferences(.aiortc, role: .agent)
@@ -94,7 +99,17 @@ extension InteropTests {
                     problems.append("the foreign agent received \(summary.received), missing \(expectedTexts.filter { !textsSeen.contains($0) })")
                 }
 
-                problems += cell.fecProblems(localSDP: summary.sdp["local"] ?? [], remoteSDP: summary.sdp["remote"] ?? [])
+                if cell.fec {
+                    let local = summary.sdp["local"] ?? [], remote = summary.sdp["remote"] ?? []
+                    print("interop \(cell.name): the foreign peer's video payload types, local \(InteropCell.videoPayloadTypes(local)), "
+                          + "remote \(InteropCell.videoPayloadTypes(remote))")
+                    problems += cell.fecProblems(localSDP: local, remoteSDP: remote)
+                    // Opus's in-band FEC: our decoder uses it, so our SDP asks the far end's encoder for it.
+                    let ours = cell.foreignOffers ? remote : local
+                    if !ours.contains(where: { $0.hasPrefix("a=fmtp:") && $0.contains("useinbandfec=1") }) {
+                        problems.append("ECVKit's SDP does not ask for Opus in-band FEC (useinbandfec=1): \(ours.filter { $0.hasPrefix("a=fmtp:") })")
+                    }
+                }
                 problems += try await report.checkRecording(recorded)
                 report.conclude(problems, progress: foreign.progress)
             } catch {

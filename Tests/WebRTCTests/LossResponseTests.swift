@@ -10,13 +10,13 @@ struct LossResponseTests {
         // 2 Mbit/s arriving when the first packets go missing: a tenth of it, within the bounds.
         let lossyUpdate = response.update(totalLost: 3, bytesReceived: 250_000, at: 1)
         let lossy = try #require(lossyUpdate)
-        #expect(lossy.rtcpMinInterval == .milliseconds(20) && lossy.jitterBufferLatencyMs == 200 && lossy.rtcpBitsPerSecond == 200_000)
+        #expect(lossy.rtcpMinInterval == .milliseconds(10) && lossy.jitterBufferLatencyMs == 300 && lossy.rtcpBitsPerSecond == 200_000)
         let unchanged = response.update(totalLost: 3, bytesReceived: 500_000, at: 2)
         #expect(unchanged == nil)
         let calmUpdate = response.update(totalLost: 3, bytesReceived: 500_000, at: 17)
         let calm = try #require(calmUpdate)
         #expect(calm.rtcpMinInterval == .milliseconds(100) && calm.rtcpBitsPerSecond == LossResponse.calmRTCPBitsPerSecond)
-        #expect(calm.jitterBufferLatencyMs == 200)
+        #expect(calm.jitterBufferLatencyMs == 300)
     }
 
     @Test("a key-frame request speeds RTCP up for 2 s without touching the jitter buffer; loss still wins while it lasts")
@@ -25,7 +25,7 @@ struct LossResponseTests {
         _ = response.update(totalLost: 0, bytesReceived: 0, at: 0)
         let hurriedUpdate = response.keyFrameWanted(at: 1)
         let hurried = try #require(hurriedUpdate)
-        #expect(hurried.rtcpMinInterval == .milliseconds(20) && hurried.rtcpBitsPerSecond == LossResponse.lossyRTCPFloorBitsPerSecond)
+        #expect(hurried.rtcpMinInterval == .milliseconds(10) && hurried.rtcpBitsPerSecond == LossResponse.lossyRTCPFloorBitsPerSecond)
         #expect(hurried.jitterBufferLatencyMs == 100)
         // Asked again while quick: nothing to change, and the hurry lasts 2 s from the last request.
         #expect(response.keyFrameWanted(at: 2) == nil)
@@ -36,7 +36,7 @@ struct LossResponseTests {
         // Under loss the allowance follows what arrives, hurry or not.
         let lossyUpdate = response.update(totalLost: 5, bytesReceived: 562_500, at: 5.1) // 2.5 Mbit/s
         let lossy = try #require(lossyUpdate)
-        #expect(lossy.rtcpBitsPerSecond == 250_000 && lossy.jitterBufferLatencyMs == 200)
+        #expect(lossy.rtcpBitsPerSecond == 250_000 && lossy.jitterBufferLatencyMs == 300)
         #expect(response.keyFrameWanted(at: 5.2) == nil)
     }
 }
