@@ -5,7 +5,7 @@
 #   3. bench-encode: encode latency, framework overhead vs gst-launch-1.0, our half of the aiortc comparison
 #   4. bench-call g2g: glass-to-glass latency through two real peer connections;
 #      bench-call setup: call setup time over 20 calls; bench-call cost: CPU and RSS of concurrent agent calls;
-#      bench-voice: voice turn latency split and CPU of a talking bot (results/voice-latest.md)
+#      bench-voice: voice turn latency split, barge-in reaction and CPU of a talking bot (results/voice-latest.md)
 #   5. aiortc's encoders on the same raw frames
 #   6. merge into Benchmarks/results/<timestamp>.json|.md, latest.json|.md, latest-encode.svg
 #
@@ -96,9 +96,9 @@ echo "== bench-call cost"
 "$bin/bench-call" cost $smoke "${cost_processes[@]}" --work "$work" --fragment "$work/cost.json" --no-publish
 
 echo "== bench-voice"
-voice_turns=20
-[[ -n "$smoke" ]] && voice_turns=2
-"$bin/bench-voice" --turns "$voice_turns" --out "$work/voice.md" 2>/dev/null
+voice_turns=20 barge_ins=20
+[[ -n "$smoke" ]] && voice_turns=2 barge_ins=2
+"$bin/bench-voice" --turns "$voice_turns" --barge-ins "$barge_ins" --out "$work/voice.md" 2>/dev/null
 [[ -z "$smoke" ]] && cp "$work/voice.md" Benchmarks/results/voice-latest.md
 
 merge=("$work/encode.json" "$work/call.json" "$work/setup.json" "$work/cost.json")

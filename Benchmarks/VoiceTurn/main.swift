@@ -15,7 +15,14 @@
 // times are read to put the call timelines on it). CPU: the process's user+system time over the
 // turns, which includes the caller's side (its synthesis, its listening), so an upper bound per bot.
 //
-// Usage: bench-voice [--turns N] [--out FILE.md]
+// Barge-in, after the turns (barge-in on, the bot's standard detector): the bot plays a long prompt,
+// and once the caller hears it the caller speaks (its phrase, at a varying moment in the prompt).
+//   reaction at the bot   the caller's speech's first loud frame at the bot → the playout stopped
+//                         (BargeIn.reaction: minimum speech, the detector's frames, the interrupt)
+//   heard at the caller   the caller starting to speak → the last loud frame of the prompt it hears
+//                         (adds both legs' transport and what the playout had queued, its lead)
+//
+// Usage: bench-voice [--turns N] [--barge-ins N] [--out FILE.md]
 import ECVSpeech
 import Foundation
 import GLibCore
@@ -26,15 +33,17 @@ import WebRTC
 
 struct Options {
     var turns = 10
+    var bargeIns = 10
     var out: String?
     init() {
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
         while let argument = arguments.next() {
             switch argument {
             case "--turns": turns = max(1, min(200, Int(arguments.next() ?? "") ?? 10))
+            case "--barge-ins": bargeIns = max(1, min(200, Int(arguments.next() ?? "") ?? 10))
             case "--out": out = arguments.next()
             default:
-                FileHandle.standardError.write(Data("usage: bench-voice [--turns N] [--out FILE.md]\n".utf8))
+                FileHandle.standardError.write(Data("usage: bench-voice [--turns N] [--barge-ins N] [--out FILE.md]\n".utf8))
                 exit(2)
             }
         }
@@ -133,6 +142,8 @@ struct VoiceTurnBenchmark {
             try await Task.sleep(for: .milliseconds(700)) // the caller hears the end of the answer before the next turn
         }
         let cpu = cpuSeconds() - cpuStart, wall = (ContinuousClock.now - wallStart).milliseconds / 1000
+        let interruptions = try await bargeIns(options.bargeIns, bot: bot, caller: caller, question: question, voice: voice,
+                                               loud: loud, callerTime: callerTime, origin: origin)
         listening.cancel()
         atCaller.stop()
         await caller.close()
@@ -154,8 +165,52 @@ struct VoiceTurnBenchmark {
         report += "| **voice turn** (end of the caller's speech → first bot audio at the caller) | \(cell(rows.map(\.total))) |\n\n"
         report += String(format: "CPU over the turns: %.1f %% of one core for the bot and its caller together (an upper bound per talking bot); ", share * 100)
         report += String(format: "by that bound about %.0f talking bots with recognition on fit on %d cores.\n", cores / max(share, 0.001), Int(cores))
+        func spread(_ values: [Double]) -> String {
+            String(format: "%.0f / %.0f / %.0f", percentile(values, 0.5), percentile(values, 0.95), values.max() ?? .nan)
+        }
+        report += "\n## Barge-in\n\n\(interruptions.count) of \(options.bargeIns) runs interrupted the prompt; "
+        report += "the caller speaks (\"Transfer me to billing\") 0.5-2 s into the bot's prompt, barge-in with the standard detector "
+        report += "(threshold 12 dB, minimum speech 60 ms).\n\n"
+        report += "| barge-in (ms) | p50 / p95 / max |\n| --- | ---: |\n"
+        report += "| reaction at the bot (the caller's first loud frame at the bot → playout stopped) | \(spread(interruptions.map(\.reaction))) |\n"
+        report += "| **heard at the caller** (the caller starts speaking → the last loud frame of the prompt it hears) | \(spread(interruptions.map(\.heard))) |\n"
         print(report)
         if let out = options.out { try report.write(toFile: out, atomically: true, encoding: .utf8) }
+    }
+
+    /// `runs` barge-ins: the bot's prompt, the caller's phrase into it, each one's reaction at the
+    /// bot and the moment the caller stops hearing the prompt.
+    static func bargeIns(_ runs: Int, bot: PeerConnection, caller: PeerConnection, question: AudioClip, voice: ESpeakSynthesizer,
+                         loud: Locked<[Double]>, callerTime: Timeline, origin: ContinuousClock.Instant) async throws -> [(reaction: Double, heard: Double)] {
+        let prompt = try await voice.synthesize("Welcome to the billing line. Your call is important to us. "
+                                                + "Please stay on the line while we find the next free agent for you.")
+        try await bot.setBargeIn(.standard)
+        var results: [(reaction: Double, heard: Double)] = []
+        for run in 0..<runs {
+            let before = loud.value.count
+            let playing = try await bot.play(.clip(prompt), label: "prompt")
+            let deadline = ContinuousClock.now + .seconds(10)
+            while loud.value.count == before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            // Into the prompt at a different moment each run (0.5 to 2 s after the caller first heard it).
+            try await Task.sleep(for: .milliseconds(500 + (run * 370) % 1500))
+            let known = await bot.bargeIns.count
+            let speech = try await caller.play(.clip(question), label: "barge-in")
+            let outcome = await playing.finished()
+            _ = await speech.finished()
+            try await Task.sleep(for: .milliseconds(800)) // the prompt's last frames still on their way to the caller
+            guard case .interrupted = outcome, let bargeIn = await bot.bargeIns.dropFirst(known).first, let spokeAt = speech.startedAt else {
+                FileHandle.standardError.write(Data("barge-in \(run + 1): the prompt was not interrupted (\(outcome))\n".utf8))
+                continue
+            }
+            let spoke = callerTime.ms(spokeAt)
+            guard let lastHeard = loud.value.dropFirst(before).last(where: { $0 < spoke + 5000 }) else { continue }
+            results.append((reaction: bargeIn.reaction.milliseconds, heard: lastHeard - spoke))
+            FileHandle.standardError.write(Data(String(format: "barge-in %d: reaction %.0f ms, heard stopping %.0f ms after speaking\n",
+                                                       run + 1, bargeIn.reaction.milliseconds, lastHeard - spoke).utf8))
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        try await bot.setBargeIn(nil)
+        return results
     }
 
     static func loadAverage() -> Double {
