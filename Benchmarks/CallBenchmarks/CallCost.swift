@@ -281,15 +281,19 @@ enum CallCostBenchmark: CallBenchmark {
             figure.framesMissing = count.framesMissing
             for problem in count.problems { progress("cost: incomplete: \(problem)") }
         }
-        if recording && pionBots { (figure.recordingsChecked, figure.recordingsComplete) = pionRecordings(recordings, window: window) }
+        if recording && pionBots {
+            figure.recordingsChecked = tier.calls
+            figure.recordingsComplete = pionRecordings(recordings, window: window)
+        }
         try? FileManager.default.removeItem(at: recordings) // why: scratch files; a leftover is harmless
         return figure
     }
 }
 
-/// Pion's recordings (an IVF and an Ogg file per call): how many there are, and how many hold at
-/// least the window's video frames (the IVF header's frame count, written at close) and some audio.
-private func pionRecordings(_ directory: URL, window: Double) -> (Int, Int) {
+/// Pion's recordings (an IVF and an Ogg file per call): how many hold at least the window's video
+/// frames (the IVF header's frame count, written at close) and some audio. A call without files
+/// counts as incomplete.
+private func pionRecordings(_ directory: URL, window: Double) -> Int {
     // why: no directory holds no recordings
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
     let videos = names.filter { $0.hasSuffix(".ivf") }
@@ -300,7 +304,7 @@ private func pionRecordings(_ directory: URL, window: Double) -> (Int, Int) {
         let frames = header[24..<28].enumerated().reduce(0) { $0 | Int($1.element) << (8 * $1.offset) }
         return Double(frames) >= window * Double(CallCostBenchmark.callSize.fps) && audioSize > 4096
     }
-    return (videos.count, complete.count)
+    return complete.count
 }
 
 /// The children's last status lines (calls connected, recording, main-loop wait p50/max ms), for the log.
