@@ -11,8 +11,9 @@
 #
 # Usage: Benchmarks/run.sh [--smoke | --cost | --network]
 #   --smoke   seconds instead of minutes, tiny frame counts, no aiortc, results in a temporary directory
-#   --cost    only the cost table (50–300 recording, 10–40 decoding, 50–200 receive-only calls; bots in 1
-#             and in 4 processes, about 25 minutes), merged into results/latest.* with the other sections kept as they were
+#   --cost    only the cost table (50–300 recording, 10–40 decoding, 50–200 receive-only, 50–100 sending calls; bots
+#             in 1 and in 4 processes; each tier but decoding with Pion's peers too, alternated: about 45 minutes),
+#             merged into results/latest.* with the other sections kept as they were
 #   --network only `bench-call network` (about 17 minutes; root, ip, nft, tc, chromium, chromedriver and
 #             the interop venv from `make test-deps`): results/network-<timestamp>.{json,md}, network-latest.*
 # Environment: ECV_BENCH_FRAMES (default 300), ECV_BENCH_SCRATCH (a --scratch-path for the build),

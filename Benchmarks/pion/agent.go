@@ -169,6 +169,7 @@ func (call *agentCall) stateChanged(state webrtc.PeerConnectionState) {
 // (the save-to-disk example's way), else dropped. RTCP from the far end is read too, so the
 // interceptors see it.
 func (call *agentCall) receive(track *webrtc.TrackRemote, receiver *webrtc.RTPReceiver) {
+	debug("%s: track %s", call.rtcID, track.Kind())
 	go func() {
 		for {
 			if _, _, err := receiver.ReadRTCP(); err != nil {

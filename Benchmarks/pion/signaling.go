@@ -338,4 +338,3 @@ func (call *roomCall) close() {
 		call.peer.Close()
 	}
 }
-
