@@ -64,7 +64,9 @@ package final class ServiceLab: Sendable {
 
     /// Dials the bot as an SDK caller, connects as soon as the agent does, and waits for
     /// WebRtcConnected (or the call's end, or `timeout`), then hangs up and waits for the end.
-    package func call(timeout: Duration = .seconds(30)) async -> CallResult {
+    /// `connectionTimeoutMs`: the caller's `ConnectParameters.connectionTimeout` (the SDK's 10 s
+    /// by default), the deadline within which the bot's retried joins and connects must land.
+    package func call(timeout: Duration = .seconds(30), connectionTimeoutMs: Int = 10_000) async -> CallResult {
         var result = CallResult()
         let sdk: ECVSdk
         do {
@@ -89,7 +91,8 @@ package final class ServiceLab: Sendable {
             switch event.type {
             case .AgentConnected:
                 result.agentConnectedAfter = seconds()
-                guard let connection = call.connect(parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, noAudioProcessing: true)) else {
+                guard let connection = call.connect(parameters: ConnectParameters(connectionTimeout: connectionTimeoutMs, videoWidth: 320, videoHeight: 240,
+                                                                                     noAudioProcessing: true)) else {
                     result.failure = "connect() returned nil"
                     call.hangup()
                     continue
