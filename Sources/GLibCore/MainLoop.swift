@@ -97,21 +97,7 @@ package final class MainLoop: Sendable {
 
     private func makeTimer(after delay: Duration, _ body: @escaping @Sendable () -> Bool) -> Timer {
         let milliseconds = max(0, delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000)
-        let timer = Timer()
-        let box = Unmanaged.passRetained(TimerBox(timer: timer, body: body).published()).toOpaque()
-        let source = g_timeout_source_new(guint(clamping: milliseconds))!
-        g_source_set_callback(source, { data in
-            let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
-            box.received()
-            guard !box.timer.isCancelled else { return 0 }
-            return box.body() ? 1 : 0
-        }, box, { data in
-            Unmanaged<TimerBox>.fromOpaque(data!).release()
-        })
-        timer.attach(source)
-        g_source_attach(source, g_main_context_default())
-        g_source_unref(source)
-        return timer
+        return attach(g_timeout_source_new(guint(clamping: milliseconds))!, callback: { data in TimerBox.fire(data) }, body)
     }
 
     /// Calls `body` on the main-loop thread whenever `descriptor` has input, its end or an error,
@@ -120,16 +106,17 @@ package final class MainLoop: Sendable {
     /// those down on Linux races their epoll bookkeeping (swift-corelibs-libdispatch#949). Close
     /// the descriptor only after the watch is gone (from `body`'s captures being released).
     package func watchInput(of descriptor: Int32, _ body: @escaping @Sendable () -> Bool) -> Timer {
+        let source = g_unix_fd_source_new(descriptor, GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue))!
+        let callback: GUnixFDSourceFunc = { _, _, data in TimerBox.fire(data) }
+        return attach(source, callback: unsafeBitCast(callback, to: GSourceFunc.self), body)
+    }
+
+    /// Attaches `source` (taking its reference) to the default context with `body` in a box that
+    /// `callback` fires and the source releases when it goes; the handle cancels it.
+    private func attach(_ source: UnsafeMutablePointer<GSource>, callback: GSourceFunc, _ body: @escaping @Sendable () -> Bool) -> Timer {
         let timer = Timer()
         let box = Unmanaged.passRetained(TimerBox(timer: timer, body: body).published()).toOpaque()
-        let source = g_unix_fd_source_new(descriptor, GIOCondition(G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue))!
-        let callback: GUnixFDSourceFunc = { _, _, data in
-            let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
-            box.received()
-            guard !box.timer.isCancelled else { return 0 }
-            return box.body() ? 1 : 0
-        }
-        g_source_set_callback(source, unsafeBitCast(callback, to: GSourceFunc.self), box, { data in
+        g_source_set_callback(source, callback, box, { data in
             Unmanaged<TimerBox>.fromOpaque(data!).release()
         })
         timer.attach(source)
@@ -190,5 +177,13 @@ private final class TimerBox: HandOffBox, @unchecked Sendable {
     init(timer: MainLoop.Timer, body: @escaping @Sendable () -> Bool) {
         self.timer = timer
         self.body = body
+    }
+
+    /// A timer's or watch's callback: runs the body unless cancelled; whether the source stays.
+    static func fire(_ data: UnsafeMutableRawPointer?) -> gboolean {
+        let box = Unmanaged<TimerBox>.fromOpaque(data!).takeUnretainedValue()
+        box.received()
+        guard !box.timer.isCancelled else { return 0 }
+        return box.body() ? 1 : 0
     }
 }
