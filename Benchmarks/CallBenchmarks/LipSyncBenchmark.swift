@@ -22,7 +22,10 @@ enum LipSyncBenchmark: CallBenchmark {
         decoded: a flash is the first bright frame, a beep the first sample above a tenth of full scale after 100 ms below; \
         the offset is the beep's time minus the flash's on the file's timeline (positive: audio late), for every flash after \
         the first 2.5 s (before the first sender reports the streams are lined up by arrival). Loopback, both peers in this \
-        process; calls one after another. LiveKit egress's \"good\" bounds: each call's mean within ±50 ms, std ≤ 10 ms, \
+        process; calls one after another. Foreign senders (`--senders aiortc,chromium`) play the same signal from a clip \
+        made with GStreamer (a Y4M and a WAV file for Chromium's fake camera and microphone, its audio processing off; one \
+        Matroska file, VP8 and PCM, for aiortc's MediaPlayer) as the caller of a call through the reference service on \
+        loopback, into an ECVKit agent bot's recording (passthrough, started once the bot is connected). LiveKit egress's \"good\" bounds: each call's mean within ±50 ms, std ≤ 10 ms, \
         every offset within ±100 ms, stable (every later offset within 10 ms of the call's mean) within 1 s of the first flash.
         """
     static let settledAfter = 2.5
@@ -30,35 +33,58 @@ enum LipSyncBenchmark: CallBenchmark {
 
     static func run(options: Options, report: inout BenchmarkReport) async throws {
         let calls = try options.int("calls", default: options.has("smoke") ? 1 : 5, range: 1...100)
+        let senders = try options.list("senders", allowed: ["ecvkit"] + LipSyncForeignSender.Kind.allCases.map(\.rawValue)) ?? ["ecvkit"]
+        let python = options.values["python"] ?? ProcessInfo.processInfo.environment["ECV_INTEROP_PYTHON"] ?? ".build/interop-venv/bin/python"
+        if senders != ["ecvkit"], !FileManager.default.isExecutableFile(atPath: python) {
+            throw BenchmarkError.badInput("lip-sync: no interop venv at \(python) (`make test-deps`, --python or ECV_INTEROP_PYTHON)")
+        }
         let timer = SectionTimer()
         let work = URL(fileURLWithPath: options.values["work"] ?? NSTemporaryDirectory())
         var figures: [LipSyncFigure] = []
-        for (sender, processing) in [("ECVKit, audio processing on (echo cancellation, noise suppression, gain control)", true),
-                                     ("ECVKit, no audio processing", false)] {
-            var offsets: [Double] = [], means: [Double] = [], stds: [Double] = [], stableAfter: [Double] = [], failures: [String] = []
-            for index in 0..<calls {
-                do {
-                    let measured = try await call(processing: processing, work: work, index: index)
-                    let mean = measured.offsetsMs.reduce(0, +) / Double(max(1, measured.offsetsMs.count))
-                    guard !measured.offsetsMs.isEmpty else { throw BenchmarkError.badInput("no flash with a beep near it in the recording") }
-                    offsets += measured.offsetsMs
-                    means.append(mean)
-                    stds.append((measured.offsetsMs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(measured.offsetsMs.count)).squareRoot())
-                    // From the first flash on after which every offset stays within 10 ms of the call's mean.
-                    let paired = FlashBeep.pairs(flashes: measured.flashes, beeps: measured.beeps)
-                    let lastUnstable = paired.filter { abs($0.offsetMs - mean) > 10 }.map(\.flash).max()
-                    let stableFrom = paired.first { $0.flash > (lastUnstable ?? -1) }?.flash ?? Double(recordSeconds)
-                    stableAfter.append(stableFrom - (paired.first?.flash ?? 0))
-                    progress(String(format: "lip-sync: %@ call %d: mean %.1f ms over %d flashes", sender, index, mean, measured.offsetsMs.count))
-                } catch {
-                    failures.append("\(error)")
-                    progress("lip-sync: \(sender) call \(index) failed: \(error)")
+        if senders.contains("ecvkit") {
+            for (sender, processing) in [("ECVKit, audio processing on (echo cancellation, noise suppression, gain control)", true),
+                                         ("ECVKit, no audio processing", false)] {
+                var results: [Result<FlashBeep.Measurement, any Error>] = []
+                for index in 0..<calls {
+                    do { results.append(.success(try await call(processing: processing, work: work, index: index))) } catch { results.append(.failure(error)) }
                 }
+                figures.append(figure(sender: sender, results: results))
             }
-            figures.append(LipSyncFigure(sender: sender, calls: calls, offsetsMs: offsets, callMeansMs: means, worstCallStdMs: stds.max(),
-                                         worstStableAfterSeconds: stableAfter.max(), failures: failures))
+        }
+        for kind in LipSyncForeignSender.Kind.allCases where senders.contains(kind.rawValue) {
+            let results = try await LipSyncForeignSender(kind: kind, python: python, work: work, recordSeconds: recordSeconds).run(calls: calls)
+            figures.append(figure(sender: kind.row, results: results))
         }
         report.lipSync = LipSyncSection(method: method, figures: figures, load: timer.finish())
+    }
+
+    /// One row: every call's offsets, each call's mean, spread and when it settled.
+    static func figure(sender: String, results: [Result<FlashBeep.Measurement, any Error>]) -> LipSyncFigure {
+        var offsets: [Double] = [], means: [Double] = [], stds: [Double] = [], stableAfter: [Double] = [], failures: [String] = []
+        for (index, result) in results.enumerated() {
+            do {
+                let measured = try result.get()
+                guard !measured.offsetsMs.isEmpty else {
+                    throw BenchmarkError.badInput("no flash with a beep near it in the recording (flashes at \(measured.flashes) s, beeps at \(measured.beeps) s)")
+                }
+                let mean = measured.offsetsMs.reduce(0, +) / Double(measured.offsetsMs.count)
+                offsets += measured.offsetsMs
+                means.append(mean)
+                stds.append((measured.offsetsMs.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(measured.offsetsMs.count)).squareRoot())
+                // From the first flash on after which every offset stays within 10 ms of the call's mean.
+                let paired = FlashBeep.pairs(flashes: measured.flashes, beeps: measured.beeps)
+                let lastUnstable = paired.filter { abs($0.offsetMs - mean) > 10 }.map(\.flash).max()
+                let stableFrom = paired.first { $0.flash > (lastUnstable ?? -1) }?.flash ?? Double(recordSeconds)
+                stableAfter.append(stableFrom - (paired.first?.flash ?? 0))
+                progress(String(format: "lip-sync: %@ call %d: mean %.1f ms over %d flashes; every flash %@", sender, index, mean,
+                                measured.offsetsMs.count, paired.map { String(format: "%.2f s %.1f", $0.flash, $0.offsetMs) }.joined(separator: ", ")))
+            } catch {
+                failures.append("\(error)")
+                progress("lip-sync: \(sender) call \(index) failed: \(error)")
+            }
+        }
+        return LipSyncFigure(sender: sender, calls: results.count, offsetsMs: offsets, callMeansMs: means, worstCallStdMs: stds.max(),
+                             worstStableAfterSeconds: stableAfter.max(), failures: failures)
     }
 
     static func call(processing: Bool, work: URL, index: Int) async throws -> FlashBeep.Measurement {

@@ -21,9 +21,12 @@ let usage = """
                                          ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
                                          ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min)
 
-           bench-call lip-sync [--calls N] [--work DIR] [--fragment FILE] [--no-publish]
-                                         audio minus video of a flash/beep clip from ECVKit senders (audio processing on
-                                         and off) in a recording peer's file, N calls each (default 5)
+           bench-call lip-sync [--calls N] [--senders ecvkit,aiortc,chromium] [--python PATH] [--work DIR] [--fragment FILE]
+                               [--no-publish]
+                                         audio minus video of a flash/beep clip in a recording's file, N calls per sender
+                                         (default 5): ECVKit senders (audio processing on and off) into a recording peer,
+                                         aiortc and Chromium (the interop venv) into an agent bot's recording; ecvkit alone
+                                         by default
 
            bench-call first-frame [--calls N] [--codecs vp8,vp9,h264] [--senders ecvkit,aiortc,chromium] [--python PATH]
                                   [--results DIR] [--no-publish]

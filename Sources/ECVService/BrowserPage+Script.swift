@@ -18,6 +18,10 @@ extension BrowserPage {
         const ok = match && [match[1], match[2]].every((v) => Number(v) >= 16 && Number(v) <= 1920);
         return ok ? { width: Number(match[1]), height: Number(match[2]) } : { width: 640, height: 480 };
       })();
+      // `?audio=raw`: the microphone without the browser's echo cancellation, noise suppression and
+      // gain control (a test signal such as a 1 kHz beep comes through as it is, not as noise).
+      const audioConstraints = query.get('audio') === 'raw'
+        ? { echoCancellation: false, noiseSuppression: false, autoGainControl: false } : true;
       const $ = (id) => document.getElementById(id);
       const log = (text) => {
         const item = document.createElement('li');
@@ -250,7 +254,7 @@ extension BrowserPage {
         pc.onconnectionstatechange = () => { log('connection ' + pc.connectionState); if (pc.connectionState === 'connected') status('In call.'); };
 
         try {
-          localStream = await navigator.mediaDevices.getUserMedia({ audio: true, video: { ...videoSize, frameRate: 30 } });
+          localStream = await navigator.mediaDevices.getUserMedia({ audio: audioConstraints, video: { ...videoSize, frameRate: 30 } });
           $('local').srcObject = localStream;
           // Keep the picture's size when the browser is short of CPU or bandwidth (it lowers the
           // frame rate instead): an agent reads documents held to the camera, and a recording

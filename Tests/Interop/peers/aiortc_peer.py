@@ -233,7 +233,12 @@ class Peer:
     def __init__(self, args):
         self.args = args
         self.pc = RTCPeerConnection(RTCConfiguration(iceServers=[]))
-        if args.flash_beep:
+        if args.play:
+            # aiortc's own file player: both tracks decoded from one file and paced on one clock.
+            from aiortc.contrib.media import MediaPlayer
+            self.player = MediaPlayer(args.play)
+            self.video, self.audio = self.player.video, self.player.audio
+        elif args.flash_beep:
             clock = FlashBeepClock()
             self.video, self.audio = FlashPicture(clock), Beep(clock)
         else:
@@ -518,6 +523,8 @@ async def main():
     parser.add_argument("--send", action="append", default=[], help="SECONDS:TEXT after the channel opened")
     parser.add_argument("--mute", action="append", default=[],
                         help="SECONDS:audio|video:muted|unmuted: sends the STATUS text (the synthetic media goes on)")
+    parser.add_argument("--play", default=None,
+                        help="send this file's video and audio through aiortc's MediaPlayer instead of a pattern and a tone")
     parser.add_argument("--flash-beep", action="store_true",
                         help="send the lip-sync signal (a white flash and a 1 kHz beep together once a second) instead of a pattern and a tone")
     parser.add_argument("--linger", type=float, default=20.0, help="longest wait for stdin to close after the summary")

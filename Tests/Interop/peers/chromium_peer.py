@@ -30,12 +30,15 @@ def progress(text):
     print(text, file=sys.stderr, flush=True)
 
 
-def start_browser(timeout, page=None, audio_file=None):
+def start_browser(timeout, page=None, audio_file=None, video_file=None):
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
     if audio_file:
         # The fake microphone plays this WAV file (looped) instead of its beep.
         options.add_argument("--use-file-for-fake-audio-capture=%s" % audio_file)
+    if video_file:
+        # The fake camera plays this Y4M file (looped) instead of its pattern.
+        options.add_argument("--use-file-for-fake-video-capture=%s" % video_file)
     for flag in ("--headless=new", "--no-sandbox", "--use-fake-device-for-media-stream=fps=30", "--use-fake-ui-for-media-stream",
                  "--autoplay-policy=no-user-gesture-required", "--disable-dev-shm-usage", "--disable-gpu",
                  "--no-first-run", "--disable-extensions", "--mute-audio"):
@@ -231,6 +234,7 @@ def main():
     parser.add_argument("--hangup-at", type=float, default=None, help="SECONDS: hang up through the page")
     parser.add_argument("--linger", type=float, default=20.0, help="longest wait for stdin to close after the summary")
     parser.add_argument("--audio-file", default=None, help="a WAV file the fake microphone plays (looped)")
+    parser.add_argument("--video-file", default=None, help="a Y4M file the fake camera plays (looped)")
     parser.add_argument("--record-audio", default=None, help="a WAV file (16 kHz mono) for the audio received from the channel's opening on")
     args = parser.parse_args()
 
@@ -243,7 +247,7 @@ def main():
     result = {"peer": "chromium", "page": args.page, "ok": False, "errors": []}
     driver = service = None
     try:
-        driver, service = start_browser(args.connect_timeout, args.page, args.audio_file)
+        driver, service = start_browser(args.connect_timeout, args.page, args.audio_file, args.video_file)
         run(driver, args, result)
     except Exception as error:
         result["errors"].append("%s: %s" % (type(error).__name__, str(error).splitlines()[0] if str(error) else ""))
