@@ -32,7 +32,7 @@ extension LossRecoverySetup {
     /// (RED for audio is not offered: webrtcbin 1.22 pairs RED with ULPFEC parity, where
     /// libwebrtc's audio RED, `red/48000/2` with `111/111`, carries earlier Opus frames again.)
     static let offeredOpusCaps = "application/x-rtp,media=audio,encoding-name=OPUS,clock-rate=48000,payload=\(AudioCodec.payloadType),"
-        + "useinbandfec=(string)1"
+        + "encoding-params=(string)2,useinbandfec=(string)1"
 }
 
 /// One reading of rtpsession's `twcc-stats`.

@@ -85,6 +85,24 @@ import Testing
         await pair.close()
     }
 
+    /// A receive-only offer names Opus as RFC 7587 writes it, `opus/48000/2`: libwebrtc refuses an
+    /// Opus line without its channel count, so Chromium, answering a recording bot's offer that
+    /// lacked it, sent video and no audio (3 of 3 calls in `bench-call lip-sync`).
+    @Test func receiveOnlyOfferNamesOpusWithTwoChannels() async throws {
+        var listener = testMedia()
+        listener.sendsMedia = false
+        let peer = PeerConnection(configuration: PeerConfiguration(media: listener), role: .offerer) { _ in }
+        let events = peer.events()
+        try await peer.start()
+        let offer = try await withTimeout(.seconds(15), "the receive-only offer") {
+            for await event in events { if case .sentOffer(let sdp) = event { return sdp } }
+            return ""
+        }
+        await peer.close()
+        let opus = offer.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("a=rtpmap:") && $0.uppercased().contains(" OPUS/") }
+        #expect(opus.map { $0.uppercased().hasSuffix(" OPUS/48000/2") } == [true], "\(opus)")
+    }
+
     /// The sender hears no media from a receive-only far end, only its receiver reports: that is
     /// enough to stay connected (liveness once counted inbound media bytes, so the caller of a
     /// recording bot went disconnected after 3 s and failed after 10 s).
