@@ -10,11 +10,10 @@ import GStreamer
 import MediaTestSupport
 
 /// Lip sync of a foreign sender (aiortc or headless Chromium) as an ECVKit agent bot records it:
-/// a caller dials through the reference service on loopback, the bot (auto-accept, sending its
-/// test pattern and tone as the interop tests' bot does) joins the room first and offers, the
-/// foreign peer answers with the caller's token and sends the flash/beep signal, and the bot
-/// records the call (separate tracks, passthrough). A receive-only bot (`sendsMedia` false) got
-/// Chromium's video but none of its audio (measured here, 3 of 3 calls), so it is not used.
+/// a caller dials through the reference service on loopback, the bot (auto-accept, receive-only
+/// as `ecv agent --receive-only --record`) joins the room first and offers, the foreign peer
+/// answers with the caller's token and sends the flash/beep signal, and the bot records the call
+/// (separate tracks, passthrough).
 struct LipSyncForeignSender {
     enum Kind: String, CaseIterable, Sendable {
         case aiortc, chromium
@@ -73,9 +72,10 @@ struct LipSyncForeignSender {
         configuration.openAgents = true
         let service = try ReferenceService(configuration: configuration)
         let base = try await service.start(host: "127.0.0.1", port: 0).absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-        let botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "LipSync", queues: ["default"],
+        var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "LipSync", queues: ["default"],
                                                      parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, videoCodec: "VP8",
                                                                                    noAudioProcessing: true))
+        botConfiguration.sendsMedia = false
         let bot = try AgentBot(configuration: botConfiguration)
         try await bot.connect()
         try await bot.ready()
