@@ -102,9 +102,11 @@ enum CallSetupBenchmark: CallBenchmark {
                                               .GotLocalStream, .SentOffer, .GotOffer, .SentAnswer, .GotAnswer, .GotRemoteStream,
                                               .WebRtcOnDataChannel, .WebRtcConnected]
 
-    static func startService() async throws -> (ReferenceService, String) {
+    /// The reference service on loopback, queue entry at once and agents without a secret; its base URL.
+    static func startService(iceServers: [ECVProtocol.ICEServer] = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])])
+        async throws -> (ReferenceService, String) {
         var configuration = ReferenceServiceConfiguration()
-        configuration.iceServers = [ECVProtocol.ICEServer(urls: ["stun:127.0.0.1:3478"])]
+        configuration.iceServers = iceServers
         configuration.acd.queueEntryDelay = 0
         configuration.openAgents = true
         let service = try ReferenceService(configuration: configuration)

@@ -66,12 +66,7 @@ struct LipSyncForeignSender {
 
     /// Runs `calls` calls one after another through one service and bot; each call's measurement or failure.
     func run(calls: Int) async throws -> [Result<FlashBeep.Measurement, any Error>] {
-        var configuration = ReferenceServiceConfiguration()
-        configuration.iceServers = []
-        configuration.acd.queueEntryDelay = 0
-        configuration.openAgents = true
-        let service = try ReferenceService(configuration: configuration)
-        let base = try await service.start(host: "127.0.0.1", port: 0).absoluteString.trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let (service, base) = try await CallSetupBenchmark.startService(iceServers: [])
         var botConfiguration = AgentBotConfiguration(serviceUrl: base, name: "LipSync", queues: ["default"],
                                                      parameters: ConnectParameters(videoWidth: 320, videoHeight: 240, videoCodec: "VP8",
                                                                                    noAudioProcessing: true))
