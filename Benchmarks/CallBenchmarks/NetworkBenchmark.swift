@@ -42,7 +42,9 @@ enum NetworkBenchmark {
         let repetitions = try options.int("repeats", default: 3, range: 1...20)
         let conditions = try options.list("conditions", allowed: NetworkCondition.allCases.map(\.rawValue))?
             .compactMap { NetworkCondition(rawValue: $0) } ?? NetworkCondition.allCases
-        let stacks = try options.list("stacks", allowed: ["ecvkit", "chromium"]) ?? ["ecvkit", "chromium"]
+        // "ecvkit-adaptive": only the `.adaptive` runs under the cap (tuning the rate control).
+        let stacks = try options.list("stacks", allowed: ["ecvkit", "ecvkit-adaptive", "chromium"]) ?? ["ecvkit", "chromium"]
+        let trace = options.has("trace")
         let tools = try prerequisites(options: options)
         let machine = MachineInfo.current()
         progress("bench-call network on \(machine.cpuModel), \(machine.cores) cores; load \(machine.loadAverage.map { String($0) }.joined(separator: " ")); "
@@ -53,10 +55,10 @@ enum NetworkBenchmark {
             for condition in conditions {
                 var cell: [NetworkRun] = []
                 if stacks.contains("ecvkit") {
-                    cell.append(await NetworkEcvkitRun.run(condition: condition, adaptive: false, repetition: repetition))
-                    if condition == .cap500 {
-                        cell.append(await NetworkEcvkitRun.run(condition: condition, adaptive: true, repetition: repetition))
-                    }
+                    cell.append(await NetworkEcvkitRun.run(condition: condition, adaptive: false, repetition: repetition, trace: trace))
+                }
+                if condition == .cap500, stacks.contains("ecvkit") || stacks.contains("ecvkit-adaptive") {
+                    cell.append(await NetworkEcvkitRun.run(condition: condition, adaptive: true, repetition: repetition, trace: trace))
                 }
                 if stacks.contains("chromium") {
                     cell.append(await NetworkChromiumRun.run(condition: condition, repetition: repetition, tools: tools))

@@ -17,7 +17,8 @@ enum NetworkEcvkitRun {
     /// Calls per whole-path run.
     static let wholePathCalls = 5
 
-    static func run(condition: NetworkCondition, adaptive: Bool, repetition: Int) async -> NetworkRun {
+    /// `trace`: print the window's timeline (see `NetworkTrace`).
+    static func run(condition: NetworkCondition, adaptive: Bool, repetition: Int, trace: Bool = false) async -> NetworkRun {
         if condition.wholePathLossPercent != nil { return await runWholePath(condition: condition, repetition: repetition) }
         let now = { ProcessInfo.processInfo.systemUptime }
         var result = NetworkRun(stack: adaptive ? adaptiveStack : defaultStack, condition: condition, repetition: repetition,
@@ -38,6 +39,7 @@ enum NetworkEcvkitRun {
             call = connected
             let firstHere = connected.framesHere.all.first ?? now(), firstAtLab = connected.framesAtLab.all.first ?? now()
             result.connectSeconds = max(firstHere, firstAtLab) - started
+            let tracer = trace ? NetworkTrace(call: connected) : nil
             try await Task.sleep(for: .seconds(NetworkCondition.settle))
             let start = now()
             try condition.begin(lab, sparing: nil)
@@ -45,6 +47,7 @@ enum NetworkEcvkitRun {
             let end = now()
             let stats = try await connected.local.stats()
             if condition.isRandomLoss { result.droppedPackets = try lab.droppedPackets() }
+            let capStatistics = condition == .cap500 && trace ? try lab.rateCapStatistics() : nil
             try condition.end(lab)
             // The child reports its frames over a pipe: let the last of the window arrive.
             try await Task.sleep(for: .milliseconds(500))
@@ -52,6 +55,8 @@ enum NetworkEcvkitRun {
                 let times = DirectionFigures.spread(DirectionFigures.sampled(frames.all))
                 result[keyPath: side] = DirectionFigures(times: times, from: start, to: end, lifted: lifted)
             }
+            tracer?.finish(call: connected, title: "\(result.stack), \(condition.title) #\(repetition)", start: start, end: end,
+                           capStatistics: capStatistics)
             let videoBytes = stats.outbound.filter { $0.kind == .video }.reduce(0) { $0 + Double($1.bytesSent) }
             result.hostSendKbps = videoBytes * 8 / 1000 / (end - min(firstHere, firstAtLab))
         } catch {

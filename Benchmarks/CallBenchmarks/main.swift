@@ -17,9 +17,12 @@ let usage = """
                                          the load generator alone: N callers sending a clip encoded once (stdin: dial,
                                          mark, hangup)
            bench-call network [--repeats N] [--conditions clean,loss-5,loss-20,cap-500,blackhole-5s,whole-loss-5,whole-loss-20] [--python PATH]
-                              [--stacks ecvkit,chromium] [--results DIR] [--no-publish]
+                              [--stacks ecvkit,ecvkit-adaptive,chromium] [--trace] [--results DIR] [--no-publish]
                                          ECVKit↔ECVKit and Chromium↔Chromium across an impaired network lab (root,
-                                         ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min)
+                                         ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min);
+                                         ecvkit-adaptive: only ECVKit's .adaptive runs under the cap; --trace: each
+                                         ECVKit window's timeline (send rate, round trip, NACK/PLI, decisions,
+                                         freezes, the cap's drops) on stderr
 
            bench-call lip-sync [--calls N] [--senders ecvkit,aiortc,chromium] [--python PATH] [--work DIR] [--fragment FILE]
                                [--no-publish]
@@ -87,7 +90,7 @@ func main() async -> Int32 {
     }
     arguments.removeFirst()
     do {
-        let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way"],
+        let options = try Options(arguments, flags: ["smoke", "no-publish", "one-way", "trace"],
                                   valued: ["frames", "codecs", "jitter-buffers", "results", "work", "fragment", "service-url", "bots", "mode", "dir", "calls",
                                           "processes", "first", "repeats", "conditions", "python", "stacks", "senders", "concurrency",
                                           "jitter-buffer-ms", "callers-per-load-process", "window"])

@@ -158,6 +158,14 @@ package final class NetworkLab: Sendable {
         }
     }
 
+    /// `tc -s qdisc` of the cap on each egress, the host's (what the host sends into the lab) and
+    /// the lab's: packets sent, dropped and over the limit, the queue's backlog; for a benchmark's
+    /// trace.
+    package func rateCapStatistics() throws -> (towardLab: String, fromLab: String) {
+        (try Self.run(["tc", "-s", "qdisc", "show", "dev", hostInterface]),
+         try Self.run(["ip", "netns", "exec", namespace, "tc", "-s", "qdisc", "show", "dev", labInterface]))
+    }
+
     /// `ip netns exec <lab> <executable> <arguments>`: a process whose sockets live in the lab.
     package func process(_ executable: URL, _ arguments: [String]) -> Process {
         let process = Process()
