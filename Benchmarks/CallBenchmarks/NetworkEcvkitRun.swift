@@ -56,7 +56,7 @@ enum NetworkEcvkitRun {
                 result[keyPath: side] = DirectionFigures(times: times, from: start, to: end, lifted: lifted)
             }
             tracer?.finish(call: connected, title: "\(result.stack), \(condition.title) #\(repetition)", start: start, end: end,
-                           capStatistics: capStatistics)
+                           capStatistics: capStatistics, pair: stats.candidatePair)
             let videoBytes = stats.outbound.filter { $0.kind == .video }.reduce(0) { $0 + Double($1.bytesSent) }
             result.hostSendKbps = videoBytes * 8 / 1000 / (end - min(firstHere, firstAtLab))
         } catch {

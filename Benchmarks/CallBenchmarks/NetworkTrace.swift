@@ -1,6 +1,7 @@
 import BenchmarkSupport
 import Foundation
 import GLibCore
+import MediaPipeline
 import NetworkTestSupport
 import WebRTC
 
@@ -36,9 +37,11 @@ final class NetworkTrace: Sendable {
     }
 
     /// Stops sampling and prints the timeline of `call`'s window from `start` to `end`.
-    func finish(call: LabCall, title: String, start: Double, end: Double, capStatistics: (towardLab: String, fromLab: String)?) {
+    func finish(call: LabCall, title: String, start: Double, end: Double, capStatistics: (towardLab: String, fromLab: String)?,
+                pair: PeerStats.CandidatePair?) {
         sampler.cancel()
-        var lines = ["trace: \(title), t = seconds from the window's start"]
+        var lines = ["trace: \(title), t = seconds from the window's start; candidate pair "
+                     + (pair.map { "\($0.transport ?? "?") \($0.localType ?? "?") → \($0.remoteType ?? "?")" } ?? "unknown")]
         let taken = samples.value
         for (previous, sample) in zip(taken, taken.dropFirst()) where sample.time >= start - 3 && sample.time <= end + 0.5 {
             let kbps = Double(sample.videoBytes &- previous.videoBytes) * 8 / 1000 / max(0.001, sample.time - previous.time)
