@@ -40,6 +40,7 @@ enum NetworkEcvkitRun {
             let firstHere = connected.framesHere.all.first ?? now(), firstAtLab = connected.framesAtLab.all.first ?? now()
             result.connectSeconds = max(firstHere, firstAtLab) - started
             let tracer = trace ? NetworkTrace(call: connected) : nil
+            defer { tracer?.stop() }
             try await Task.sleep(for: .seconds(NetworkCondition.settle))
             let start = now()
             try condition.begin(lab, sparing: nil)

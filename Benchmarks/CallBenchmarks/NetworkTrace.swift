@@ -6,9 +6,10 @@ import NetworkTestSupport
 import WebRTC
 
 /// `bench-call network --trace`: what happened in an ECVKit run's window, on one timeline (seconds
-/// from the window's start), printed with the progress lines: every 250 ms the host's video send
-/// rate, the round trip (any stream's latest receiver report) and the far end's NACK/PLI and loss counts for it; the host's rate-control decisions; the
-/// freezes the lab saw; and the cap's `tc -s qdisc` after the window. For finding when in the
+/// from the window's start), printed with the progress lines: the selected candidate pair; every
+/// 250 ms the host's video send rate, the round trip (any stream's latest receiver report) and
+/// the far end's NACK/PLI and loss counts for our video; both ends' rate-control decisions; the
+/// freezes the lab saw; and both caps' `tc -s qdisc` after the window. For finding when in the
 /// window a freeze happens and why; not part of the published figures.
 final class NetworkTrace: Sendable {
     private struct Sample: Sendable {
@@ -36,10 +37,13 @@ final class NetworkTrace: Sendable {
         }
     }
 
+    /// Stops sampling (idempotent; a run that fails before `finish` calls it too).
+    func stop() { sampler.cancel() }
+
     /// Stops sampling and prints the timeline of `call`'s window from `start` to `end`.
     func finish(call: LabCall, title: String, start: Double, end: Double, capStatistics: (towardLab: String, fromLab: String)?,
                 pair: PeerStats.CandidatePair?) {
-        sampler.cancel()
+        stop()
         var lines = ["trace: \(title), t = seconds from the window's start; candidate pair "
                      + (pair.map { "\($0.transport ?? "?") \($0.localType ?? "?") → \($0.remoteType ?? "?")" } ?? "unknown")]
         let taken = samples.value

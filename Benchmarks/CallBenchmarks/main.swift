@@ -22,7 +22,7 @@ let usage = """
                                          ip, nft, tc, chromium, chromedriver, the interop venv; about 17 min);
                                          ecvkit-adaptive: only ECVKit's .adaptive runs under the cap; --trace: each
                                          ECVKit window's timeline (send rate, round trip, NACK/PLI, decisions,
-                                         freezes, the cap's drops) on stderr
+                                         freezes, the caps' drops) with the progress lines
 
            bench-call lip-sync [--calls N] [--senders ecvkit,aiortc,chromium] [--python PATH] [--work DIR] [--fragment FILE]
                                [--no-publish]
