@@ -22,7 +22,12 @@
 //   heard at the caller   the caller starting to speak → the last loud frame of the prompt it hears
 //                         (adds both legs' transport and what the playout had queued, its lead)
 //
-// Usage: bench-voice [--turns N] [--barge-ins N] [--out FILE.md]
+// The bot's own echo, last: the caller plays back everything it hears 6 dB down (a speakerphone
+// without echo cancellation), the bot plays a 7 s prompt, and two fresh detectors listen, one with
+// `ignoresOwnEcho` and one without; per run their starts, the echo's level at the bot (p90 of its
+// 10 ms levels during the prompt), and the delay and return loss the echo tracker found.
+//
+// Usage: bench-voice [--turns N] [--barge-ins N] [--echo-runs N] [--out FILE.md]
 import ECVSpeech
 import Foundation
 import GLibCore
@@ -34,6 +39,7 @@ import WebRTC
 struct Options {
     var turns = 10
     var bargeIns = 10
+    var echoRuns = 3
     var out: String?
     init() {
         var arguments = CommandLine.arguments.dropFirst().makeIterator()
@@ -41,9 +47,10 @@ struct Options {
             switch argument {
             case "--turns": turns = max(1, min(200, Int(arguments.next() ?? "") ?? 10))
             case "--barge-ins": bargeIns = max(1, min(200, Int(arguments.next() ?? "") ?? 10))
+            case "--echo-runs": echoRuns = max(1, min(50, Int(arguments.next() ?? "") ?? 3))
             case "--out": out = arguments.next()
             default:
-                FileHandle.standardError.write(Data("usage: bench-voice [--turns N] [--barge-ins N] [--out FILE.md]\n".utf8))
+                FileHandle.standardError.write(Data("usage: bench-voice [--turns N] [--barge-ins N] [--echo-runs N] [--out FILE.md]\n".utf8))
                 exit(2)
             }
         }
@@ -144,6 +151,7 @@ struct VoiceTurnBenchmark {
         let cpu = cpuSeconds() - cpuStart, wall = (ContinuousClock.now - wallStart).milliseconds / 1000
         let interruptions = try await bargeIns(options.bargeIns, bot: bot, caller: caller, question: question, voice: voice,
                                                loud: loud, callerTime: callerTime, origin: origin)
+        let echoes = try await ownEcho(options.echoRuns, bot: bot, caller: caller, voice: voice)
         listening.cancel()
         atCaller.stop()
         await caller.close()
@@ -174,6 +182,15 @@ struct VoiceTurnBenchmark {
         report += "| barge-in (ms) | p50 / p95 / max |\n| --- | ---: |\n"
         report += "| reaction at the bot (the caller's first loud frame at the bot → playout stopped) | \(spread(interruptions.map(\.reaction))) |\n"
         report += "| **heard at the caller** (the caller starts speaking → the last loud frame of the prompt it hears) | \(spread(interruptions.map(\.heard))) |\n"
+        report += "\n## The bot's own echo\n\n\(echoes.count) runs; the caller plays back what it hears 6 dB down (no echo cancellation), "
+        report += "the bot plays a 7 s prompt; detector starts during the prompt and its echo (the standard detector with and without "
+        report += "`ignoresOwnEcho`); the echo's level at the bot is the p90 of its 10 ms levels while the prompt plays (the check "
+        report += "takes nothing off the audio: it decides what is speech).\n\n"
+        report += "| run | starts without / with | echo p90 (dBFS) | prompt p90 (dBFS) | delay found (ms) | return loss (dB) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n"
+        for (index, echo) in echoes.enumerated() {
+            report += "| \(index + 1) | \(echo.startsWithout) / \(echo.startsWith) | " + String(format: "%.1f | %.1f | ", echo.echoLevel, echo.promptLevel)
+            report += "\(echo.delays) | " + String(format: "%.1f |\n", echo.returnLoss)
+        }
         print(report)
         if let out = options.out { try report.write(toFile: out, atomically: true, encoding: .utf8) }
     }
@@ -210,6 +227,58 @@ struct VoiceTurnBenchmark {
             try await Task.sleep(for: .milliseconds(500))
         }
         try await bot.setBargeIn(nil)
+        return results
+    }
+
+    /// `runs` prompts into a caller that echoes them; see the header.
+    static func ownEcho(_ runs: Int, bot: PeerConnection, caller: PeerConnection, voice: ESpeakSynthesizer) async throws
+        -> [(startsWithout: Int, startsWith: Int, echoLevel: Double, promptLevel: Double, delays: String, returnLoss: Double)] {
+        let prompt = try await voice.synthesize("Welcome to the billing line. Please hold while I look up your account "
+                                                + "and the last payment we received from you, and the date it arrived.")
+        let heard = try await caller.farEndAudio(format: .speech)
+        let loop = try await caller.play(.frames { each in
+            for await frame in heard {
+                let quieter = frame.int16Samples.map { $0 / 2 }
+                try await each(AudioFrame(trusted: frame.format, pts: frame.pts, data: try AudioClip(samples: quieter).data))
+            }
+        }, mode: .replace, label: "echo")
+        var results: [(startsWithout: Int, startsWith: Int, echoLevel: Double, promptLevel: Double, delays: String, returnLoss: Double)] = []
+        let promptLevel = percentile(prompt.frames().map(\.levelDBFS), 0.9)
+        let promptLength = UInt64(prompt.duration.milliseconds * 1e6)
+        let noCheck = try VoiceActivityOptions(ignoresOwnEcho: false)
+        for run in 0..<runs {
+            let audio = try await bot.farEndAudio(format: AudioFormat(unchecked: 16000, 1, .s16, 10), capacity: 1000)
+            let played = await bot.applicationMedia.playedAudio
+            let playing = try await bot.play(.clip(prompt), label: "prompt")
+            // Both detectors hear the prompt and its echo's tail (1.2 s) live, as a bot's would.
+            let measuring = Task { () -> (startsWith: Int, startsWithout: Int, echoLevels: [Double], verdict: EchoDelayTracker.Verdict?) in
+                var with = VoiceActivityDetector(options: .standard, playedAudio: played)
+                var without = VoiceActivityDetector(options: noCheck)
+                var startsWith = 0, startsWithout = 0
+                var echoLevels: [Double] = []
+                for await frame in audio {
+                    guard let start = playing.startedAt, frame.pts >= start else { continue }
+                    if case .started? = with.process(frame) { startsWith += 1 }
+                    if case .started? = without.process(frame) { startsWithout += 1 }
+                    if frame.pts < start + promptLength { echoLevels.append(frame.levelDBFS) }
+                    if frame.pts >= start + promptLength + 1_200_000_000 { break }
+                }
+                return (startsWith, startsWithout, echoLevels, with.echoVerdict)
+            }
+            _ = await playing.finished()
+            let measured = await measuring.value
+            audio.stop()
+            var delay = "none", returnLoss = Double.nan
+            if case .echo(let found, let loss, _)? = measured.verdict {
+                delay = "\(found / 1_000_000)"
+                returnLoss = loss
+            }
+            results.append((measured.startsWithout, measured.startsWith, percentile(measured.echoLevels, 0.9), promptLevel, delay, returnLoss))
+            FileHandle.standardError.write(Data("echo run \(run + 1): starts \(measured.startsWithout) without, \(measured.startsWith) with; delay \(delay) ms\n".utf8))
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        loop.interrupt()
+        heard.stop()
         return results
     }
 

@@ -19,7 +19,12 @@ public struct UtteranceTranscription {
     private var session: (any TranscriptionSession)?
 
     public init(transcriber: any Transcriber, options: VoiceActivityOptions = .standard, partials: Bool = false) {
-        detector = VoiceActivityDetector(options: options)
+        self.init(transcriber: transcriber, options: options, partials: partials, playedAudio: nil)
+    }
+
+    /// One whose detector knows the call's played audio (see `VoiceActivityOptions.ignoresOwnEcho`).
+    package init(transcriber: any Transcriber, options: VoiceActivityOptions, partials: Bool, playedAudio: PlayedAudioLevels?) {
+        detector = VoiceActivityDetector(options: options, playedAudio: playedAudio)
         self.transcriber = transcriber
         self.partials = partials
     }

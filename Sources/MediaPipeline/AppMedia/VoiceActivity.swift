@@ -21,9 +21,14 @@ public struct VoiceActivityOptions: Sendable, Hashable {
     public var minimumSpeech: Duration
     /// Quiet needed before the end of speech is reported (pauses between words). 50…3000 ms.
     public var hangover: Duration
+    /// While the call plays application audio, audio no louder than the bot's own echo would be
+    /// is not speech: a far end without echo cancellation (a speakerphone) sending the bot's
+    /// prompt back does not start speech, and the far end speaking over it still does (see
+    /// docs/bots-that-talk.md, "The bot's own echo"). On by default.
+    public var ignoresOwnEcho: Bool
 
     public init(threshold: Double = 12, minimumLevelDBFS: Double = -50, minimumSpeech: Duration = .milliseconds(60),
-                hangover: Duration = .milliseconds(400)) throws(AppMediaError) {
+                hangover: Duration = .milliseconds(400), ignoresOwnEcho: Bool = true) throws(AppMediaError) {
         guard (6...30).contains(threshold) else { throw .invalidFormat("VAD threshold \(threshold) dB; use 6…30") }
         guard (-70 ... -10).contains(minimumLevelDBFS) else { throw .invalidFormat("VAD minimum level \(minimumLevelDBFS) dBFS; use -70…-10") }
         guard minimumSpeech >= .milliseconds(10), minimumSpeech <= .milliseconds(1000) else {
@@ -36,6 +41,7 @@ public struct VoiceActivityOptions: Sendable, Hashable {
         self.minimumLevelDBFS = minimumLevelDBFS
         self.minimumSpeech = minimumSpeech
         self.hangover = hangover
+        self.ignoresOwnEcho = ignoresOwnEcho
     }
 
     public static let standard: VoiceActivityOptions = {
@@ -52,10 +58,23 @@ public struct VoiceActivityDetector: Sendable {
     private var speaking = false
     private var loudSince: UInt64?
     private var lastLoudEnd: UInt64 = 0
+    private var echo: EchoGate?
 
     public init(options: VoiceActivityOptions = .standard) { self.options = options }
 
+    /// A detector that, when `options.ignoresOwnEcho`, does not take the echo of `playedAudio`
+    /// (the call's played audio) for speech.
+    package init(options: VoiceActivityOptions, playedAudio: PlayedAudioLevels?) {
+        self.options = options
+        if options.ignoresOwnEcho, let playedAudio { echo = EchoGate(playedAudio: playedAudio) }
+    }
+
     public var isSpeaking: Bool { speaking }
+
+    /// What the echo tracker found (nil without one).
+    package var echoVerdict: EchoDelayTracker.Verdict? { echo?.tracker.verdict }
+    /// Frames loud enough for speech that were taken for the bot's echo.
+    package var echoFrames: Int { echo?.suppressed ?? 0 }
 
     /// Feeds one frame; returns the event it caused, if any.
     public mutating func process(_ frame: AudioFrame) -> VoiceActivity? {
@@ -65,6 +84,10 @@ public struct VoiceActivityDetector: Sendable {
     public mutating func process(level: Double, pts: UInt64, duration: UInt64) -> VoiceActivity? {
         let end = pts + duration
         let loud = level >= options.minimumLevelDBFS && level >= noiseFloor + options.threshold
+        if echo?.isEcho(level: level, pts: pts, duration: duration, loud: loud) == true {
+            // The bot's own prompt coming back: neither speech nor the noise floor.
+            return quiet(end: end)
+        }
         if !loud, level.isFinite {
             // Quiet frames pull the floor toward them: fast down, slow up.
             noiseFloor += (level < noiseFloor ? 0.3 : 0.02) * (level - noiseFloor)
@@ -79,6 +102,10 @@ public struct VoiceActivityDetector: Sendable {
             }
             return nil
         }
+        return quiet(end: end)
+    }
+
+    private mutating func quiet(end: UInt64) -> VoiceActivity? {
         if !speaking {
             // A gap in loudness shorter than a frame resets the start only once it lasts.
             if let since = loudSince, end - lastLoudEnd > UInt64(options.minimumSpeech.wholeNanoseconds) || lastLoudEnd < since { loudSince = nil }
@@ -90,6 +117,34 @@ public struct VoiceActivityDetector: Sendable {
             return .stopped(at: lastLoudEnd, reportedAt: end)
         }
         return nil
+    }
+}
+
+/// The detector's echo check: an `EchoDelayTracker` fed the call's played audio and the far end's.
+struct EchoGate: Sendable {
+    /// Louder than the predicted echo by this much is the far end itself (double talk passes).
+    static let margin = 6.0
+    let playedAudio: PlayedAudioLevels
+    var tracker = EchoDelayTracker()
+    var position = 0
+    var suppressed = 0
+
+    /// Reads what is played from now on.
+    init(playedAudio: PlayedAudioLevels) {
+        self.playedAudio = playedAudio
+        position = playedAudio.end
+    }
+
+    /// Feeds the frame (and the reference played since the last one); whether a frame the
+    /// detector found `loud` is no louder than the echo it expects.
+    mutating func isEcho(level: Double, pts: UInt64, duration: UInt64, loud: Bool) -> Bool {
+        let (played, next) = playedAudio.levels(after: position)
+        position = next
+        for item in played { tracker.addReference(level: item.level, pts: item.pts, duration: EchoDelayTracker.bin) }
+        tracker.addFarEnd(level: level, pts: pts, duration: duration)
+        guard loud, let echo = tracker.predictedEchoLevel(at: pts), level < echo + Self.margin else { return false }
+        suppressed += 1
+        return true
     }
 }
 

@@ -55,14 +55,17 @@ package final class AudioPlayout: Sendable {
     private let source: AppSource
     private let gate: Element?
     private let clock: Element
+    private let playedAudio: PlayedAudioLevels?
     private let state = Mutex(State())
 
     /// `source` is the graph's application-audio appsrc, `gate` the volume on the configured
-    /// source, `clock` the call pipeline (whose running time the frames are stamped with).
-    package init(source: AppSource, gate: Element?, clock: Element) {
+    /// source, `clock` the call pipeline (whose running time the frames are stamped with);
+    /// `playedAudio` records the levels of what is played (the echo reference).
+    package init(source: AppSource, gate: Element?, clock: Element, playedAudio: PlayedAudioLevels? = nil) {
         self.source = source
         self.gate = gate
         self.clock = clock
+        self.playedAudio = playedAudio
     }
 
     /// Queues `input`; it plays after everything queued before it.
@@ -179,6 +182,7 @@ package final class AudioPlayout: Sendable {
         } catch {
             throw AppMediaError.media("pushing played audio: \(error)")
         }
+        playedAudio?.record(AudioFrame(trusted: frame.format, pts: due, data: frame.data))
         playback.markStarted(at: due)
         pacer.next = due + frame.duration
         pacer.played += frame.duration

@@ -13,6 +13,8 @@ package final class ApplicationMedia: Sendable {
         var bargeIns: [BargeIn] = []
     }
     let state = Mutex(State())
+    /// What the playout played, the echo reference of the call's voice activity detectors.
+    package let playedAudio = PlayedAudioLevels()
 
     package init() {}
 }
@@ -29,7 +31,7 @@ extension PeerConnection {
         let source: AppSource
         do throws(GStreamerError) { source = try AppSource(element) } catch { throw .media("\(error)") }
         let gate = media.graph.nodes(withRole: .applicationAudioGate).first.flatMap { media.elements.elements[$0.id] }
-        let made = AudioPlayout(source: source, gate: gate, clock: pipeline)
+        let made = AudioPlayout(source: source, gate: gate, clock: pipeline, playedAudio: applicationMedia.playedAudio)
         let (playout, isNew) = applicationMedia.state.withLock { state in
             if let existing = state.playout { return (existing, false) }
             state.playout = made
@@ -60,8 +62,9 @@ extension PeerConnection {
     package func voiceActivity(options: VoiceActivityOptions = .standard) async throws(AppMediaError) -> AsyncStream<VoiceActivity> {
         let audio = try await farEndAudio(format: Self.voiceActivityFormat, capacity: AudioFrameStream.capacityRange.upperBound)
         let (events, continuation) = AsyncStream.makeStream(of: VoiceActivity.self, bufferingPolicy: .bufferingNewest(64))
+        let playedAudio = applicationMedia.playedAudio
         let task = Task {
-            var detector = VoiceActivityDetector(options: options)
+            var detector = VoiceActivityDetector(options: options, playedAudio: playedAudio)
             for await frame in audio {
                 if let event = detector.process(frame) { continuation.yield(event) }
             }

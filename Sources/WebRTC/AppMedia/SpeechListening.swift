@@ -10,8 +10,9 @@ extension PeerConnection {
                        partials: Bool = false) async throws(AppMediaError) -> AsyncStream<Heard> {
         let audio = try await farEndAudio(format: transcriber.inputFormat, capacity: AudioFrameStream.capacityRange.upperBound)
         let (heard, continuation) = AsyncStream.makeStream(of: Heard.self, bufferingPolicy: .bufferingNewest(256))
+        let playedAudio = applicationMedia.playedAudio
         let task = Task {
-            var cutter = UtteranceTranscription(transcriber: transcriber, options: options, partials: partials)
+            var cutter = UtteranceTranscription(transcriber: transcriber, options: options, partials: partials, playedAudio: playedAudio)
             for await frame in audio {
                 do throws(AppMediaError) {
                     let (activity, transcripts) = try cutter.process(frame)
