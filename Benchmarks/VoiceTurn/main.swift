@@ -22,9 +22,10 @@
 //   heard at the caller   the caller starting to speak → the last loud frame of the prompt it hears
 //                         (adds both legs' transport and what the playout had queued, its lead)
 //
-// The bot's own echo, last: the caller plays back everything it hears 6 dB down (a speakerphone
-// without echo cancellation), the bot plays a 7 s prompt, and two fresh detectors listen, one with
-// `ignoresOwnEcho` and one without; per run their starts, the echo's level at the bot (p90 of its
+// The bot's own echo, last: the caller plays back everything it hears 6 dB down at a steady delay
+// (a speakerphone without echo cancellation; its playout starts at the largest lead), the bot plays a 7 s prompt, and two fresh detectors listen, one with
+// `ignoresOwnEcho` and one without, each run as if it were the call's first prompt (the echo path
+// forgotten); per run their starts, the echo's level at the bot (p90 of its
 // 10 ms levels during the prompt), and the delay and return loss the echo tracker found.
 //
 // Usage: bench-voice [--turns N] [--barge-ins N] [--echo-runs N] [--out FILE.md]
@@ -241,7 +242,7 @@ struct VoiceTurnBenchmark {
                 let quieter = frame.int16Samples.map { $0 / 2 }
                 try await each(AudioFrame(trusted: frame.format, pts: frame.pts, data: try AudioClip(samples: quieter).data))
             }
-        }, mode: .replace, label: "echo")
+        }, mode: .replace, label: "echo", lead: AudioPlayout.maximumLead)
         var results: [(startsWithout: Int, startsWith: Int, echoLevel: Double, promptLevel: Double, delays: String, returnLoss: Double)] = []
         let promptLevel = percentile(prompt.frames().map(\.levelDBFS), 0.9)
         let promptLength = UInt64(prompt.duration.milliseconds * 1e6)
@@ -249,6 +250,7 @@ struct VoiceTurnBenchmark {
         for run in 0..<runs {
             let audio = try await bot.farEndAudio(format: AudioFormat(unchecked: 16000, 1, .s16, 10), capacity: 1000)
             let played = await bot.applicationMedia.playedAudio
+            played.echoPath = .unknown   // each run judged as a call's first prompt, blind at first
             let playing = try await bot.play(.clip(prompt), label: "prompt")
             // Both detectors hear the prompt and its echo's tail (1.2 s) live, as a bot's would.
             let measuring = Task { () -> (startsWith: Int, startsWithout: Int, echoLevels: [Double], verdict: EchoDelayTracker.Verdict?) in

@@ -10,13 +10,14 @@ import Testing
 @testable import WebRTC
 
 /// The bot's own prompt coming back from a far end without echo cancellation (a speakerphone):
-/// the far end here plays everything it hears back into the call, 6 dB quieter, and can speak a
-/// phrase of its own over it. With `ignoresOwnEcho` the bot's detector does not start on its
+/// the far end here plays everything it hears back into the call, 10 dB quieter, at a steady delay
+/// (its playout starts 300 ms ahead, so it does not grow its lead), and can speak a phrase of its
+/// own over it. With `ignoresOwnEcho` the bot's detector does not start on its
 /// prompt; without it, it does; and the far end speaking over the prompt still barges in.
 @Suite(.serialized) struct OwnEchoCallTests {
     static let prompt = "Welcome to the billing line. Please hold while I look up your account and the last payment we received from you."
 
-    /// The far end's loop: the bot's audio back, 6 dB down, plus the phrase when one is queued.
+    /// The far end's loop: the bot's audio back, 10 dB down, plus the phrase when one is queued.
     final class EchoingFarEnd: Sendable {
         /// Phrase samples still to mix in.
         let phrase = Mutex<ArraySlice<Int16>>([])
@@ -30,7 +31,7 @@ import Testing
                         return Array(pending.prefix(samples.count))
                     }
                     let mixed = samples.indices.map { index in
-                        let echo = Int32(samples[index]) / 2
+                        let echo = Int32(samples[index]) * 10 / 32
                         let voice = index < spoken.count ? Int32(spoken[index]) : 0
                         return Int16(max(-32767, min(32767, echo + voice)))
                     }
@@ -89,7 +90,7 @@ import Testing
             return states.0 == .connected && states.1 == .connected
         }
         let echoing = EchoingFarEnd()
-        _ = try await farEnd.play(echoing.loop(try await farEnd.farEndAudio(format: .speech)), mode: .replace, label: "echo")
+        _ = try await farEnd.play(echoing.loop(try await farEnd.farEndAudio(format: .speech)), mode: .replace, label: "echo", lead: 300_000_000)
         let ignoring = Events(try await bot.voiceActivity(options: .standard))
         let hearing = Events(try await bot.voiceActivity(options: try VoiceActivityOptions(ignoresOwnEcho: false)))
         let delays = DelayLog(try await bot.farEndAudio(format: WebRTC.PeerConnection.voiceActivityFormat, capacity: 1000),
@@ -103,7 +104,7 @@ import Testing
         let end = try #require(first.startedAt) + UInt64(prompt.duration.components.seconds) * 1_000_000_000 + 1_500_000_000
         try await eventually(.seconds(10), "the echo's tail heard") { delays.lastPTS.load(ordering: .relaxed) > end }
         let measured = delays.delays
-        print("echo delay over the prompt: \(measured.count) estimates, \(measured.min().map { $0 / 1_000_000 } ?? 0)-\(measured.max().map { $0 / 1_000_000 } ?? 0) ms")
+        print("echo delay over the prompt: \(measured.count) frames with an echo verdict, \(measured.min().map { $0 / 1_000_000 } ?? 0)-\(measured.max().map { $0 / 1_000_000 } ?? 0) ms")
         #expect(hearing.starts >= 1, "the detector without the echo check never started: \(hearing.seen.withLock { $0 })")
         #expect(ignoring.starts == 0, "the bot heard its own prompt: \(ignoring.seen.withLock { $0 })")
         #expect(!measured.isEmpty, "no echo delay found")

@@ -129,6 +129,47 @@ import Testing
         #expect(barging.allSatisfy { $0 >= 3_000_000_000 }, "started at \(barging)")
     }
 
+    @Test func aDelayThatMovesWhileThePromptPlaysIsFollowed() throws {
+        let played = Self.syllables(bins: 800, seed: 31)
+        // 250 ms for the first 4 s, then 400 ms (a far end whose playout took a longer lead).
+        let early = Self.echoed(played, delayBins: 25, returnLoss: 6), late = Self.echoed(played, delayBins: 40, returnLoss: 6)
+        let far = played.indices.map { $0 < 400 ? early[$0] : late[$0] }
+        let playedAudio = PlayedAudioLevels()
+        var detector = VoiceActivityDetector(options: .standard, playedAudio: playedAudio)
+        var starts: [VoiceActivity] = []
+        for index in 0..<900 {
+            if index < played.count { playedAudio.record(try Self.frame(level: played[index], at: index)) }
+            if let event = detector.process(try Self.frame(level: index < far.count ? far[index] : -65, at: index)), case .started = event {
+                starts.append(event)
+            }
+        }
+        #expect(starts.isEmpty, "started on its own echo: \(starts)")
+        guard case .echo(let delay, _, _)? = detector.echoVerdict else {
+            Issue.record("no echo found: \(String(describing: detector.echoVerdict))")
+            return
+        }
+        #expect(delay == 400_000_000)
+    }
+
+    @Test func aLaterDetectorBeginsFromTheEchoPathAnEarlierOneFound() throws {
+        let playedAudio = PlayedAudioLevels()
+        var first = VoiceActivityDetector(options: .standard, playedAudio: playedAudio)
+        let played = Self.syllables(bins: 400, seed: 21)
+        let far = Self.echoed(played, delayBins: 30, returnLoss: 8)
+        for index in played.indices {
+            playedAudio.record(try Self.frame(level: played[index], at: index))
+            _ = first.process(try Self.frame(level: far[index], at: index))
+        }
+        guard case .echo(let delay, _, _)? = first.echoVerdict else {
+            Issue.record("no echo found: \(String(describing: first.echoVerdict))")
+            return
+        }
+        #expect(delay == 300_000_000)
+        #expect(playedAudio.echoPath == first.echoVerdict)
+        #expect(VoiceActivityDetector(options: .standard, playedAudio: playedAudio).echoVerdict == first.echoVerdict)
+        #expect(VoiceActivityDetector(options: try VoiceActivityOptions(ignoresOwnEcho: false), playedAudio: playedAudio).echoVerdict == nil)
+    }
+
     @Test func playedLevelsAreReadOnceEachInTenMillisecondPieces() throws {
         let playedAudio = PlayedAudioLevels()
         let format = try AudioFormat(sampleRate: 16000, channels: 1, sampleFormat: .s16, frameMilliseconds: 20)

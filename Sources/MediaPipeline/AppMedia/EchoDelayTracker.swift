@@ -13,7 +13,8 @@ import Synchronization
 /// at least `echoCorrelation` is an echo at that delay; its return loss is the median of reference
 /// minus far-end level over the reference's loud bins. A correlation below `noEchoCorrelation`
 /// with at least `decisionReference` of loud reference is "no echo" (the hysteresis keeps a
-/// correlation wobbling around one threshold from switching the verdict back and forth).
+/// correlation wobbling around one threshold from switching the verdict back and forth). An echo
+/// verdict not confirmed in the last second predicts the echo at any lag (at its return loss).
 ///
 /// Pure: it has no clock, the levels carry their times, so the same audio gives the same verdicts.
 package struct EchoDelayTracker: Sendable {
@@ -45,11 +46,19 @@ package struct EchoDelayTracker: Sendable {
     }
 
     package private(set) var verdict: Verdict = .unknown
+    /// Lags whose correlation over the last half second alone was high (0.7) in an estimate of
+    /// the last second, with the bin of that estimate: while a moving delay's new lag climbs
+    /// past the old one over the whole window, the echo there is predicted too.
+    private var candidates: [(lag: Int, bin: Int64)] = []
+    /// The last bin an estimate confirmed the echo's delay.
+    private var confirmedBin: Int64 = -1_000_000
+    static let recentWindow = 50
     private var reference = LevelRing(capacity: capacity)
     private var farEnd = LevelRing(capacity: capacity)
     private var lastEstimateBin: Int64 = .min
 
-    package init() {}
+    /// A tracker that starts from what an earlier one on the same call found.
+    package init(verdict: Verdict = .unknown) { self.verdict = verdict }
 
     /// The bot's played audio: `level` dBFS from `pts` for `duration` ns.
     package mutating func addReference(level: Double, pts: UInt64, duration: UInt64) {
@@ -76,10 +85,17 @@ package struct EchoDelayTracker: Sendable {
             return nil
         case .unknown:
             return reference.loudest(from: bin - Int64(Self.maximumLag), through: bin)
+        case .echo(_, let returnLoss, _) where bin - confirmedBin > Int64(Self.maximumLag):
+            // The delay was not confirmed in the last second (a new prompt after a pause, in
+            // which the loop's delay may have moved: 70 ms between two prompts was measured; the
+            // far end talking over the bot): any lag, at the return loss found.
+            return reference.loudest(from: bin - Int64(Self.maximumLag), through: bin).map { $0 - returnLoss }
         case .echo(let delay, let returnLoss, _):
-            // ±30 ms around the delay: the estimate's own step and the envelope's smear.
-            let at = bin - Int64(delay / Self.bin)
-            return reference.loudest(from: at - 3, through: at + 3).map { $0 - returnLoss }
+            // 50 ms either side of the delay (the estimate's own step, the envelope's smear) and
+            // of each candidate lag (a delay that moves while the prompt plays).
+            let lags = [Int(delay / Self.bin)] + candidates.map(\.lag)
+            let loudest = lags.compactMap { lag in reference.loudest(from: bin - Int64(lag) - 5, through: bin - Int64(lag) + 5) }.max()
+            return loudest.map { $0 - returnLoss }
         }
     }
 
@@ -98,14 +114,23 @@ package struct EchoDelayTracker: Sendable {
         // Only a window the far end's audio fills says anything (not one a new tracker just began).
         guard present.count(where: { $0 }) >= Self.window * 9 / 10 else { return }
         var best = (lag: 0, correlation: -1.0)
+        let recent = far.count - Self.recentWindow
+        candidates.removeAll { $0.bin < last - 100 }
         for lag in 0...Self.maximumLag {
             var xs: [Double] = [], ys: [Double] = []
+            var recentStart = 0
             for index in far.indices where present[index] {
+                if index < recent { recentStart += 1 }
                 xs.append(far[index])
                 ys.append(Self.clamped(reference.level(at: first + Int64(index) - Int64(lag)) ?? Self.floorLevel))
             }
             let correlation = Self.pearson(xs, ys)
             if correlation > best.correlation { best = (lag, correlation) }
+            // The last half second alone: where a delay that just moved already scores.
+            if Self.pearson(Array(xs[recentStart...]), Array(ys[recentStart...])) >= Self.echoCorrelation + 0.2,
+               !candidates.contains(where: { $0.bin == last && abs($0.lag - lag) < 5 }) {
+                candidates.append((lag, last))
+            }
         }
         if best.correlation >= Self.echoCorrelation {
             var losses: [Double] = []
@@ -117,6 +142,7 @@ package struct EchoDelayTracker: Sendable {
             guard !losses.isEmpty else { return }
             losses.sort()
             verdict = .echo(delay: UInt64(best.lag) * Self.bin, returnLoss: losses[losses.count / 2], correlation: best.correlation)
+            confirmedBin = last
         } else if best.correlation < Self.noEchoCorrelation, loudReference >= Self.decisionReference {
             verdict = .noEcho
         }
@@ -197,6 +223,14 @@ package final class PlayedAudioLevels: Sendable {
     }
     static let capacity = 512
     private let state = Mutex(State())
+    private let path = Mutex(EchoDelayTracker.Verdict.unknown)
+
+    /// What the call's echo trackers last found: a detector started later begins from it (the
+    /// echo path belongs to the call), so only the call's first played second is judged blind.
+    package var echoPath: EchoDelayTracker.Verdict {
+        get { path.withLock { $0 } }
+        set { path.withLock { $0 = newValue } }
+    }
 
     package init() {}
 

@@ -125,14 +125,15 @@ struct EchoGate: Sendable {
     /// Louder than the predicted echo by this much is the far end itself (double talk passes).
     static let margin = 6.0
     let playedAudio: PlayedAudioLevels
-    var tracker = EchoDelayTracker()
-    var position = 0
+    var tracker: EchoDelayTracker
+    var position: Int
     var suppressed = 0
 
     /// Reads what is played from now on.
     init(playedAudio: PlayedAudioLevels) {
         self.playedAudio = playedAudio
         position = playedAudio.end
+        tracker = EchoDelayTracker(verdict: playedAudio.echoPath)
     }
 
     /// Feeds the frame (and the reference played since the last one); whether a frame the
@@ -141,7 +142,9 @@ struct EchoGate: Sendable {
         let (played, next) = playedAudio.levels(after: position)
         position = next
         for item in played { tracker.addReference(level: item.level, pts: item.pts, duration: EchoDelayTracker.bin) }
+        let before = tracker.verdict
         tracker.addFarEnd(level: level, pts: pts, duration: duration)
+        if tracker.verdict != before { playedAudio.echoPath = tracker.verdict }
         guard loud, let echo = tracker.predictedEchoLevel(at: pts), level < echo + Self.margin else { return false }
         suppressed += 1
         return true

@@ -43,6 +43,7 @@ package final class AudioPlayout: Sendable {
         let playback: Playback
         let input: Input
         let mode: PlayoutMode
+        let lead: UInt64
     }
 
     private struct State {
@@ -68,10 +69,12 @@ package final class AudioPlayout: Sendable {
         self.playedAudio = playedAudio
     }
 
-    /// Queues `input`; it plays after everything queued before it.
-    package func enqueue(_ input: Input, mode: PlayoutMode = .mix, label: String) throws(AppMediaError) -> Playback {
+    /// Queues `input`; it plays after everything queued before it. `lead` (clamped to
+    /// `lead`…`maximumLead`) is how far ahead it starts: a relay of audio that itself arrives
+    /// in bursts (a loop playing back what it hears) starts at `maximumLead` to keep one delay.
+    package func enqueue(_ input: Input, mode: PlayoutMode = .mix, label: String, lead: UInt64 = AudioPlayout.lead) throws(AppMediaError) -> Playback {
         let playback = Playback(label: label) { [weak self] playback in self?.stop(playback) }
-        let entry = Entry(playback: playback, input: input, mode: mode)
+        let entry = Entry(playback: playback, input: input, mode: mode, lead: min(max(lead, Self.lead), Self.maximumLead))
         let failure: AppMediaError? = state.withLock { state in
             if state.closed { return .notRunning("the call ended") }
             if state.queue.count >= Self.queueLimit { return .invalidFrame("\(Self.queueLimit) playbacks are already queued") }
@@ -137,7 +140,7 @@ package final class AudioPlayout: Sendable {
     private func play(_ entry: Entry) async -> PlaybackOutcome {
         if entry.mode == .replace { setGateMuted(true) }
         defer { if entry.mode == .replace { setGateMuted(false) } }
-        var pacer = Pacer()
+        var pacer = Pacer(lead: entry.lead)
         do {
             switch entry.input {
             case .clip(let clip):
@@ -164,7 +167,7 @@ package final class AudioPlayout: Sendable {
     private struct Pacer {
         var next: UInt64?
         var played: UInt64 = 0
-        var lead = AudioPlayout.lead
+        var lead: UInt64
     }
 
     private func push(_ frame: AudioFrame, pacer: inout Pacer, playback: Playback) async throws {

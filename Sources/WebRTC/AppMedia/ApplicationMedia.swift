@@ -48,9 +48,9 @@ extension PeerConnection {
         return playout
     }
 
-    /// Queues `input` into the outgoing audio.
-    package func play(_ input: AudioPlayout.Input, mode: PlayoutMode = .mix, label: String) throws(AppMediaError) -> Playback {
-        try audioPlayout().enqueue(input, mode: mode, label: label)
+    /// Queues `input` into the outgoing audio (`lead`: see `AudioPlayout.enqueue`).
+    package func play(_ input: AudioPlayout.Input, mode: PlayoutMode = .mix, label: String, lead: UInt64 = AudioPlayout.lead) throws(AppMediaError) -> Playback {
+        try audioPlayout().enqueue(input, mode: mode, label: label, lead: lead)
     }
 
     /// Stops what plays and empties the queue (nothing when nothing was ever played).
