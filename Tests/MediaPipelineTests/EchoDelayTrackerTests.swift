@@ -86,13 +86,13 @@ import Testing
         #expect(tracker.verdict == .unknown)
     }
 
-    @Test func beforeAVerdictTheEchoIsAssumedAsLoudAsTheLastSecondOfReference() {
+    @Test func beforeAVerdictTheEchoIsAssumedNineDecibelsBelowTheLastSecondOfReference() {
         var tracker = EchoDelayTracker()
         tracker.addReference(level: -12, pts: 0, duration: 20_000_000)
         tracker.addReference(level: -30, pts: 500_000_000, duration: 10_000_000)
         #expect(tracker.verdict == .unknown)
-        #expect(tracker.predictedEchoLevel(at: 900_000_000) == -12)
-        #expect(tracker.predictedEchoLevel(at: 1_200_000_000) == -30)
+        #expect(tracker.predictedEchoLevel(at: 900_000_000) == -21)
+        #expect(tracker.predictedEchoLevel(at: 1_200_000_000) == -39)
         #expect(tracker.predictedEchoLevel(at: 1_600_000_000) == nil)
     }
 

@@ -32,6 +32,11 @@ package struct EchoDelayTracker: Sendable {
     /// Loud reference bins needed before a low correlation means "no echo" (1.2 s).
     static let decisionReference = 120
     static let echoCorrelation = 0.5
+    /// Before any verdict, the echo is assumed this much below the loudest audio played: with the
+    /// gate's 6 dB margin, far-end audio within 3 dB of the bot's own level counts as speech (a
+    /// caller talking into the call's first prompt as loud as the bot), and an echo that comes back
+    /// at least 3 dB down (a speakerphone's usually comes back much further down) does not.
+    static let blindReturnLoss = 9.0
     static let noEchoCorrelation = 0.25
     /// Kept history: the window plus the largest lag, with room.
     static let capacity = 512
@@ -77,14 +82,14 @@ package struct EchoDelayTracker: Sendable {
 
     /// The echo expected in the far-end audio at `pts`, in dBFS, or nil when none is (the bot
     /// was quiet, or its audio does not come back). While the verdict is unknown it is the
-    /// loudest reference of the last `maximumLag`, as if it came back undiminished.
+    /// loudest reference of the last `maximumLag` less `blindReturnLoss`.
     package func predictedEchoLevel(at pts: UInt64) -> Double? {
         let bin = Int64(pts / Self.bin)
         switch verdict {
         case .noEcho:
             return nil
         case .unknown:
-            return reference.loudest(from: bin - Int64(Self.maximumLag), through: bin)
+            return reference.loudest(from: bin - Int64(Self.maximumLag), through: bin).map { $0 - Self.blindReturnLoss }
         case .echo(_, let returnLoss, _) where bin - confirmedBin > Int64(Self.maximumLag):
             // The delay was not confirmed in the last second (a new prompt after a pause, in
             // which the loop's delay may have moved: 70 ms between two prompts was measured; the
