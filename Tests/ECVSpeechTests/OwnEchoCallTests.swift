@@ -77,18 +77,7 @@ import Testing
     }
 
     @Test func theBotDoesNotHearItsOwnPromptButHearsTheFarEndOverIt() async throws {
-        try GStreamerRuntime.ensureInitialized()
-        let signaling = LoopbackSignaling()
-        let farEnd = PeerConnection(configuration: PeerConfiguration(media: SpeechCallTests.media()), role: .offerer, sendSignaling: signaling.first.send)
-        let bot = PeerConnection(configuration: PeerConfiguration(media: SpeechCallTests.media()), role: .answerer, sendSignaling: signaling.second.send)
-        signaling.connectFirst(to: farEnd)
-        signaling.connectSecond(to: bot)
-        try await bot.start()
-        try await farEnd.start()
-        try await eventually(.seconds(15), "connected") {
-            let states = (await farEnd.peerState, await bot.peerState)
-            return states.0 == .connected && states.1 == .connected
-        }
+        let (farEnd, bot, signaling) = try await SpeechCallTests.connectedPair()
         let echoing = EchoingFarEnd()
         _ = try await farEnd.play(echoing.loop(try await farEnd.farEndAudio(format: .speech)), mode: .replace, label: "echo", lead: 300_000_000)
         let ignoring = Events(try await bot.voiceActivity(options: .standard))

@@ -18,11 +18,12 @@ import Testing
         return MediaConfiguration(parameters: parameters, audio: .silence, receiveAudio: .discard)
     }
 
-    @Test func eachEndHearsWhatTheOtherSays() async throws {
+    /// A caller (offerer) and a bot (answerer) with `media()`, connected over loopback signaling.
+    static func connectedPair() async throws -> (caller: PeerConnection, bot: PeerConnection, signaling: LoopbackSignaling) {
         try GStreamerRuntime.ensureInitialized()
         let signaling = LoopbackSignaling()
-        let caller = PeerConnection(configuration: PeerConfiguration(media: Self.media()), role: .offerer, sendSignaling: signaling.first.send)
-        let bot = PeerConnection(configuration: PeerConfiguration(media: Self.media()), role: .answerer, sendSignaling: signaling.second.send)
+        let caller = PeerConnection(configuration: PeerConfiguration(media: media()), role: .offerer, sendSignaling: signaling.first.send)
+        let bot = PeerConnection(configuration: PeerConfiguration(media: media()), role: .answerer, sendSignaling: signaling.second.send)
         signaling.connectFirst(to: caller)
         signaling.connectSecond(to: bot)
         try await bot.start()
@@ -31,6 +32,11 @@ import Testing
             let states = (await caller.peerState, await bot.peerState)
             return states.0 == .connected && states.1 == .connected
         }
+        return (caller, bot, signaling)
+    }
+
+    @Test func eachEndHearsWhatTheOtherSays() async throws {
+        let (caller, bot, signaling) = try await Self.connectedPair()
         let voice = try ESpeakSynthesizer()
         let botHears = try await bot.listen(with: try PocketSphinxTranscriber(vocabulary: .phrases(Self.phrases)))
         let callerHears = try await caller.listen(with: try PocketSphinxTranscriber(vocabulary: .phrases(Self.phrases)))

@@ -51,24 +51,25 @@ import Testing
         }
     }
 
-    @Test func aFarEndThatDoesNotEchoGivesNoEstimate() {
+    /// A tracker fed `played` (nil: the bot quiet) and the far end speaking on its own.
+    static func trackerBesideAFarEndOfItsOwn(played: [Double]?) -> EchoDelayTracker {
         var tracker = EchoDelayTracker()
-        let played = Self.syllables(bins: 400, seed: 3)
-        let other = Self.syllables(bins: 400, seed: 99)   // the far end speaking on its own
-        for index in played.indices {
-            tracker.addReference(level: played[index], pts: UInt64(index) * Self.bin, duration: Self.bin)
-            tracker.addFarEnd(level: max(-65, other[index]), pts: UInt64(index) * Self.bin, duration: Self.bin)
+        let other = syllables(bins: 400, seed: 99)
+        for index in other.indices {
+            if let played { tracker.addReference(level: played[index], pts: UInt64(index) * bin, duration: bin) }
+            tracker.addFarEnd(level: max(-65, other[index]), pts: UInt64(index) * bin, duration: bin)
         }
+        return tracker
+    }
+
+    @Test func aFarEndThatDoesNotEchoGivesNoEstimate() {
+        let tracker = Self.trackerBesideAFarEndOfItsOwn(played: Self.syllables(bins: 400, seed: 3))
         #expect(tracker.verdict == .noEcho)
         #expect(tracker.predictedEchoLevel(at: 399 * Self.bin) == nil)
     }
 
     @Test func nothingIsEstimatedWhileTheBotIsQuiet() {
-        var tracker = EchoDelayTracker()
-        let other = Self.syllables(bins: 400, seed: 5)
-        for index in other.indices {
-            tracker.addFarEnd(level: max(-65, other[index]), pts: UInt64(index) * Self.bin, duration: Self.bin)
-        }
+        let tracker = Self.trackerBesideAFarEndOfItsOwn(played: nil)
         #expect(tracker.verdict == .unknown)
         #expect(tracker.predictedEchoLevel(at: 399 * Self.bin) == nil)
     }
