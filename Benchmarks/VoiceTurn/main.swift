@@ -26,7 +26,8 @@
 // (a speakerphone without echo cancellation; its playout starts at the largest lead), the bot plays a 7 s prompt, and two fresh detectors listen, one with
 // `ignoresOwnEcho` and one without, each run as if it were the call's first prompt (the echo path
 // forgotten); per run their starts, the echo's level at the bot (p90 of its
-// 10 ms levels during the prompt), and the delay and return loss the echo tracker found.
+// 10 ms levels during the prompt), the delays the echo tracker judged the prompt at (its drift) and the
+// return loss it found.
 //
 // Usage: bench-voice [--turns N] [--barge-ins N] [--echo-runs N] [--out FILE.md]
 import ECVSpeech
@@ -187,7 +188,7 @@ struct VoiceTurnBenchmark {
         report += "the bot plays a 7 s prompt; detector starts during the prompt and its echo (the standard detector with and without "
         report += "`ignoresOwnEcho`); the echo's level at the bot is the p90 of its 10 ms levels while the prompt plays (the check "
         report += "takes nothing off the audio: it decides what is speech).\n\n"
-        report += "| run | starts without / with | echo p90 (dBFS) | prompt p90 (dBFS) | delay found (ms) | return loss (dB) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n"
+        report += "| run | starts without / with | echo p90 (dBFS) | prompt p90 (dBFS) | delay found over the prompt (ms) | return loss (dB) |\n| --- | ---: | ---: | ---: | ---: | ---: |\n"
         for (index, echo) in echoes.enumerated() {
             report += "| \(index + 1) | \(echo.startsWithout) / \(echo.startsWith) | " + String(format: "%.1f | %.1f | ", echo.echoLevel, echo.promptLevel)
             report += "\(echo.delays) | " + String(format: "%.1f |\n", echo.returnLoss)
@@ -253,26 +254,28 @@ struct VoiceTurnBenchmark {
             played.echoPath = .unknown   // each run judged as a call's first prompt, blind at first
             let playing = try await bot.play(.clip(prompt), label: "prompt")
             // Both detectors hear the prompt and its echo's tail (1.2 s) live, as a bot's would.
-            let measuring = Task { () -> (startsWith: Int, startsWithout: Int, echoLevels: [Double], verdict: EchoDelayTracker.Verdict?) in
+            let measuring = Task { () -> (startsWith: Int, startsWithout: Int, echoLevels: [Double], verdict: EchoDelayTracker.Verdict?, delays: [UInt64]) in
                 var with = VoiceActivityDetector(options: .standard, playedAudio: played)
                 var without = VoiceActivityDetector(options: noCheck)
                 var startsWith = 0, startsWithout = 0
                 var echoLevels: [Double] = []
+                var delays: [UInt64] = []   // the delay each frame was judged at: its drift over the prompt
                 for await frame in audio {
                     guard let start = playing.startedAt, frame.pts >= start else { continue }
                     if case .started? = with.process(frame) { startsWith += 1 }
                     if case .started? = without.process(frame) { startsWithout += 1 }
+                    if case .echo(let delay, _, _)? = with.echoVerdict { delays.append(delay) }
                     if frame.pts < start + promptLength { echoLevels.append(frame.levelDBFS) }
                     if frame.pts >= start + promptLength + 1_200_000_000 { break }
                 }
-                return (startsWith, startsWithout, echoLevels, with.echoVerdict)
+                return (startsWith, startsWithout, echoLevels, with.echoVerdict, delays)
             }
             _ = await playing.finished()
             let measured = await measuring.value
             audio.stop()
             var delay = "none", returnLoss = Double.nan
-            if case .echo(let found, let loss, _)? = measured.verdict {
-                delay = "\(found / 1_000_000)"
+            if case .echo(_, let loss, _)? = measured.verdict, let low = measured.delays.min(), let high = measured.delays.max() {
+                delay = low == high ? "\(low / 1_000_000)" : "\(low / 1_000_000)-\(high / 1_000_000)"
                 returnLoss = loss
             }
             results.append((measured.startsWithout, measured.startsWith, percentile(measured.echoLevels, 0.9), promptLevel, delay, returnLoss))
