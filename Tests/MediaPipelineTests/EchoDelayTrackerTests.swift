@@ -68,6 +68,17 @@ import Testing
         #expect(tracker.predictedEchoLevel(at: 399 * Self.bin) == nil)
     }
 
+    @Test func theFarEndTakingTheTurnIsNoEcho() {
+        // The bot speaks 2 s and stops; the far end, quiet until then, speaks from 1.9 s on.
+        var tracker = EchoDelayTracker()
+        let played = Self.syllables(bins: 200, seed: 41), other = Self.syllables(bins: 210, seed: 43)
+        for index in 0..<400 {
+            tracker.addReference(level: index < 200 ? played[index] : -.infinity, pts: UInt64(index) * Self.bin, duration: Self.bin)
+            tracker.addFarEnd(level: index >= 190 ? max(-65, other[index - 190]) : -65, pts: UInt64(index) * Self.bin, duration: Self.bin)
+            if case .echo = tracker.verdict { Issue.record("an echo at \(index * 10) ms: \(tracker.verdict)"); return }
+        }
+    }
+
     @Test func nothingIsEstimatedWhileTheBotIsQuiet() {
         let tracker = Self.trackerBesideAFarEndOfItsOwn(played: nil)
         #expect(tracker.verdict == .unknown)
