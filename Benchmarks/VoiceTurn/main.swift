@@ -109,7 +109,15 @@ struct VoiceTurnBenchmark {
         let botTime = Timeline(botPipeline, origin: origin), callerTime = Timeline(callerPipeline, origin: origin)
         let voice = try ESpeakSynthesizer()
         let heard = try await bot.listen(with: try PocketSphinxTranscriber(vocabulary: .phrases(phrases)))
-        var heardIterator = heard.makeAsyncIterator()
+        // What the bot heard and when; a turn the recogniser misses ends the turns after 15 s
+        // (a loaded machine once kept the bench waiting for one forever).
+        let heardEvents = Locked<[(event: Heard, at: Double)]>([])
+        let hearing = Task {
+            for await event in heard {
+                let at = (ContinuousClock.now - origin).milliseconds
+                heardEvents.withLock { $0.append((event, at)) }
+            }
+        }
         let atCaller = try await caller.farEndAudio(format: .speech)
         let loud = Locked<[Double]>([])
         let listening = Task {
@@ -120,22 +128,29 @@ struct VoiceTurnBenchmark {
         var rows: [(hangover: Double, recognition: Double, synthesis: Double, transport: Double, inbound: Double, total: Double)] = []
         let cpuStart = cpuSeconds(), wallStart = ContinuousClock.now
         for turn in 0..<options.turns {
+            let seen = heardEvents.value.count
             let spoken = try await caller.play(.clip(question), label: "question")
             _ = await spoken.finished()
             let speechEnd = callerTime.ms((spoken.startedAt ?? 0)) + question.duration.milliseconds
             var stopAt: Double?, stoppedReported: Double?, transcriptAt: Double?
-            while transcriptAt == nil, let event = await heardIterator.next() {
-                switch event {
-                case .activity(.stopped(let at, let reportedAt)):
-                    stopAt = botTime.ms(at)
-                    stoppedReported = (ContinuousClock.now - origin).milliseconds
-                    _ = reportedAt
-                case .transcript(let transcript) where transcript.isFinal:
-                    transcriptAt = (ContinuousClock.now - origin).milliseconds
-                default: break
+            let hearDeadline = ContinuousClock.now + .seconds(15)
+            while transcriptAt == nil, ContinuousClock.now < hearDeadline {
+                for (event, at) in heardEvents.value.dropFirst(seen) where transcriptAt == nil {
+                    switch event {
+                    case .activity(.stopped(let stoppedAt, _)):
+                        stopAt = botTime.ms(stoppedAt)
+                        stoppedReported = at
+                    case .transcript(let transcript) where transcript.isFinal:
+                        transcriptAt = at
+                    default: break
+                    }
                 }
+                if transcriptAt == nil { try await Task.sleep(for: .milliseconds(5)) }
             }
-            guard let stopAt, let stoppedReported, let transcriptAt else { break }
+            guard let stopAt, let stoppedReported, let transcriptAt else {
+                FileHandle.standardError.write(Data("turn \(turn + 1): the bot heard no final transcript within 15 s\n".utf8))
+                break
+            }
             let clip = try await voice.synthesize(answer)
             let synthesized = (ContinuousClock.now - origin).milliseconds
             let queued = (ContinuousClock.now - origin).milliseconds
@@ -155,6 +170,7 @@ struct VoiceTurnBenchmark {
                                                loud: loud, callerTime: callerTime, origin: origin)
         let echoes = try await ownEcho(options.echoRuns, bot: bot, caller: caller, voice: voice)
         listening.cancel()
+        hearing.cancel()
         atCaller.stop()
         await caller.close()
         await bot.close()
