@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(name: "EnQualifyTests", dependencies: ["GLibCore", "ECVTestSupport", "EnQualify", "ECV", "ECVService", "ECVAgent",
                                                           "ECVProtocol"], swiftSettings: strict),
         .testTarget(name: "ECVSpeechTests", dependencies: ["GLibCore", "ECVSpeech", "MediaPipeline", "WebRTC", "GStreamer",
-                                                          "MediaTestSupport"], swiftSettings: strict),
+                                                          "MediaTestSupport", "MediaRuntime"], swiftSettings: strict),
         // Interop with foreign stacks (headless Chromium, aiortc; Tests/Interop), set up by `make test`.
         .testTarget(name: "InteropTests", dependencies: ["GLibCore", "ECVTestSupport", "ECV", "ECVAgent", "ECVPeer", "ECVService", "ECVProtocol", "MediaPipeline", "NetworkTestSupport",
                                                         "MediaRuntime", "GStreamer", "MediaTestSupport", "ECVRecording", "ECVSpeech"], swiftSettings: strict),
