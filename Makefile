@@ -19,7 +19,7 @@ SHELL := /bin/bash
 # suite watchdog's thread stacks (Tests/Support/run-suite.sh) and coturn, the TURN server of the relay-only
 # tests (Tests/ECVAgentTests/RelayOnlyTests.swift), and man-db, which renders the installed
 # manual page in ReadmeTourTests, and zsh, which loads the installed zsh completion there. `make demo` needs none of these.
-TEST_DEB_PACKAGES := chromium chromium-driver python3-venv nftables iproute2 gdb coturn man-db zsh
+TEST_DEB_PACKAGES := chromium chromium-driver python3-venv nftables iproute2 gdb coturn man-db zsh espeak-ng
 INTEROP_VENV := .build/interop-venv
 INTEROP_REQUIREMENTS := Tests/Interop/requirements.txt
 INTEROP_NODEPS := Tests/Interop/requirements-nodeps.txt
