@@ -38,14 +38,8 @@ extension PeerConnection {
             negotiation.pending = true
             return
         }
-        // An offer made before every send pad has caps leaves media out of the SDP. Looked at
-        // every 2 ms: the caps come a few ms after the pipeline plays, and a 20 ms step made every
-        // offer wait 20 ms, on every call's set-up path (`bench-call setup`: the agent bot offers).
-        let deadline = ContinuousClock.now + .seconds(3)
-        while !session.sendPadsHaveCaps, ContinuousClock.now < deadline {
-            // Cancelled: the wait ends early and the loop or the guard after it decides.
-            try? await Task.sleep(for: .milliseconds(2))
-        }
+        // An offer made before every send pad has caps leaves media out of the SDP.
+        await waitForSendCaps(session)
         guard session === self.session, !negotiation.inProgress, SignalingState(session.webrtc) == .stable else { return }
         negotiation.offeredSignature = session.localSignature(channels: channels)
         negotiation.inProgress = true
@@ -76,6 +70,19 @@ extension PeerConnection {
         } catch {
             negotiation.inProgress = false
             emit(.error("offer failed: \(error)"))
+        }
+    }
+
+    /// Waits (at most 3 s) until every send pad linked to webrtcbin has caps, looking every 2 ms:
+    /// the caps come a few ms after the pipeline plays (or with an application source's first
+    /// buffer), and a 20 ms step made every offer wait 20 ms, on every call's set-up path
+    /// (`bench-call setup`: the agent bot offers). Ends as soon as `session` is closed or
+    /// replaced: the wait holds it, and with it webrtcbin and its elements.
+    private func waitForSendCaps(_ session: PeerSession) async {
+        let deadline = ContinuousClock.now + .seconds(3)
+        while session === self.session, !session.sendPadsHaveCaps, ContinuousClock.now < deadline {
+            // Cancelled: the wait ends early and the loop or the guard after it decides.
+            try? await Task.sleep(for: .milliseconds(2))
         }
     }
 
@@ -130,6 +137,12 @@ extension PeerConnection {
             try await session.webrtc.setRemoteDescription(SessionDescription(kind: .offer, sdp: sdp))
             guard session === self.session else { return }
             noteRemoteDescription(sdp)
+            // An answer made before our send pads have caps names no SSRC for their streams
+            // (webrtcbin 1.22 writes `a=ssrc-group:FID 0 <rtx>` and no audio `a=ssrc`), and a far
+            // end that routes by the signalled SSRCs drops them: Pion never raised its tracks for
+            // 6–16 of 50 calls whose offer came before our first buffers. Bounded as the offer's wait.
+            await waitForSendCaps(session)
+            guard session === self.session else { return }
             let created = try await session.webrtc.createAnswer()
             let answer = SessionDescription(kind: .answer, sdp: completedAnswer(created.sdp, session))
             try await session.webrtc.setLocalDescription(answer)
