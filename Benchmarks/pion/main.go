@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 )
 
 var outputLock sync.Mutex
@@ -30,10 +31,11 @@ func emit(format string, args ...interface{}) {
 	fmt.Fprintf(os.Stdout, format+"\n", args...)
 }
 
-// debug writes to stderr when PION_BENCH_DEBUG is set (signaling and state changes).
+// debug writes to stderr when PION_BENCH_DEBUG is set (signaling, state and pair changes), each
+// line with its wall-clock time to set beside the ECVKit side's.
 func debug(format string, args ...interface{}) {
 	if os.Getenv("PION_BENCH_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "pion-bench: "+format+"\n", args...)
+		fmt.Fprintf(os.Stderr, "pion-bench: %.3f "+format+"\n", append([]interface{}{float64(time.Now().UnixNano()) / 1e9}, args...)...)
 	}
 }
 

@@ -179,6 +179,7 @@ func startRoomCall(base, rtcID, token string, prepare func(*webrtc.PeerConnectio
 		return nil, err
 	}
 	peer.OnICEConnectionStateChange(func(state webrtc.ICEConnectionState) { debug("%s: ICE %s", rtcID, state) })
+	peer.SCTP().Transport().ICETransport().OnSelectedCandidatePairChange(func(pair *webrtc.ICECandidatePair) { debug("%s: pair %s", rtcID, pair) })
 	peer.OnICECandidate(func(candidate *webrtc.ICECandidate) {
 		debug("%s: local candidate %v", rtcID, candidate)
 		if candidate == nil {
