@@ -62,10 +62,14 @@ final class TransportSetup: SessionElementSetup {
     /// libnice 0.1.21 resends an unanswered connectivity check after max(500 ms, Ta × the pairs
     /// in play), doubling, up to `stun-max-retransmissions` times (7 by default); more tries keep a
     /// pair alive under heavy loss. `stun-initial-timeout` is libnice's first wait for TURN and
-    /// STUN-server requests (checks do not use it): 100 ms instead of 200. `ConnectivityNudge` is
-    /// what shortens the waits between checks. The agent is the transport's (read from its
-    /// nicesink), before any check starts.
-    static let discoveryInitialTimeoutMs: UInt = 100
+    /// STUN-server requests (checks do not use it): 25 ms instead of 200. With the 9 tries a
+    /// STUN server that never answers (`ecv agent`'s default `stun:127.0.0.1:3478` with nothing
+    /// there) is given up after 8 s instead of 32 s at 100 ms, and for all that time libnice's
+    /// discovery timer wakes every Ta (5 ms): 196 times a second per call, about a quarter of a
+    /// receive-only call's CPU while it lasts (`bench-call cost`). An answering server ends it at
+    /// its first answer. `ConnectivityNudge` is what shortens the waits between checks. The
+    /// agent is the transport's (read from its nicesink), before any check starts.
+    static let discoveryInitialTimeoutMs: UInt = 25
     static let checkMaxRetransmissions: UInt = 9
 
     /// libnice spaces its connectivity checks by Ta (`stun-pacing-timer`), 20 ms by default, so a
