@@ -105,8 +105,8 @@ import Testing
     /// An offer that comes before our first encoded buffer (an application pushing pre-encoded
     /// media) is answered once the send pad has caps: the answer names the SSRC of the stream we
     /// send. A far end that routes by the signalled SSRCs (Pion) drops a stream the answer does
-    /// not name. Without the wait for caps, whether the buffer beats webrtcbin's answer here is a
-    /// race (it won in the one run made); against Pion's bots it lost in 15 of 30 calls.
+    /// not name. The answer must not go out while the source is silent (without the wait it did at
+    /// once); against Pion's bots the early answer lost 15 of 30 calls their streams.
     @Test func answerToAnEarlyOfferNamesTheSentStream() async throws {
         _ = TestRuntime.ready
         var configuration = PeerConfiguration(media: testMedia(videoEnabled: false))
@@ -126,6 +126,12 @@ import Testing
         try await answerer.start()
         try await offerer.start()
         #expect(try await value(of: offered, within: .seconds(10), "the offer reached the answerer"))
+        // While the source has produced nothing the answer is held (without the wait webrtcbin
+        // answers within milliseconds, naming no audio SSRC): watched for 300 ms, well inside the
+        // wait's 3 s bound.
+        let held = ContinuousClock.now + .milliseconds(300)
+        while ContinuousClock.now < held, answer.value == nil { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(answer.value == nil, "the answer waited for the source's first buffer")
         // The first buffer only now, as an application's source that starts late.
         let source = try #require(await answerer.media?.elements.elements[PreEncodedSend.audioSource])
         let opusSilence: [UInt8] = [0xF8, 0xFF, 0xFE]  // one 20 ms Opus frame (RFC 6716 §3)
