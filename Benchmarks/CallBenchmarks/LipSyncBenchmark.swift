@@ -109,7 +109,8 @@ enum LipSyncBenchmark: CallBenchmark {
                     let text: String
                     switch event {
                     case .sentOffer, .receivedOffer, .sentAnswer, .receivedAnswer: text = "\(event)".prefix { $0 != "(" } + ""
-                    case .rebuilt, .error, .stateChanged, .negotiationNeeded, .remoteStream, .mediaSilent, .farEndClosed: text = "\(event)"
+                    case .rebuilt, .error, .stateChanged, .iceConnectionStateChanged, .connectionStateChanged, .negotiationNeeded, .remoteStream,
+                         .mediaSilent, .farEndClosed: text = "\(event)"
                     default: continue
                     }
                     progress(String(format: "lip-sync: call %d %@ at %.3f s: %@", index, name, seconds(since: started), String(text.prefix(200))))
