@@ -98,9 +98,28 @@ enum LipSyncBenchmark: CallBenchmark {
         let bot = PeerConnection(configuration: PeerConfiguration(media: recorder), role: .answerer, sendSignaling: signaling.second.send)
         signaling.connectFirst(to: caller)
         signaling.connectSecond(to: bot)
-        var feeding: Task<Void, any Error>?
+        var feeding: Task<Void, Never>?
+        let feedFailure = Locked<String?>(nil)
+        // What re-negotiates or rebuilds a call, logged with its time: a rebuilt session takes the
+        // recorder's taps with it until the new streams come.
+        let started = ContinuousClock.now
+        let watches = [("caller", caller.events()), ("bot", bot.events())].map { name, events in
+            Task {
+                for await event in events {
+                    let text: String
+                    switch event {
+                    case .sentOffer, .receivedOffer, .sentAnswer, .receivedAnswer: text = "\(event)".prefix { $0 != "(" } + ""
+                    case .rebuilt, .error, .stateChanged, .iceConnectionStateChanged, .connectionStateChanged, .negotiationNeeded, .remoteStream,
+                         .mediaSilent, .farEndClosed: text = "\(event)"
+                    default: continue
+                    }
+                    progress(String(format: "lip-sync: call %d %@ at %.3f s: %@", index, name, seconds(since: started), String(text.prefix(200))))
+                }
+            }
+        }
         defer {
             feeding?.cancel()
+            for watch in watches { watch.cancel() }
             signaling.close()
         }
         let url = work.appendingPathComponent("lip-sync-\(getpid())-\(processing ? "dsp" : "plain")-\(index).mkv")
@@ -112,15 +131,36 @@ enum LipSyncBenchmark: CallBenchmark {
                 throw BenchmarkError.failed("the sender's graph has no application sources")
             }
             let (video, audio) = (try AppSource(camera), try AppSource(microphone))
-            feeding = Task { try await FlashBeep.feed(video: video, audio: audio, for: .seconds(recordSeconds + 25)) }
+            // The signal runs past the recording; one that stopped early (a push refused) would
+            // leave the file short, so it is checked once the recording has stopped.
+            feeding = Task {
+                do { try await FlashBeep.feed(video: video, audio: audio, for: .seconds(recordSeconds + 25)) } catch is CancellationError {
+                    // Cancelled once the call was measured or failed.
+                } catch {
+                    feedFailure.withLock { $0 = "\(error)" }
+                }
+            }
             let deadline = ContinuousClock.now + .seconds(20)
             while await bot.peerState != .connected {
                 guard ContinuousClock.now < deadline else { throw BenchmarkError.badInput("the call did not connect within 20 s") }
                 try await Task.sleep(for: .milliseconds(20))
             }
+            // The bot's pipeline leaving PLAYING stops what it receives (its sources are live).
+            let busWatch = await bot.mediaPipeline?.observeMessages { message in
+                switch message {
+                case .stateChanged(_, _, _, _, fromPipeline: true), .error, .warning:
+                    progress(String(format: "lip-sync: call %d bot pipeline at %.3f s: %@", index, seconds(since: started), "\(message)"))
+                default: break
+                }
+            }
+            defer { busWatch?.cancel() }
+            progress(String(format: "lip-sync: call %d recording starts at %.3f s", index, seconds(since: started)))
             let recording = try await bot.startRecording(to: url, options: RecordingOptions(replaceExisting: true))
             try await Task.sleep(for: .seconds(recordSeconds)) // media time to record
-            try await recording.stop()
+            let summary = try await recording.stop()
+            progress("lip-sync: call \(index) recording stopped: \(summary.duration), tracks \(summary.tracks.map(\.rawValue).sorted()), "
+                     + "dropped \(summary.droppedTracks), problems \(summary.problems)")
+            if let failure = feedFailure.value { throw BenchmarkError.failed("the sender's signal stopped during the recording: \(failure)") }
         } catch {
             await caller.close()
             await bot.close()
@@ -133,7 +173,36 @@ enum LipSyncBenchmark: CallBenchmark {
             for leftover in [url.path, url.path + ".chapters.json", url.path + ".stats.ndjson"] { try? FileManager.default.removeItem(atPath: leftover) }
         }
         let info = try await RecordingInspector.inspect(url)
+        describe(info, of: url, call: "\(processing ? "dsp" : "plain") call \(index)")
         return try await FlashBeep.measure(url, videoPads: info.videoTracks.map(\.pad), audioPads: info.audioTracks.map(\.pad),
                                            settledAfter: settledAfter)
+    }
+
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = (ContinuousClock.now - start).components
+        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
+    }
+
+    /// Logs each track's first and last frame times (seconds on the file's timeline) and longest
+    /// gap, and the markers track's first and last texts: a short recording shows whether its
+    /// media began late or ended early, against the markers' timeline of the whole recording. With
+    /// `ECV_LIP_SYNC_KEEP_SHORT` naming a directory, a file whose audio or video spans less than
+    /// 8.5 of its 10 s is copied there for a closer look.
+    static func describe(_ info: RecordedFileInfo, of url: URL, call: String) {
+        let tracks = info.tracks.map { track in
+            String(format: "%@ %@ frames %d key %d first %.3f last %.3f longest gap %.3f%@", track.pad, track.title ?? "-", track.frames,
+                   track.keyFrames, track.firstTime ?? -1, track.lastTime ?? -1, track.longestGap,
+                   track.texts.isEmpty ? "" : " texts \(track.texts.count) last \(track.texts.last.map { String(format: "%.3f %@", $0.time, $0.text) } ?? "")")
+        }
+        progress("lip-sync: \(call) file \(url.lastPathComponent): " + tracks.joined(separator: "; ")
+                 + (info.readProblem.map { "; read problem: \($0)" } ?? ""))
+        let media = info.tracks.filter { $0.isVideo || $0.isAudio }
+        if media.contains(where: { ($0.lastTime ?? 0) - ($0.firstTime ?? 0) < Double(recordSeconds) - 1.5 }),
+           let keep = ProcessInfo.processInfo.environment["ECV_LIP_SYNC_KEEP_SHORT"] {
+            let copy = URL(fileURLWithPath: keep).appendingPathComponent(url.lastPathComponent)
+            try? FileManager.default.removeItem(at: copy) // a file of an earlier run with the same name: replaced
+            do { try FileManager.default.copyItem(at: url, to: copy); progress("lip-sync: short recording kept at \(copy.path)") }
+            catch { progress("lip-sync: short recording not kept: \(error)") }
+        }
     }
 }

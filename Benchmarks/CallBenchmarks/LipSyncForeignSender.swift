@@ -36,7 +36,9 @@ struct LipSyncForeignSender {
     /// GStreamer's own elements (as `gst-launch-1.0` would). Chromium's fake devices take a Y4M and
     /// a WAV file; aiortc's MediaPlayer one Matroska file (VP8 video, PCM audio). Longer than a
     /// call's media, since Chromium loops its fake camera's file a frame late (a 1 s file flashed
-    /// every 1.033 s) while it loops the WAV file on time.
+    /// every 1.033 s) while it loops the WAV file on time. The files are this process's own (its
+    /// pid in their names): another run in the same work directory rewrites and removes its
+    /// clip while this one's sender may still be playing it.
     static func makeClip(for kind: Kind, in work: URL, seconds: Int) async throws -> [String] {
         let caps = "video/x-raw,format=I420,width=320,height=240,framerate=30/1"
         let sound = "audio/x-raw,format=S16LE,rate=48000,channels=1"
@@ -47,11 +49,11 @@ struct LipSyncForeignSender {
         let files: [String], descriptions: [String]
         switch kind {
         case .chromium:
-            files = [work.appendingPathComponent("lip-sync-flash.y4m").path, work.appendingPathComponent("lip-sync-beep.wav").path]
+            files = [work.appendingPathComponent("lip-sync-\(getpid())-flash.y4m").path, work.appendingPathComponent("lip-sync-\(getpid())-beep.wav").path]
             descriptions = ["concat name=v ! videoconvert ! \(caps) ! y4menc ! filesink location=\(files[0]) " + flashes,
                             "concat name=a ! audioconvert ! \(sound) ! wavenc ! filesink location=\(files[1]) " + beeps]
         case .aiortc:
-            files = [work.appendingPathComponent("lip-sync-flash-beep.mkv").path]
+            files = [work.appendingPathComponent("lip-sync-\(getpid())-flash-beep.mkv").path]
             descriptions = ["matroskamux name=m ! filesink location=\(files[0]) concat name=v ! videoconvert ! \(caps) ! "
                             + "vp8enc deadline=1 keyframe-max-dist=30 ! m. concat name=a ! audioconvert ! \(sound) ! m. " + flashes + beeps]
         }
@@ -119,7 +121,9 @@ struct LipSyncForeignSender {
             try await FirstFrameContext.until(.seconds(45), "the bot's call connected", every: .milliseconds(20)) { answered.isConnected }
             try await answered.startRecording(to: url)
             try await Task.sleep(for: .seconds(recordSeconds)) // media time to record
-            _ = try await answered.stopRecording()
+            let summary = try await answered.stopRecording()
+            progress("lip-sync: \(kind.rawValue) call \(index) recording stopped: "
+                     + (summary.map { "\($0.duration), tracks \($0.tracks.map(\.rawValue).sorted()), dropped \($0.droppedTracks)" } ?? "no recording"))
         } catch {
             await agentCall?.hangup()
             call.hangup()
@@ -132,6 +136,7 @@ struct LipSyncForeignSender {
         // The bot is offered the next call only once this one has ended on its side.
         try await FirstFrameContext.until(.seconds(10), "the bot's call ended", every: .milliseconds(20)) { agentCall?.isEnded ?? true }
         let info = try await RecordingInspector.inspect(url)
+        LipSyncBenchmark.describe(info, of: url, call: "\(kind.rawValue) call \(index)")
         let videoPads = info.videoTracks.filter { $0.title == "caller video" }.map(\.pad)
         let audioPads = info.audioTracks.filter { $0.title == "caller audio" }.map(\.pad)
         return try await FlashBeep.measure(url, videoPads: videoPads, audioPads: audioPads, settledAfter: LipSyncBenchmark.settledAfter)
