@@ -10,8 +10,15 @@ import Testing
     private func oneCall(_ sdk: ECVSdk, _ log: EventLog) async throws {
         let renderer = CountingRenderer()
         let call = try await placeCall(sdk, log: log, renderer: renderer)
-        _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
-        try await eventually(.seconds(10), "agent frames at the caller") { renderer.count > 3 }
+        do {
+            _ = try await log.wait(for: .WebRtcConnected, call.rtcId)
+            try await eventually(.seconds(10), "agent frames at the caller in call \(call.rtcId)") { renderer.count > 3 }
+        } catch {
+            // A call that fell short still ends here: left running, its media would count as
+            // the next tests' leaks.
+            call.hangup()
+            throw error
+        }
         call.hangup()
         #expect(try await log.wait(for: .CallEnded, call.rtcId).detail == "LOCAL_HANGUP")
     }
