@@ -108,12 +108,12 @@ enum LipSyncBenchmark: CallBenchmark {
                 for await event in events {
                     let text: String
                     switch event {
-                    case .sentOffer, .receivedOffer, .sentAnswer, .receivedAnswer: text = "\(event)".prefix { $0 != "(" } + ""
+                    case .sentOffer, .receivedOffer, .sentAnswer, .receivedAnswer: text = String("\(event)".prefix { $0 != "(" })
                     case .rebuilt, .error, .stateChanged, .iceConnectionStateChanged, .connectionStateChanged, .negotiationNeeded, .remoteStream,
                          .mediaSilent, .farEndClosed: text = "\(event)"
                     default: continue
                     }
-                    progress(String(format: "lip-sync: call %d %@ at %.3f s: %@", index, name, seconds(since: started), String(text.prefix(200))))
+                    progress(String(format: "lip-sync: call %d %@ at %.3f s: %@", index, name, (ContinuousClock.now - started).seconds, String(text.prefix(200))))
                 }
             }
         }
@@ -149,12 +149,12 @@ enum LipSyncBenchmark: CallBenchmark {
             let busWatch = await bot.mediaPipeline?.observeMessages { message in
                 switch message {
                 case .stateChanged(_, _, _, _, fromPipeline: true), .error, .warning:
-                    progress(String(format: "lip-sync: call %d bot pipeline at %.3f s: %@", index, seconds(since: started), "\(message)"))
+                    progress(String(format: "lip-sync: call %d bot pipeline at %.3f s: %@", index, (ContinuousClock.now - started).seconds, "\(message)"))
                 default: break
                 }
             }
             defer { busWatch?.cancel() }
-            progress(String(format: "lip-sync: call %d recording starts at %.3f s", index, seconds(since: started)))
+            progress(String(format: "lip-sync: call %d recording starts at %.3f s", index, (ContinuousClock.now - started).seconds))
             let recording = try await bot.startRecording(to: url, options: RecordingOptions(replaceExisting: true))
             try await Task.sleep(for: .seconds(recordSeconds)) // media time to record
             let summary = try await recording.stop()
@@ -176,11 +176,6 @@ enum LipSyncBenchmark: CallBenchmark {
         describe(info, of: url, call: "\(processing ? "dsp" : "plain") call \(index)")
         return try await FlashBeep.measure(url, videoPads: info.videoTracks.map(\.pad), audioPads: info.audioTracks.map(\.pad),
                                            settledAfter: settledAfter)
-    }
-
-    static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = (ContinuousClock.now - start).components
-        return Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18
     }
 
     /// Logs each track's first and last frame times (seconds on the file's timeline) and longest
