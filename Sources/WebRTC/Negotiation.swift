@@ -7,6 +7,10 @@ import MediaRuntime
 struct NegotiationState {
     var inProgress = false
     var pending = false
+    /// The offer's wait for the send pads' caps runs, or has ended (caps came, or 3 s passed)
+    /// and the negotiation it repeats has not yet taken that.
+    var sendCapsWaitRunning = false
+    var sendCapsWaitEnded = false
     /// What we sent when the current offer was made (see `PeerSession.localSignature`).
     var offeredSignature = ""
     var remoteDescriptionSet = false
@@ -39,8 +43,7 @@ extension PeerConnection {
             return
         }
         // An offer made before every send pad has caps leaves media out of the SDP.
-        await waitForSendCaps(session)
-        guard session === self.session, !negotiation.inProgress, SignalingState(session.webrtc) == .stable else { return }
+        guard sendCapsArrivedOrWaitedOut(session) else { return }
         negotiation.offeredSignature = session.localSignature(channels: channels)
         negotiation.inProgress = true
         emit(.stateChanged(peerState == .new ? .connecting : peerState))
@@ -71,6 +74,33 @@ extension PeerConnection {
             negotiation.inProgress = false
             emit(.error("offer failed: \(error)"))
         }
+    }
+
+    /// True when the offer can be made now: every send pad has caps, or their wait is over.
+    /// Otherwise starts (once per session) the wait, outside the order of operations, which
+    /// negotiates again when it ends. The caps come with an application source's first buffer,
+    /// and an application pushes that once `start()` returned: waiting inside the order of
+    /// operations held `start()` (and every control queued behind it) for the wait's full 3 s,
+    /// so an application-fed offerer offered 3.3 s after start (`bench-call lip-sync`).
+    private func sendCapsArrivedOrWaitedOut(_ session: PeerSession) -> Bool {
+        if session.sendPadsHaveCaps { return true }
+        if negotiation.sendCapsWaitEnded {
+            negotiation.sendCapsWaitEnded = false
+            return true
+        }
+        guard !negotiation.sendCapsWaitRunning else { return false }
+        negotiation.sendCapsWaitRunning = true
+        Task { [weak self, session] in
+            guard let self else { return }
+            await self.waitForSendCaps(session)
+            self.submit { peer in
+                guard session === peer.session else { return }
+                peer.negotiation.sendCapsWaitRunning = false
+                peer.negotiation.sendCapsWaitEnded = true
+                await peer.negotiate()
+            }
+        }
+        return false
     }
 
     /// Waits (at most 3 s) until every send pad linked to webrtcbin has caps, looking every 2 ms:

@@ -143,6 +143,30 @@ import Testing
         await answerer.close()
     }
 
+    /// An offerer fed by the application, whose first buffers come once `start()` has returned,
+    /// offers when they have been encoded, naming its audio stream. The offer waits for the send
+    /// pads' caps, and an encoder sets them with its first frame; that wait held `start()`, so the
+    /// application could not push until it had run out (3 s) and the offer named no stream.
+    @Test func applicationFedOffererOffersItsStreamsOnceTheyCome() async throws {
+        let parameters = MediaParameters(videoCallEnabled: true, useSpeakerPhone: false, videoWidth: 320, videoHeight: 240, videoFps: 30)
+        let caller = MediaConfiguration(parameters: parameters, video: .single(.app(name: "app_camera")), audio: .app(name: "app_microphone"))
+        let pair = PeerPair(offerer: caller, answerer: testMedia(audio: .silence))
+        let offererEvents = pair.offerer.events()  // subscribed now: nothing it waits for can come first
+        let offered = Task { () -> String? in for await case .sentOffer(let sdp) in offererEvents { return sdp }; return nil }
+        try await pair.start()
+        let media = try #require(await pair.offerer.media)
+        let camera = try AppSource(try #require(media.elements.elements["app_camera"]))
+        let microphone = try AppSource(try #require(media.elements.elements["app_microphone"]))
+        let feeding = Task { try await FlashBeep.feed(video: camera, audio: microphone, audioDelayMs: 0, for: .seconds(20)) }
+        defer { feeding.cancel() }
+        let sdp = try #require(try await value(of: offered, within: .seconds(10), "the offer went out"))
+        // The video's format is chosen by the answer, so only the audio stream has its SSRC yet.
+        let kinds = Set(SDPInspection.ssrcKinds(sdp).filter { $0.key != 0 }.values)
+        #expect(kinds.contains(.audio), "the offer names the audio stream's SSRC: \(kinds)")
+        try await waitFor(.connected, on: pair.answerer)
+        await pair.close()
+    }
+
     @Test func malformedRemoteOfferIsAnErrorNotACrash() async throws {
         let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
         let answererEvents = pair.answerer.events()  // subscribed now: nothing it waits for can come first
