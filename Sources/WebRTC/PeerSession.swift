@@ -148,6 +148,8 @@ final class PeerSession: Sendable {
         return [
             try webrtc.onNegotiationNeeded { deliver(number, .negotiationNeeded) },
             try webrtc.onICECandidate { mline, candidate in
+                // Never offered, so no pair is made of it (see `SDPInspection.isLinkLocalCandidate`).
+                guard !SDPInspection.isLinkLocalCandidate(candidate) else { return }
                 nudge?.noteLocalCandidate(candidate)
                 deliver(number, .localCandidate(mlineIndex: mline, candidate: candidate))
             },
@@ -394,7 +396,10 @@ final class PeerSession: Sendable {
     }
 
     /// Adds a candidate the far end sent (the nudges before ICE is through go to it too).
+    /// A far end's link-local candidate is left out, as ours are (see
+    /// `SDPInspection.isLinkLocalCandidate`).
     func addRemoteCandidate(mlineIndex: UInt, candidate: String) throws(GStreamerError) {
+        guard !SDPInspection.isLinkLocalCandidate(candidate) else { return }
         try webrtc.addICECandidate(mlineIndex: mlineIndex, candidate: candidate)
         connectivityNudge.noteRemoteCandidate(candidate)
     }

@@ -94,6 +94,27 @@ enum SDPInspection {
         return UDPCandidate(type: String(fields[7]), priority: priority, address: String(fields[4]), port: port)
     }
 
+    /// True for a candidate (`candidate:<foundation> <component> <transport> <priority> <address>
+    /// …`, with or without `a=`) whose address is link-local: IPv6 `fe80::/10` or IPv4
+    /// `169.254.0.0/16`. Such an address reaches only its own link, and between two peers on one host
+    /// a call ran over whichever interface's link-local address (a container's or a network lab's
+    /// veth end) and lost its path both ways when that interface went, with ICE still connected.
+    static func isLinkLocalCandidate(_ line: some StringProtocol) -> Bool {
+        let whole = Substring(line)
+        let body = whole.hasPrefix("a=") ? whole.dropFirst(2) : whole
+        guard body.hasPrefix("candidate:"), body.utf8.count <= maxCandidateLength else { return false }
+        let fields = body.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+        guard fields.count >= 5 else { return false }
+        let address = fields[4].lowercased()
+        if address.contains(":") {
+            // fe80::/10: the first 16 bits are fe80 to febf.
+            let group = address.prefix { $0 != ":" }
+            guard group.count == 4, let value = UInt16(group, radix: 16) else { return false }
+            return value & 0xFFC0 == 0xFE80
+        }
+        return address.hasPrefix("169.254.")
+    }
+
     /// The UDP candidates of an SDP's `a=candidate` lines (see `udpCandidate`).
     static func udpCandidates(_ sdp: String) -> [UDPCandidate] {
         sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("a=candidate:") }.compactMap { udpCandidate($0) }
