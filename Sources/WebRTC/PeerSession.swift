@@ -405,8 +405,13 @@ final class PeerSession: Sendable {
     }
 
     /// Takes the session out of the pipeline: signals off, send outputs unlinked from webrtcbin
-    /// (so the tees keep the encoders running), incoming branches and webrtcbin removed.
-    func tearDown() {
+    /// (so the tees keep the encoders running), incoming branches and webrtcbin removed, and
+    /// everything inside webrtcbin stopped, so that dropping the session cannot hang.
+    ///
+    /// Returns what webrtcbin's own stop left running (stopped here; see
+    /// `Element.stopWithEverythingInside()`), for the caller to report.
+    @discardableResult
+    func tearDown() -> [String] {
         let taken = state.withLock { state in defer { state = State() }; return state }
         for handler in taken.connections { handler.cancel() }
         handshakeReplay.stop()
@@ -425,9 +430,15 @@ final class PeerSession: Sendable {
         // GStreamer 1.22: messages webrtcbin's internals post while it is removed and stopped
         // stay queued on the pipeline bus and keep transports alive, so drop them.
         pipeline.setBusFlushing(true)
+        // Stopped with its state locked before it leaves (a state change the pipeline makes
+        // meanwhile would start it again), then what it left running inside: its last
+        // reference goes with this session, and disposing it while a task inside still runs
+        // waits for that task for good (a teardown that hung in `gst_task_join`).
+        webrtc.stopForRemoval()
         pipeline.remove(webrtc)
-        webrtc.requestState(.null)
+        let leftRunning = webrtc.stopWithEverythingInside()
         pipeline.setBusFlushing(false)
+        return leftRunning
     }
 }
 
