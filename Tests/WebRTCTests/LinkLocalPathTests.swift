@@ -36,7 +36,7 @@ struct LinkLocalPathTests {
         let interface = "ecvll\(getpid() % 100_000)a"
         try Self.ip("link", "add", interface, "type", "veth", "peer", "name", String(interface.dropLast()) + "b")
         var present = true
-        defer { if present { try? Self.ip("link", "del", interface) } }
+        defer { if present { _ = try? Self.ip("link", "del", interface) } }
         try Self.ip("link", "set", interface, "up")
         try Self.ip("link", "set", String(interface.dropLast()) + "b", "up")
         try await eventually(.seconds(10), "a usable link-local address on \(interface)") {
