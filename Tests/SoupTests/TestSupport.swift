@@ -101,26 +101,10 @@ func threadCount() -> Int {
     return -1
 }
 
-/// Runs a command-line tool and returns its standard output; throws with its stderr on failure.
+/// Runs a command-line tool in `directory` and returns its standard output (see `runTool`).
 @discardableResult
 func run(_ tool: String, _ arguments: [String], in directory: URL) throws -> String {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: tool)
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let output = Pipe()
-    let errors = Pipe()
-    process.standardOutput = output
-    process.standardError = errors
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        struct ToolFailed: Error, CustomStringConvertible { let description: String }
-        throw ToolFailed(description: "\(tool) \(arguments.joined(separator: " ")): \(String(decoding: errorData, as: UTF8.self))")
-    }
-    return String(decoding: data, as: UTF8.self)
+    try runTool(tool, arguments, in: directory)
 }
 
 /// A fresh temporary directory, removed by the caller.

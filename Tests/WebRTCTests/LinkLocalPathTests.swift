@@ -64,22 +64,7 @@ struct LinkLocalPathTests {
         await pair.close()
     }
 
-    /// Runs `/usr/sbin/ip` and returns its output; throws with its error output when it fails.
+    /// Runs `/usr/sbin/ip` and returns its output (see `runTool`).
     @discardableResult
-    static func ip(_ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        let complaint = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw TestFailure("ip \(arguments.joined(separator: " ")): \(String(decoding: complaint, as: UTF8.self))")
-        }
-        return String(decoding: printed, as: UTF8.self)
-    }
+    static func ip(_ arguments: String...) throws -> String { try runTool("/usr/sbin/ip", arguments) }
 }
