@@ -166,7 +166,9 @@ enum CallCostBenchmark: CallBenchmark {
     }
 
     static func measure(_ tier: Tier, window: Double, work: URL, pion: PionRun?) async throws -> CallCostFigure {
-        let (service, base) = try await CallSetupBenchmark.startService()
+        // `ECV_BENCH_BOT_STUN=none`: no STUN server in the rooms' configuration either (`CostAgents`).
+        let (service, base) = ProcessInfo.processInfo.environment["ECV_BENCH_BOT_STUN"] == "none"
+            ? try await CallSetupBenchmark.startService(iceServers: []) : try await CallSetupBenchmark.startService()
         let recordings = work.appendingPathComponent("cost-\(tier.stack.rawValue)-\(tier.mode)-\(tier.calls)x\(tier.processes)")
         let sending = tier.mode == "send"
         // Pion bots for Pion's record and receive runs; ECVKit's receive-only bots answer both stacks' senders.
