@@ -89,7 +89,7 @@ let package = Package(
         .executableTarget(name: "bench-encode", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime"],
                           path: "Benchmarks/EncodeLatency", swiftSettings: strict),
         .executableTarget(name: "bench-call", dependencies: ["GLibCore", "BenchmarkSupport", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC",
-                                                             "ECV", "ECVService", "ECVAgent", "ECVProtocol", "ECVRecording", "NetworkTestSupport",
+                                                             "ECV", "ECVService", "ECVAgent", "ECVProtocol", "ECVRecording", "Soup", "NetworkTestSupport",
                                                              "MediaTestSupport"],
                           path: "Benchmarks/CallBenchmarks", swiftSettings: strict),
         .executableTarget(name: "bench-voice", dependencies: ["GLibCore", "GStreamer", "MediaPipeline", "MediaRuntime", "WebRTC", "ECVSpeech"],

@@ -34,12 +34,17 @@ enum CallCostBenchmark: CallBenchmark {
         speaking the same agent and room protocol to the same service: its bots record with Pion's IVF/Ogg writers \
         (save-to-disk style) or read and drop the media, against ECVKit's callers; its callers send the same clip from one \
         pacing goroutine to ECVKit's receive-only bots (`send`: the callers' CPU, RSS, threads and descriptors per call \
-        above their ready baseline). A Pion recording is complete when its IVF holds at least the window's frames and its Ogg some audio.
+        above their ready baseline). A Pion recording is complete when its IVF holds at least the window's frames and its Ogg some audio. \
+        webrtcbin beside them (`--stacks ecvkit,webrtcbin,pion`, receive and record): `bench-call webrtcbin-agents`, bots built from the \
+        GStreamer binding alone, one pipeline per call with one webrtcbin and its defaults (max-bundle, 200 ms jitter buffers, host candidates), \
+        recvonly VP8 (NACK, PLI, FIR) and Opus, each stream into a fakesink (sync and async off) or depayloaded into matroskamux → filesink; \
+        the same agent and room protocol, against ECVKit's callers: the floor webrtcbin 1.22 itself sets under ECVKit's bots.
         """
 
-    /// Whose peers are measured: ECVKit's (`cost-agents`, `load`) or Pion's (`PionPeer`).
+    /// Whose peers are measured: ECVKit's (`cost-agents`, `load`), bare webrtcbin bots' (`webrtcbin-agents`:
+    /// webrtcbin 1.22's own cost for the bots' job, the floor under ECVKit's) or Pion's (`PionPeer`).
     enum Stack: String, CaseIterable {
-        case ecvkit = "ECVKit", pion = "Pion"
+        case ecvkit = "ECVKit", webrtcbin = "webrtcbin", pion = "Pion"
     }
 
     struct Tier {
@@ -73,7 +78,7 @@ enum CallCostBenchmark: CallBenchmark {
         // A smoke run (the test suite's) builds no Go: Pion only when asked for.
         var stacks = try (options.values["stacks"] ?? (smoke ? "ecvkit" : "ecvkit,pion")).split(separator: ",").map { name in
             guard let stack = Stack.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else {
-                throw BenchmarkError.badInput("--stacks takes ecvkit and pion, got \(name)")
+                throw BenchmarkError.badInput("--stacks takes ecvkit, webrtcbin and pion, got \(name)")
             }
             return stack
         }
@@ -96,7 +101,7 @@ enum CallCostBenchmark: CallBenchmark {
                 for processes in processCounts where processes <= calls {
                     // Runs alternated between the stacks, so a change in the machine's load falls on both.
                     for _ in 0..<repeats {
-                        for stack in stacks where stack == .ecvkit || pionModes.contains(mode) {
+                        for stack in stacks where stack == .ecvkit || (stack == .pion ? pionModes : webrtcbinModes).contains(mode) {
                             var tier = Tier(mode: mode, calls: calls, processes: processes, concurrency: concurrency, jitterBufferMs: jitterBufferMs,
                                             callersPerLoadProcess: callersPerLoadProcess)
                             tier.stack = stack
@@ -119,6 +124,8 @@ enum CallCostBenchmark: CallBenchmark {
                         "send": "sending (pre-encoded clip)"]
     /// The modes Pion plays too (a Pion bot decodes nothing).
     static let pionModes: Set<String> = ["record", "receive", "send"]
+    /// The modes the bare webrtcbin bots play: they have no callers of their own.
+    static let webrtcbinModes: Set<String> = ["record", "receive"]
 
     private static func measureOrReport(_ tier: Tier, window: Double, work: URL, pion: PionRun?) async -> CallCostFigure {
         let name = "\(tier.stack.rawValue) \(tier.mode) ×\(tier.calls) in \(tier.processes)"
@@ -159,7 +166,9 @@ enum CallCostBenchmark: CallBenchmark {
     }
 
     static func measure(_ tier: Tier, window: Double, work: URL, pion: PionRun?) async throws -> CallCostFigure {
-        let (service, base) = try await CallSetupBenchmark.startService()
+        // `ECV_BENCH_BOT_STUN=none`: no STUN server in the rooms' configuration either (`CostAgents`).
+        let (service, base) = ProcessInfo.processInfo.environment["ECV_BENCH_BOT_STUN"] == "none"
+            ? try await CallSetupBenchmark.startService(iceServers: []) : try await CallSetupBenchmark.startService()
         let recordings = work.appendingPathComponent("cost-\(tier.stack.rawValue)-\(tier.mode)-\(tier.calls)x\(tier.processes)")
         let sending = tier.mode == "send"
         // Pion bots for Pion's record and receive runs; ECVKit's receive-only bots answer both stacks' senders.
@@ -171,7 +180,7 @@ enum CallCostBenchmark: CallBenchmark {
         defer { for child in bots { child.stop() } }
         for index in 0..<tier.processes {
             let share = tier.calls / tier.processes + (index < tier.calls % tier.processes ? 1 : 0)
-            bots.append(try BenchChild(arguments: ["cost-agents", "--service-url", base, "--bots", String(share), "--first", String(bots.count * 1000),
+            bots.append(try BenchChild(arguments: [tier.stack == .webrtcbin ? "webrtcbin-agents" : "cost-agents", "--service-url", base, "--bots", String(share), "--first", String(bots.count * 1000),
                                                    "--mode", sending ? "receive" : tier.mode, "--dir", recordings.path]
                                                    + (tier.jitterBufferMs.map { ["--jitter-buffer-ms", String($0)] } ?? []),
                                        executable: pionBots ? pion?.executable : nil))

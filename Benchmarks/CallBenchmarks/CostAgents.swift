@@ -35,7 +35,11 @@ enum CostAgents {
                                                       receiveAudio: decode ? .audioSamples(name: "caller_audio") : .discard)
             configuration.sendsMedia = false
             if let jitterBufferMs { configuration.jitterBufferLatencyMs = jitterBufferMs }
-            configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+            // `ECV_BENCH_BOT_STUN=none`: no STUN server, as the webrtcbin and Pion bots (host candidates only);
+            // by default the address `ecv agent` uses, where nothing answers on this machine.
+            if ProcessInfo.processInfo.environment["ECV_BENCH_BOT_STUN"] != "none" {
+                configuration.iceServers = [ICEServer(urls: ["stun:127.0.0.1:3478"])]
+            }
             let bot = try AgentBot(configuration: configuration)
             try await bot.connect()
             try await bot.ready()

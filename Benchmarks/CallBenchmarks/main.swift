@@ -10,7 +10,7 @@ let usage = """
     usage: bench-call g2g [--smoke] [--frames N] [--codecs vp8,vp9,h264] [--jitter-buffers 100,20] [--one-way]
                           [--results DIR] [--work DIR] [--fragment FILE] [--no-publish]
            bench-call setup [--smoke]    call setup time over 20 calls (3 with --smoke)
-           bench-call cost [--smoke] [--calls record=N,N;decode=N;receive=N;send=N] [--processes K,K] [--stacks ecvkit,pion] [--repeats N] [--window S] [--concurrency N] [--jitter-buffer-ms MS] [--callers-per-load-process N]
+           bench-call cost [--smoke] [--calls record=N,N;decode=N;receive=N;send=N] [--processes K,K] [--stacks ecvkit,webrtcbin,pion] [--repeats N] [--window S] [--concurrency N] [--jitter-buffer-ms MS] [--callers-per-load-process N]
                                          CPU, memory, threads and complete recordings of 50, 100, 200, 300 recording and
                                          10, 20, 40 decoding agent calls, the bots in K processes (default 1)
            bench-call load --service-url URL --calls N [--codecs vp8|h264]
@@ -103,6 +103,9 @@ func main() async -> Int32 {
             return try await FirstFrameBenchmark.run(options: options)
         case "cost-agents":
             try await CostAgents.run(options: options)
+            return 0
+        case "webrtcbin-agents":
+            try await WebrtcbinAgents.run(options: options)
             return 0
         case "load":
             try await LoadGenerator.run(options: options)
