@@ -47,16 +47,20 @@ package struct PionComparison: Codable, Sendable {
 }
 
 extension MarkdownReport {
+    /// The median of a comparison's runs (0 for none).
+    private static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    }
+
+    /// One run's figure, or the runs' median with their range.
+    private static func spread(_ values: [Double], _ digits: Int) -> String {
+        guard let low = values.min(), let high = values.max() else { return "–" }
+        return values.count == 1 ? number(low, digits) : "\(number(median(values), digits)) (\(number(low, digits))–\(number(high, digits)))"
+    }
+
     static func pionComparisonTable(_ rows: [PionComparison]) -> [String] {
         if rows.contains(where: { !($0.webrtcbin ?? []).isEmpty }) { return threeStackTable(rows) }
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            return sorted.isEmpty ? 0 : sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
-        func spread(_ values: [Double], _ digits: Int) -> String {
-            guard let low = values.min(), let high = values.max() else { return "–" }
-            return values.count == 1 ? number(low, digits) : "\(number(median(values), digits)) (\(number(low, digits))–\(number(high, digits)))"
-        }
         func ratio(_ ecvkit: [Double], _ pion: [Double]) -> String {
             let divisor = median(pion)
             return divisor > 0 ? number(median(ecvkit) / divisor, 2) : "–"
@@ -84,14 +88,6 @@ extension MarkdownReport {
     /// The table with bare webrtcbin bots beside ECVKit and Pion: ECVKit ÷ webrtcbin is what ECVKit adds
     /// above webrtcbin 1.22's own cost, ECVKit ÷ Pion the distance to Pion.
     static func threeStackTable(_ rows: [PionComparison]) -> [String] {
-        func median(_ values: [Double]) -> Double {
-            let sorted = values.sorted()
-            return sorted.isEmpty ? 0 : sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-        }
-        func spread(_ values: [Double], _ digits: Int) -> String {
-            guard let low = values.min(), let high = values.max() else { return "–" }
-            return values.count == 1 ? number(low, digits) : "\(number(median(values), digits)) (\(number(low, digits))–\(number(high, digits)))"
-        }
         func ratio(_ ecvkit: [Double], _ other: [Double]) -> String {
             let divisor = median(other)
             return divisor > 0 && !ecvkit.isEmpty ? number(median(ecvkit) / divisor, 2) : "–"
