@@ -21,7 +21,8 @@
 ///   last 10 s is the queue in front of the bottleneck, the smallest of the last 150 ms its
 ///   standing part (a frame's own burst drains within that). A standing queue over
 ///   `queueHoldThreshold` holds the probe; over `queueCutThreshold` it is cut 15 % (the rate is a
-///   wall, as after an overflow), again only while the queue has not started to drain. A half-second
+///   wall, as after an overflow), again only while the queue has not started to drain, and no lower
+///   than `queueCutFloor` of where that queue's first cut began. A half-second
 ///   receiver report sees a 100 ms queue only once it is full; this sees it fill.
 /// A pure state machine over `Report`s with their own time, so tests drive it with any clock.
 public struct BandwidthEstimator: Sendable {
@@ -163,6 +164,8 @@ public struct BandwidthEstimator: Sendable {
     private var probeHeldUntil = -Double.infinity
     /// The last cut for a standing queue: when, and the queue it saw.
     private var lastQueueCut: (time: Double, queue: Double)?
+    /// The target when the current queue episode's first cut came.
+    private var queueEpisodeStart = 0.0
     /// The standing queue of the latest feedback, seconds (nil before feedback with delays came).
     public private(set) var standingQueue: Double?
 
@@ -173,6 +176,8 @@ public struct BandwidthEstimator: Sendable {
     public static let queueCutThreshold = 0.025
     /// A queue this long is near the lab's 100 ms: cut again sooner.
     static let queueNearFull = 0.060
+    /// A queue episode's cuts go no lower than this share of the target it started at.
+    static let queueCutFloor = 0.7
     /// The standing queue is the smallest delay of the packets sent within this long.
     static let standingWindow = 0.15
     static let delayFloorWindow = 10.0
@@ -285,8 +290,14 @@ public struct BandwidthEstimator: Sendable {
             let since = time - last.time
             guard standing > last.queue, since >= 0.6 || (standing > Self.queueNearFull && since >= 0.3) else { return nil }
         }
+        // One queue is one episode: its cuts stop at `queueCutFloor` of the target it started at,
+        // since the queue grows on while the encoder follows the first cut, and every further cut
+        // then overshoots (481 -> 261 kbit/s under a 500 kbit/s cap, under the frame-rate floor).
+        if lastQueueCut.map({ time - $0.time > 2 }) ?? true { queueEpisodeStart = target }
+        let lowest = queueEpisodeStart * Self.queueCutFloor
+        guard target > lowest + 1 else { return nil }
         noteWall(at: min(target, lastSentKbps > 0 ? lastSentKbps : target), time: time)
-        target = min(Double(settings.maxKbps), max(Double(settings.minKbps), target * 0.85))
+        target = min(Double(settings.maxKbps), max(Double(settings.minKbps), lowest, target * 0.85))
         lastChange = time
         lastQueueCut = (time, standing)
         return decide(estimate: min(Double(decision.estimateKbps), target), sentKbps: lastSentKbps, loss: lastLoss, reason: "queue")

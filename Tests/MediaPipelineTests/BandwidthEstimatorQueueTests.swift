@@ -80,4 +80,15 @@ struct BandwidthEstimatorQueueTests {
         #expect(estimator.standingQueue.map { $0 < BandwidthEstimator.queueHoldThreshold } == true)
         #expect(estimator.update(feedback: [.init(sent: 3, arrived: nil)], at: 3) == nil)
     }
+
+    @Test("one queue's cuts stop at 70 % of the target it started at, however long it grows")
+    func queueCutsHaveAFloor() {
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1500, lowRateFloorKbps: 200), frameRate: 30)
+        _ = run(&estimator, from: 0, to: 3) { _ in 0.001 }
+        let before = estimator.decision.targetKbps
+        // The encoder never follows: the queue grows to 90 ms over 3 s.
+        let decisions = run(&estimator, from: 3, to: 6) { time in 0.001 + (time - 3) * 0.03 }
+        #expect(decisions.filter { $0.reason == "queue" }.count >= 2, "\(decisions)")
+        #expect(estimator.decision.targetKbps >= before * 7 / 10 - 1 && estimator.decision.targetKbps < before, "\(decisions)")
+    }
 }
