@@ -16,6 +16,14 @@
 /// - round-trip time `queueingMargin` above the smallest seen in the last 10 s: a queue is
 ///   building in front of a bottleneck before it drops anything (a token bucket); back off 15 %,
 ///   and the rate sent then is a wall the probe creeps toward, as after an overflow.
+/// - transport-wide feedback packet by packet (`update(feedback:at:)`, each message as it comes,
+///   30 a second from GStreamer, 10–20 from libwebrtc): the one-way delay over its floor of the
+///   last 10 s is the queue in front of the bottleneck, the smallest of the last 150 ms its
+///   standing part (a frame's own burst drains within that). A standing queue over
+///   `queueHoldThreshold` holds the probe; over `queueCutThreshold` it is cut 15 % (the rate is a
+///   wall, as after an overflow), again only while the queue has not started to drain, and no lower
+///   than `queueCutFloor` of where that queue's first cut began. A half-second
+///   receiver report sees a 100 ms queue only once it is full; this sees it fill.
 /// A pure state machine over `Report`s with their own time, so tests drive it with any clock.
 public struct BandwidthEstimator: Sendable {
     public struct Settings: Sendable, Equatable {
@@ -129,7 +137,8 @@ public struct BandwidthEstimator: Sendable {
         public var fecPercentage: Int
         /// What Opus should expect to lose, 0…100 % (its in-band FEC follows it).
         public var audioLossPercentage: Int
-        /// Why, for events and logs: "probe", "loss", "delay", "hold".
+        /// Why, for events and logs: "probe", "loss", "delay" (round trip), "queue" (transport-wide
+        /// feedback's one-way delay), "hold".
         public var reason: String
     }
 
@@ -144,6 +153,34 @@ public struct BandwidthEstimator: Sendable {
     private var congestion: (kbps: Double, time: Double)?
     static let congestionMemory = 15.0
     public private(set) var decision: Decision
+    /// The send rate of the last report interval, kbit/s (what the queue signal's decisions know of it).
+    private var lastSentKbps = 0.0
+    private var lastLoss = 0.0
+    /// Transport-wide feedback: per message, its smallest one-way delay (by its newest send time),
+    /// for the floor of the last `delayFloorWindow`; and every packet's delay of the last 0.3 s.
+    private var delayMinima: [(sent: Double, delay: Double)] = []
+    private var recentDelays: [(sent: Double, delay: Double)] = []
+    /// The probe holds until then: the standing queue was over `queueHoldThreshold`.
+    private var probeHeldUntil = -Double.infinity
+    /// The last cut for a standing queue: when, and the queue it saw.
+    private var lastQueueCut: (time: Double, queue: Double)?
+    /// The target when the current queue episode's first cut came.
+    private var queueEpisodeStart = 0.0
+    /// The standing queue of the latest feedback, seconds (nil before feedback with delays came).
+    public private(set) var standingQueue: Double?
+
+    /// A standing queue this long holds the probe (a path's jitter stays under it).
+    public static let queueHoldThreshold = 0.010
+    /// A standing queue this long is cut: a quarter of the lab's 100 ms token-bucket queue, soon enough
+    /// that a key frame on top of it still fits.
+    public static let queueCutThreshold = 0.025
+    /// A queue this long is near the lab's 100 ms: cut again sooner.
+    static let queueNearFull = 0.060
+    /// A queue episode's cuts go no lower than this share of the target it started at.
+    static let queueCutFloor = 0.7
+    /// The standing queue is the smallest delay of the packets sent within this long.
+    static let standingWindow = 0.15
+    static let delayFloorWindow = 10.0
 
     public init(settings: Settings, frameRate: Int) {
         self.settings = settings
@@ -201,6 +238,9 @@ public struct BandwidthEstimator: Sendable {
             noteWall(at: sentKbps, time: report.time)
             reason = "delay"
             lastChange = report.time
+        } else if loss < 0.02, report.time < probeHeldUntil {
+            // A queue stands in front of the bottleneck (transport-wide feedback): no higher.
+            estimate = max(sentKbps, min(target, Double(settings.maxKbps)))
         } else if loss < 0.02 {
             if let wall = congestion, report.time - wall.time > Self.congestionMemory { congestion = nil }
             if let wall = congestion, target >= wall.kbps * 0.85 {
@@ -212,6 +252,59 @@ public struct BandwidthEstimator: Sendable {
             reason = "probe"
         }
         if let rtt = report.roundTripTime, rtt > 0 { noteRTT(rtt, at: report.time) }
+        lastSentKbps = sentKbps
+        lastLoss = loss
+        return decide(estimate: estimate, sentKbps: sentKbps, loss: loss, reason: reason)
+    }
+
+    /// One transport-wide feedback packet: when we sent it, on our clock, and when it arrived,
+    /// on the far end's (nil: lost), seconds.
+    public struct FeedbackPacket: Sendable, Equatable {
+        public var sent: Double
+        public var arrived: Double?
+        public init(sent: Double, arrived: Double?) {
+            self.sent = sent
+            self.arrived = arrived
+        }
+    }
+
+    /// Folds in one transport-wide feedback message (see the type's notes): the queue's delay
+    /// holds the probe or cuts the rate before the queue overflows. `time` is the reports' clock.
+    /// Returns the new decision when it changed.
+    public mutating func update(feedback packets: [FeedbackPacket], at time: Double) -> Decision? {
+        let delays = packets.compactMap { packet in packet.arrived.map { (sent: packet.sent, delay: $0 - packet.sent) } }
+        guard let newest = delays.map(\.sent).max(), let smallest = delays.map(\.delay).min() else { return nil }
+        delayMinima.append((newest, smallest))
+        delayMinima.removeAll { newest - $0.sent > Self.delayFloorWindow || $0.sent > newest }
+        recentDelays += delays
+        recentDelays.removeAll { newest - $0.sent > 0.3 || $0.sent > newest }
+        guard let floor = delayMinima.map(\.delay).min(),
+              let standing = recentDelays.filter({ newest - $0.sent <= Self.standingWindow }).map(\.delay).min().map({ $0 - floor })
+        else { return nil }
+        standingQueue = standing
+        if standing > Self.queueHoldThreshold { probeHeldUntil = time + 0.5 }
+        guard standing > Self.queueCutThreshold, time - (lastChange ?? -.infinity) > 0.3 else { return nil }
+        if let last = lastQueueCut, time - last.time < 1.0 {
+            // The encoder takes 0.5–1 s to follow a cut, so the queue grows on for a while after
+            // one: cut again only when it still grows once that time is mostly over, or nears overflow.
+            let since = time - last.time
+            guard standing > last.queue, since >= 0.6 || (standing > Self.queueNearFull && since >= 0.3) else { return nil }
+        }
+        // One queue is one episode: its cuts stop at `queueCutFloor` of the target it started at,
+        // since the queue grows on while the encoder follows the first cut, and every further cut
+        // then overshoots (481 -> 261 kbit/s under a 500 kbit/s cap, under the frame-rate floor).
+        if lastQueueCut.map({ time - $0.time > 2 }) ?? true { queueEpisodeStart = target }
+        let lowest = queueEpisodeStart * Self.queueCutFloor
+        guard target > lowest + 1 else { return nil }
+        noteWall(at: min(target, lastSentKbps > 0 ? lastSentKbps : target), time: time)
+        target = min(Double(settings.maxKbps), max(Double(settings.minKbps), lowest, target * 0.85))
+        lastChange = time
+        lastQueueCut = (time, standing)
+        return decide(estimate: min(Double(decision.estimateKbps), target), sentKbps: lastSentKbps, loss: lastLoss, reason: "queue")
+    }
+
+    /// The decision for the current target; nil when no setting changed enough to apply.
+    private mutating func decide(estimate: Double, sentKbps: Double, loss: Double, reason: String) -> Decision? {
         target = min(Double(settings.maxKbps), max(Double(settings.minKbps), target))
         let targetKbps = Int(target.rounded())
         let next = Decision(targetKbps: targetKbps, estimateKbps: Int(estimate.rounded()),

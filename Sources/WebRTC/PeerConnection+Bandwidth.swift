@@ -29,6 +29,9 @@ struct Adaptation {
 extension PeerConnection {
     /// The frozen-picture watch, for tests that count its requests.
     var pictureWatch: FrozenPictureWatch { adaptation.pictureWatch }
+    /// The queue the far end's transport-wide feedback shows in front of the bottleneck, seconds
+    /// (nil before any came), for tests that watch the rate control read it.
+    var standingQueue: Double? { adaptation.bandwidth?.standingQueue }
 
     /// Raises the RTCP allowance and lengthens the jitter buffer while incoming packets go
     /// missing (see `LossResponse`).
@@ -134,6 +137,20 @@ extension PeerConnection {
                                                          sentKbps: Double($0.sentBitsPerSecond) / 1000, receivedKbps: Double($0.receivedBitsPerSecond) / 1000)
                                                })
         guard let decision = adaptation.bandwidth?.update(report) else { return }
+        apply(decision, media: media, session: session)
+        emit(.bandwidthChanged(decision))
+    }
+
+    /// Folds one transport-wide feedback message into the rate control as it comes (see
+    /// `BandwidthEstimator.update(feedback:at:)`), between the half-second stats readings, and
+    /// applies a changed decision at once.
+    func adaptBandwidth(toFeedback packets: [TransportFeedbackPacket], session: PeerSession) {
+        guard let media = adaptedMedia, adaptation.bandwidth != nil else { return }
+        let feedback = packets.map { packet in
+            BandwidthEstimator.FeedbackPacket(sent: Double(packet.sentNanoseconds) / 1e9,
+                                              arrived: packet.arrivedNanoseconds.map { Double($0) / 1e9 })
+        }
+        guard let decision = adaptation.bandwidth?.update(feedback: feedback, at: ProcessInfo.processInfo.systemUptime) else { return }
         apply(decision, media: media, session: session)
         emit(.bandwidthChanged(decision))
     }

@@ -93,6 +93,8 @@ extension PeerConnection {
             emit(.adoptedDataChannel(remoteLabel: remoteLabel, configuredLabel: configuredLabel))
         case .keyFrameWanted:
             if let session { hurryFeedback(session: session) }
+        case .transportFeedback(let packets):
+            if let session { adaptBandwidth(toFeedback: packets, session: session) }
         case .farEndClosed(let reason):
             emit(.farEndClosed(reason))
         case .failure(let message):

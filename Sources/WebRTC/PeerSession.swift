@@ -22,6 +22,8 @@ final class PeerSession: Sendable {
         case adoptedDataChannel(remoteLabel: String, configuredLabel: String)
         /// Something here (a decoder, a recorder) asked the far end for a key frame.
         case keyFrameWanted
+        /// The far end's transport-wide feedback on what we sent (`TransportFeedbackSetup`).
+        case transportFeedback([TransportFeedbackPacket])
         /// The far end closed its connection (`FarEndCloseWatch`).
         case farEndClosed(String)
         case failure(String)
@@ -115,8 +117,13 @@ final class PeerSession: Sendable {
         rtpSessions = RTPSessionSetup(rtcpMinInterval: configuration.rtcpMinInterval)
         jitterBuffers = JitterBufferSetup()
         sendSegments = SendSegmentSetup()
-        elementSetups = SessionElementSetups([transport, sendSegments, RetransmissionRequestSetup(gate: retransmissions),
-                                              CertificateSetup(pem: certificate?.pem), rtpSessions, jitterBuffers])
+        // Only a sender whose rate adapts reads the feedback (30 messages a second from GStreamer).
+        let parameters = configuration.media.parameters
+        let feedback = parameters.lossRecovery.bandwidthAdaptation && parameters.videoCallEnabled && send != nil
+            ? [TransportFeedbackSetup { packets in deliver(number, .transportFeedback(packets)) }] : [any SessionElementSetup]()
+        let setups: [any SessionElementSetup] = [transport, sendSegments, RetransmissionRequestSetup(gate: retransmissions),
+                                                 CertificateSetup(pem: certificate?.pem), rtpSessions, jitterBuffers]
+        elementSetups = SessionElementSetups(setups + feedback)
         let recovery = configuration.media.parameters.lossRecovery
         var handlers: [SignalConnection] = []
         do throws(GStreamerError) {

@@ -21,20 +21,21 @@ extension SessionElementSetup {
 
 /// The set-ups of one session, by factory name.
 struct SessionElementSetups: Sendable {
-    private let byFactory: [String: any SessionElementSetup]
+    private let byFactory: [String: [any SessionElementSetup]]
     private let all: [any SessionElementSetup]
 
     init(_ setups: [any SessionElementSetup]) {
         all = setups
-        var byFactory: [String: any SessionElementSetup] = [:]
-        for setup in setups { for factory in setup.factories { byFactory[factory] = setup } }
+        var byFactory: [String: [any SessionElementSetup]] = [:]
+        for setup in setups { for factory in setup.factories { byFactory[factory, default: []].append(setup) } }
         self.byFactory = byFactory
     }
 
-    /// Configures `element` when one of the set-ups handles its factory; others are left alone.
+    /// Configures `element` with each set-up that handles its factory, in the order given;
+    /// others are left alone.
     func configure(_ element: Element) throws(GStreamerError) {
-        guard let factory = element.factoryName, let setup = byFactory[factory] else { return }
-        try setup.configure(element)
+        guard let factory = element.factoryName, let setups = byFactory[factory] else { return }
+        for setup in setups { try setup.configure(element) }
     }
 
     func release() { for setup in all { setup.release() } }
@@ -57,6 +58,25 @@ final class SendSegmentSetup: SessionElementSetup {
     }
 
     func release() { filters.withLock { $0 = [] } }
+}
+
+/// The far end's transport-wide feedback, packet by packet: rtpsession pushes each message it
+/// parses upstream toward the send path, through the bundle funnel's output, where `deliver`
+/// gets it (on rtpsession's RTCP thread) for the rate control's queue-delay signal.
+final class TransportFeedbackSetup: SessionElementSetup {
+    let factories = ["rtpfunnel"]
+    private let deliver: @Sendable ([TransportFeedbackPacket]) -> Void
+    private let probes = Locked<[PadProbe]>([])
+
+    init(deliver: @escaping @Sendable ([TransportFeedbackPacket]) -> Void) { self.deliver = deliver }
+
+    func configure(_ element: Element) throws(GStreamerError) {
+        guard let pad = element.staticPad("src") else { throw .padNotFound(element: element.name, pad: "src") }
+        let probe = pad.addTransportFeedbackProbe(deliver)
+        probes.withLock { $0.append(probe) }
+    }
+
+    func release() { probes.withLock { $0 = [] } }
 }
 
 /// The far end's resend requests reach `rtprtxsend` upstream through its output, where

@@ -45,8 +45,9 @@ struct LossRecoveryTests {
 
     /// With bandwidth adaptation (opt-in, see `LossRecovery`). The sender starts at 300 kbit/s
     /// and probes up 8 % a second (`BandwidthEstimator`), so it meets the cap from below: its first
-    /// step over it (about 520 kbit/s, 6 s in) is answered by the queue's delay or its loss within a
-    /// tick or two. Measured here at load 15–20: the first answer 5–7 s after the cap, the longest
+    /// step over it (about 520 kbit/s, 6 s in) is answered by the queue's delay in the far end's
+    /// transport-wide feedback (reason "queue") as the queue fills, else by the round trip or the
+    /// loss within a tick or two. Measured here at load 15–20: the first answer 5–7 s after the cap, the longest
     /// freeze around it 0.9–1.5 s (a 100 ms queue full both ways), none over 1 s once answered.
     @Test("a 500 kbit/s cap: an adapting sender that starts low meets it from below, settles under it, and then does not freeze")
     func rateCap() async throws {
@@ -59,10 +60,10 @@ struct LossRecoveryTests {
         let first = try #require(try await call.local.stats().bandwidth, "no bandwidth decision")
         #expect(first.targetKbps < 500, "the target at the start: \(first)")
         func answer() -> LabCall.BandwidthStep? {
-            call.bandwidthHere.value.first { $0.time > capped && ($0.reason == "delay" || $0.reason == "loss") }
+            call.bandwidthHere.value.first { $0.time > capped && ["queue", "delay", "loss"].contains($0.reason) }
         }
         while answer() == nil, Self.now - capped < 20 { try await Task.sleep(for: .milliseconds(100)) }
-        let answered = try #require(answer(), "no delay or loss step 20 s after the cap: \(call.bandwidthHere.value.map(\.targetKbps))")
+        let answered = try #require(answer(), "no queue, delay or loss step 20 s after the cap: \(call.bandwidthHere.value.map(\.targetKbps))")
         // Settled: from 3 s after the answer, 6 s without a freeze over 1 s.
         try await Task.sleep(for: .seconds(9))
         let gap = call.framesAtLab.longestGap(from: answered.time + 3, to: Self.now)

@@ -149,6 +149,23 @@ import Testing
         #expect(decision.reason == "probe" && decision.targetKbps <= 1500 + PeerConnection.audioAllowanceKbps, "\(decision)")
         await pair.close()
     }
+
+    /// The far end's transport-wide feedback reaches the rate control packet by packet (the
+    /// `RTPTWCCPackets` events rtpsession pushes toward the send path), and on a clean loopback
+    /// path it shows no queue.
+    @Test func anAdaptingSenderReadsTheFarEndsFeedbackPacketByPacket() async throws {
+        var sender = testMedia(bitrate: 1500)
+        sender.parameters.lossRecovery = .adaptive
+        let pair = PeerPair(offerer: sender, answerer: testMedia())
+        try await pair.start()
+        try await waitFor(.connected, on: pair.offerer)
+        try await eventually(.seconds(20), "a queue delay from the far end's transport-wide feedback") {
+            await pair.offerer.standingQueue != nil
+        }
+        let queue = try #require(await pair.offerer.standingQueue)
+        #expect(queue >= 0 && queue < BandwidthEstimator.queueCutThreshold, "a clean loopback path read as a \(queue) s queue")
+        await pair.close()
+    }
 }
 
 /// Matches any MediaRuntimeError (the module is not imported here by name).

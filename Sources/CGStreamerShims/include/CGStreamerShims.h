@@ -77,4 +77,37 @@ static inline void ecv_debug_log_string(GstDebugCategory *category, GstDebugLeve
     gst_debug_log(category, level, file, function, line, object, "%s", text);
 }
 
+// rtpsession's transport-wide feedback, as the upstream custom event `RTPTWCCPackets` it pushes
+// for every feedback message: a "packets" GValueArray (GLib's deprecated array type, awkward from
+// Swift) of `RTPTWCCPacket` structures. Copies up to `capacity` packets' send time ("local-ts")
+// and arrival time ("remote-ts", GST_CLOCK_TIME_NONE when lost), both nanoseconds, and size in
+// bytes; returns how many were copied (0 when the structure is not that event's).
+static inline guint ecv_twcc_packets_read(const GstStructure *structure, guint64 *sent, guint64 *arrived,
+                                          guint *sizes, guint capacity) {
+    if (!gst_structure_has_name(structure, "RTPTWCCPackets")) return 0;
+    const GValue *value = gst_structure_get_value(structure, "packets");
+    G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+    GType array_type = g_value_array_get_type();
+    G_GNUC_END_IGNORE_DEPRECATIONS
+    if (value == NULL || !G_VALUE_HOLDS(value, array_type)) return 0;
+    const GValueArray *packets = (const GValueArray *) g_value_get_boxed(value);
+    if (packets == NULL) return 0;
+    guint count = 0;
+    for (guint i = 0; i < packets->n_values && count < capacity; i++) {
+        const GValue *entry = &packets->values[i];
+        if (!GST_VALUE_HOLDS_STRUCTURE(entry)) continue;
+        const GstStructure *packet = gst_value_get_structure(entry);
+        guint64 local = GST_CLOCK_TIME_NONE, remote = GST_CLOCK_TIME_NONE;
+        guint size = 0;
+        if (!gst_structure_get_uint64(packet, "local-ts", &local) || !GST_CLOCK_TIME_IS_VALID(local)) continue;
+        gst_structure_get_uint64(packet, "remote-ts", &remote);
+        gst_structure_get_uint(packet, "size", &size);
+        sent[count] = local;
+        arrived[count] = remote;
+        sizes[count] = size;
+        count++;
+    }
+    return count;
+}
+
 #endif
