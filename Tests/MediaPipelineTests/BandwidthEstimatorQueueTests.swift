@@ -29,6 +29,13 @@ struct BandwidthEstimatorQueueTests {
         return decisions
     }
 
+    /// An estimator that has probed for 3 s over a path with no queue.
+    private func probedOverAnEmptyPath() -> BandwidthEstimator {
+        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1500, lowRateFloorKbps: 200), frameRate: 30)
+        _ = run(&estimator, from: 0, to: 3) { _ in 0.001 }
+        return estimator
+    }
+
     @Test("the probe holds while the feedback's standing queue grows, and goes on once it is gone")
     func probeHoldsOnAStandingQueue() {
         var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1500, lowRateFloorKbps: 200), frameRate: 30)
@@ -50,8 +57,7 @@ struct BandwidthEstimatorQueueTests {
 
     @Test("a queue that keeps growing is cut before it reaches 100 ms, and not cut again while it drains")
     func growingQueueIsCut() {
-        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1500, lowRateFloorKbps: 200), frameRate: 30)
-        _ = run(&estimator, from: 0, to: 3) { _ in 0.001 }
+        var estimator = probedOverAnEmptyPath()
         let before = estimator.decision.targetKbps
         // 60 ms a second of queue, as behind the lab's 500 kbit/s cap when the probe crossed it:
         // one cut (the next would wait for the encoder to follow, 0.6 s).
@@ -83,8 +89,7 @@ struct BandwidthEstimatorQueueTests {
 
     @Test("one queue's cuts stop at 70 % of the target it started at, however long it grows")
     func queueCutsHaveAFloor() {
-        var estimator = BandwidthEstimator(settings: .init(minKbps: 100, maxKbps: 1500, lowRateFloorKbps: 200), frameRate: 30)
-        _ = run(&estimator, from: 0, to: 3) { _ in 0.001 }
+        var estimator = probedOverAnEmptyPath()
         let before = estimator.decision.targetKbps
         // The encoder never follows: the queue grows to 90 ms over 3 s.
         let decisions = run(&estimator, from: 3, to: 6) { time in 0.001 + (time - 3) * 0.03 }
