@@ -4,13 +4,15 @@ import MediaPipeline
 import MediaRuntime
 
 /// Per-session negotiation bookkeeping.
+/// Where the offer's wait for the send pads' caps is: not waiting, waiting (outside the order of
+/// operations), or over (caps came, or 3 s passed) and not yet taken by the negotiation it repeats.
+enum SendCapsWait { case idle, running, ended }
+
 struct NegotiationState {
     var inProgress = false
     var pending = false
-    /// The offer's wait for the send pads' caps runs, or has ended (caps came, or 3 s passed)
-    /// and the negotiation it repeats has not yet taken that.
-    var sendCapsWaitRunning = false
-    var sendCapsWaitEnded = false
+    /// The offer's wait for the send pads' caps (see `sendCapsArrivedOrWaitedOut`).
+    var sendCapsWait = SendCapsWait.idle
     /// What we sent when the current offer was made (see `PeerSession.localSignature`).
     var offeredSignature = ""
     var remoteDescriptionSet = false
@@ -84,23 +86,25 @@ extension PeerConnection {
     /// so an application-fed offerer offered 3.3 s after start (`bench-call lip-sync`).
     private func sendCapsArrivedOrWaitedOut(_ session: PeerSession) -> Bool {
         if session.sendPadsHaveCaps { return true }
-        if negotiation.sendCapsWaitEnded {
-            negotiation.sendCapsWaitEnded = false
+        switch negotiation.sendCapsWait {
+        case .ended:
+            negotiation.sendCapsWait = .idle
             return true
-        }
-        guard !negotiation.sendCapsWaitRunning else { return false }
-        negotiation.sendCapsWaitRunning = true
-        Task { [weak self, session] in
-            guard let self else { return }
-            await self.waitForSendCaps(session)
-            self.submit { peer in
-                guard session === peer.session else { return }
-                peer.negotiation.sendCapsWaitRunning = false
-                peer.negotiation.sendCapsWaitEnded = true
-                await peer.negotiate()
+        case .running:
+            return false
+        case .idle:
+            negotiation.sendCapsWait = .running
+            Task { [weak self, session] in
+                guard let self else { return }
+                await self.waitForSendCaps(session)
+                self.submit { peer in
+                    guard session === peer.session else { return }
+                    peer.negotiation.sendCapsWait = .ended
+                    await peer.negotiate()
+                }
             }
+            return false
         }
-        return false
     }
 
     /// Waits (at most 3 s) until every send pad linked to webrtcbin has caps, looking every 2 ms:

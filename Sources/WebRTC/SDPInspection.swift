@@ -115,9 +115,12 @@ enum SDPInspection {
         return address.hasPrefix("169.254.")
     }
 
-    /// The UDP candidates of an SDP's `a=candidate` lines (see `udpCandidate`).
+    /// The UDP candidates of an SDP's `a=candidate` lines (see `udpCandidate`), link-local ones
+    /// left out as the signalled ones are (`isLinkLocalCandidate`): webrtcbin's local description
+    /// lists every candidate it gathered, and a nudge from a link-local socket would make the far end
+    /// learn that address after all.
     static func udpCandidates(_ sdp: String) -> [UDPCandidate] {
-        sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("a=candidate:") }.compactMap { udpCandidate($0) }
+        sdp.split(whereSeparator: \.isNewline).filter { $0.hasPrefix("a=candidate:") && !isLinkLocalCandidate($0) }.compactMap { udpCandidate($0) }
     }
 
     private static func mediaLines(_ sdp: String) -> [Substring] {
