@@ -8,13 +8,35 @@ import MediaRuntime
 /// operations), or over (caps came, or 3 s passed) and not yet taken by the negotiation it repeats.
 enum SendCapsWait { case idle, running, ended }
 
+/// What this side sends, as an offer describes it: each send output's caps' media type (nil
+/// before caps) and whether it is linked to webrtcbin, and the local data channels' labels.
+struct SendSignature: Equatable {
+    struct Output: Equatable {
+        var linked: Bool
+        var mediaType: String?
+    }
+    var outputs: [Output]
+    var channels: [String]
+
+    /// True when an offer made at `self` no longer describes `now`: a data channel came or went,
+    /// or an output linked then changed (its caps came after an offer that waited them out, so
+    /// the offer named no stream for it). An output held back then (the offerer's video, linked
+    /// once the answer names its codec) is covered by the answer that links it, caps or not: an
+    /// offer repeated for it narrowed the video to the answered codec, which a far end limited by
+    /// its preferences to another codec refused (aiortc, when our encoder started late).
+    func isOutdated(by now: SendSignature) -> Bool {
+        channels != now.channels || outputs.count != now.outputs.count
+            || zip(outputs, now.outputs).contains { offered, current in offered.linked && offered != current }
+    }
+}
+
 struct NegotiationState {
     var inProgress = false
     var pending = false
     /// The offer's wait for the send pads' caps (see `sendCapsArrivedOrWaitedOut`).
     var sendCapsWait = SendCapsWait.idle
     /// What we sent when the current offer was made (see `PeerSession.localSignature`).
-    var offeredSignature = ""
+    var offeredSignature = SendSignature(outputs: [], channels: [])
     var remoteDescriptionSet = false
     /// Remote candidates that arrived before the remote description; applied right after it.
     var queuedCandidates: [(mlineIndex: Int, candidate: String)] = []
@@ -312,7 +334,7 @@ extension PeerConnection {
         negotiation.inProgress = false
         if negotiation.pending {
             negotiation.pending = false
-            if session.localSignature(channels: channels) != negotiation.offeredSignature { await negotiate() }
+            if negotiation.offeredSignature.isOutdated(by: session.localSignature(channels: channels)) { await negotiate() }
         }
     }
 

@@ -311,9 +311,9 @@ final class PeerSession: Sendable {
     }
 
     /// What this side sends, for deciding whether a repeated negotiation request changed anything.
-    func localSignature(channels: ChannelRegistry) -> String {
-        let pads = state.value.teePads.map { $0.pad.currentCaps?.mediaType ?? "none" }
-        return (pads + channels.localConfigs.map(\.label)).joined(separator: "|")
+    func localSignature(channels: ChannelRegistry) -> SendSignature {
+        let outputs = state.value.teePads.map { SendSignature.Output(linked: $0.pad.peer != nil, mediaType: $0.pad.currentCaps?.mediaType) }
+        return SendSignature(outputs: outputs, channels: channels.localConfigs.map(\.label))
     }
 
     /// Links the send graph's tees to webrtcbin. In a running pipeline this must wait until

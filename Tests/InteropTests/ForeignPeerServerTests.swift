@@ -11,23 +11,10 @@ import Testing
     static var hasServer: Bool { InteropEnvironment.hasVenvPackage("python_peerjs_server/main.py") }
     static let missing = "python-peerjs-server is not in the interop venv: run `make test-deps` (Tests/Interop/requirements-nodeps.txt)"
 
-    /// A port nobody listens on now (the kernel's pick for a socket bound to port 0).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw TestFailure("no free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-
     @Test(.enabled(if: hasServer, Comment(rawValue: missing)))
     func ecvkitPeersCallAndTalkThroughAForeignServer() async throws {
         _ = TestRuntime.ready
-        let port = try Self.freePort()
+        let port = try freeLocalPort()
         let server = Process()
         server.executableURL = URL(fileURLWithPath: InteropEnvironment.python)
         server.arguments = ["-m", "python_peerjs_server", "--host", "127.0.0.1", "--port", "\(port)", "--key", "demo", "--path", "/", "--log-level", "WARNING"]

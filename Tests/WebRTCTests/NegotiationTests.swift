@@ -167,6 +167,83 @@ import Testing
         await pair.close()
     }
 
+    /// An offerer whose held-back video (linked once the answer names its codec) has no caps yet
+    /// when the offer goes out, and has them when the answer comes, makes one offer: the answer
+    /// covers that video. A second offer made for it narrowed the video to the answered codec,
+    /// which a far end whose preferences allow another codec refuses (aiortc preferring H.264:
+    /// "Failed to set remote video description send parameters", in a CI run whose video
+    /// encoder started after the offer under load).
+    @Test func videoWithCapsOnlyAfterTheOfferBringsNoSecondOffer() async throws {
+        _ = TestRuntime.ready
+        // The offerer's camera decodes what arrives on a UDP port: no caps until a packet comes.
+        let port = try freeLocalPort(udp: true)
+        let camera = try Preset.parse(name: "udp-camera", text: """
+            # kind: video-source
+            udpsrc address=127.0.0.1 port=\(port) ! application/x-rtp,media=video,encoding-name=VP8,clock-rate=90000,payload=96 \
+            ! rtpvp8depay ! vp8dec ! videorate ! video/x-raw,framerate=30/1
+            """)
+        var callerMedia = testMedia(video: .single(.preset(name: "udp-camera")))
+        callerMedia.presets = PresetLibrary.builtIn.overriding(with: [camera])
+        let (towardsAnswerer, toAnswerer) = AsyncStream.makeStream(of: SignalingMessage.self)
+        let (towardsOfferer, toOfferer) = AsyncStream.makeStream(of: SignalingMessage.self)
+        let offerer = PeerConnection(configuration: PeerConfiguration(media: callerMedia), role: .offerer, sendSignaling: { toAnswerer.yield($0) })
+        let answerer = PeerConnection(configuration: PeerConfiguration(media: testMedia()), role: .answerer, sendSignaling: { toOfferer.yield($0) })
+        let atAnswerer = RemoteMedia(answerer)
+        let offererEvents = offerer.events()  // subscribed now: nothing it counts can come first
+        let offers = Locked(0)
+        let counting = Task { for await case .sentOffer(_) in offererEvents { offers.withLock { $0 += 1 } } }
+        defer { counting.cancel() }
+        let backward = Task { for await message in towardsOfferer { await offerer.receive(message) } }
+        defer { backward.cancel() }
+        let feed = try Pipeline(launch: "videotestsrc is-live=true ! video/x-raw,width=320,height=240,framerate=30/1 "
+                                + "! vp8enc deadline=1 ! rtpvp8pay pt=96 ! udpsink host=127.0.0.1 port=\(port)")
+        defer { feed.stop() }
+        // A call's text channel, as the agent bot opens it.
+        let channel = DataChannelConfig(enabled: true, label: "textchannel")
+        try await answerer.start(dataChannels: [channel])
+        try await offerer.start(dataChannels: [channel])
+        // The offer goes out before the camera has caps; they come with the feed started now,
+        // and the offer reaches the answerer (so the answer comes back) once they are there.
+        let forward = Task {
+            for await message in towardsAnswerer {
+                if case .offer = message {
+                    // webrtcbin asks for negotiation again while the offer runs (for the text
+                    // channel, in most calls): the answer then looks at what changed meanwhile.
+                    await offerer.perform { await $0.negotiate() }
+                    try? await feed.play()
+                    try? await eventually(.seconds(10), "the held-back video's caps") {
+                        await offerer.perform { peer in
+                            peer.session?.localSignature(channels: peer.channels).outputs.allSatisfy { $0.mediaType != nil } ?? false
+                        } ?? false
+                    }
+                }
+                await answerer.receive(message)
+            }
+        }
+        defer { forward.cancel() }
+        try await waitFor(.connected, on: offerer)
+        try await eventually(.seconds(15), "the offerer's video at the answerer") { atAnswerer.video.count > 30 }
+        #expect(offers.value == 1, "offers sent: \(offers.value)")
+        await offerer.close()
+        await answerer.close()
+    }
+
+    /// What makes an offer stale once its answer is in: a linked output whose caps came after it
+    /// (the offer named no stream for it) or a new data channel; not a held-back output linked
+    /// since, whatever it carries.
+    @Test func anOfferIsStaleOnlyForWhatItDescribed() {
+        let offered = SendSignature(outputs: [.init(linked: false, mediaType: nil), .init(linked: true, mediaType: nil)], channels: ["textchannel"])
+        let videoLinked = SendSignature(outputs: [.init(linked: true, mediaType: "application/x-rtp"), .init(linked: true, mediaType: nil)],
+                                        channels: ["textchannel"])
+        #expect(!offered.isOutdated(by: videoLinked))
+        var audioCaps = videoLinked
+        audioCaps.outputs[1].mediaType = "application/x-rtp"
+        #expect(offered.isOutdated(by: audioCaps))
+        var newChannel = videoLinked
+        newChannel.channels.append("files")
+        #expect(offered.isOutdated(by: newChannel))
+    }
+
     @Test func malformedRemoteOfferIsAnErrorNotACrash() async throws {
         let pair = PeerPair(offerer: testMedia(), answerer: testMedia())
         let answererEvents = pair.answerer.events()  // subscribed now: nothing it waits for can come first

@@ -121,3 +121,17 @@ package final class Counter: Sendable {
     package func reset() { value.withLock { $0 = 0 } }
     package var count: Int { value.value }
 }
+
+/// A loopback port nobody uses now (the kernel's pick for a socket bound to port 0), for TCP or UDP.
+package func freeLocalPort(udp: Bool = false) throws -> Int {
+    let fd = socket(AF_INET, Int32(udp ? SOCK_DGRAM.rawValue : SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("no socket for finding a free port") }
+    defer { close(fd) }
+    var address = sockaddr_in(sin_family: sa_family_t(AF_INET), sin_port: 0, sin_addr: in_addr(s_addr: inet_addr("127.0.0.1")), sin_zero: (0, 0, 0, 0, 0, 0, 0, 0))
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw TestFailure("no free port") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
