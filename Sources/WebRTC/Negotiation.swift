@@ -190,7 +190,7 @@ extension PeerConnection {
             }
         }
         do throws(GStreamerError) {
-            try await session.webrtc.setRemoteDescription(SessionDescription(kind: .offer, sdp: sdp))
+            try await session.webrtc.setRemoteDescription(SessionDescription(kind: .offer, sdp: SDPRewrite.removingLinkLocalCandidates(sdp)))
             guard session === self.session else { return }
             noteRemoteDescription(sdp)
             // An answer made before our send pads have caps names no SSRC for their streams
@@ -323,7 +323,8 @@ extension PeerConnection {
         }
         do throws(GStreamerError) {
             // What we apply lets us receive every codec we offered; what we act on is the answer.
-            let receivable = session.webrtc.localDescription.map { SDPRewrite.addingOfferedVideoFormats(sdp, offer: $0.sdp) } ?? sdp
+            let receivable = SDPRewrite.removingLinkLocalCandidates(
+                session.webrtc.localDescription.map { SDPRewrite.addingOfferedVideoFormats(sdp, offer: $0.sdp) } ?? sdp)
             try await session.webrtc.setRemoteDescription(SessionDescription(kind: .answer, sdp: receivable))
             noteRemoteDescription(sdp)
             await sendVideo(asAnsweredIn: sdp, session: session)

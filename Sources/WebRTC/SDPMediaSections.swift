@@ -144,8 +144,18 @@ extension Substring {
     }
 }
 
-/// Edits to SDP text we produce, before it is applied and sent.
+/// Edits to SDP text: ours before it is applied and sent, the far end's before it is applied.
 enum SDPRewrite {
+    /// The far end's description without its link-local candidates (`SDPInspection.isLinkLocalCandidate`):
+    /// candidates written into the description, rather than trickled, would otherwise reach
+    /// libnice, and a pair made of one dies with the interface it is on (a container's or a
+    /// network lab's veth end) while ICE still says connected.
+    static func removingLinkLocalCandidates(_ sdp: String) -> String {
+        let lines = sdp.split(whereSeparator: \.isNewline)
+        guard lines.contains(where: SDPInspection.isLinkLocalCandidate) else { return sdp }
+        return lines.filter { !SDPInspection.isLinkLocalCandidate($0) }.joined(separator: "\r\n") + "\r\n"
+    }
+
     /// GStreamer 1.22 hashes the whole PEM a transport was given (certificate and key) for
     /// `a=fingerprint`, so the line never matches the certificate the handshake presents and
     /// every peer that checks it (browsers, aiortc) refuses DTLS: write the real one.

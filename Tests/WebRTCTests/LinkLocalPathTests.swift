@@ -21,6 +21,20 @@ struct LinkLocalCandidateTests {
     func linkLocalAddresses(line: String, linkLocal: Bool) {
         #expect(SDPInspection.isLinkLocalCandidate(line) == linkLocal, "\(line)")
     }
+
+    /// A far end's description loses the link-local candidates written into it, and nothing else.
+    @Test func aRemoteDescriptionsLinkLocalCandidatesAreLeftOut() {
+        let sdp = ["v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=mid:0",
+                   "a=candidate:1 1 UDP 2015363327 fe80::68f5:7ff:fe90:29a5 59776 typ host",
+                   "a=candidate:2 1 UDP 2015363327 192.0.2.2 4000 typ host",
+                   "a=candidate:3 1 UDP 2015363327 169.254.1.1 4001 typ host",
+                   "a=end-of-candidates"].joined(separator: "\r\n") + "\r\n"
+        let applied = SDPRewrite.removingLinkLocalCandidates(sdp)
+        #expect(applied == ["v=0", "m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=mid:0",
+                            "a=candidate:2 1 UDP 2015363327 192.0.2.2 4000 typ host",
+                            "a=end-of-candidates"].joined(separator: "\r\n") + "\r\n")
+        #expect(SDPRewrite.removingLinkLocalCandidates(applied) == applied)
+    }
 }
 
 /// Two peers on one host connect over a host candidate of some local address (libnice skips
