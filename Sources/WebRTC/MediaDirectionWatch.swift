@@ -37,6 +37,12 @@ struct MediaDirectionWatch {
         progress = Dictionary(uniqueKeysWithValues: directions.map { ($0, progress[$0].map { var kept = $0; kept.since = now; kept.reported = false; return kept } ?? Progress(since: now)) })
     }
 
+    /// What the last negotiation says the far end sends, for how long its silence may last
+    /// (`FarEndSilence`): media when it sends us any, reports alone when it only receives.
+    var farEnd: FarEndSilence.FarEnd {
+        progress.isEmpty ? .noMedia : progress.keys.contains { !$0.sending } ? .media : .reportsOnly
+    }
+
     /// The transport is not connected (or not yet): silence does not count meanwhile.
     mutating func pause(now: ContinuousClock.Instant) {
         for direction in progress.keys { progress[direction]?.since = now }

@@ -10,9 +10,6 @@ struct ObservedStates {
     var stall: PeerState?
     var closed = false
     var unified = PeerState.new
-    var lastActivity = ContinuousClock.now
-    /// `PeerSession.packetsArrived` at the last liveness tick.
-    var lastPacketsArrived: UInt64 = 0
 
     /// Takes the states webrtcbin had when it notified; returns an event for each that changed.
     mutating func take(_ snapshot: WebRTCStates) -> [PeerEvent] {
@@ -23,7 +20,7 @@ struct ObservedStates {
         if snapshot.connection != connection {
             connection = snapshot.connection
             events.append(.connectionStateChanged(connection))
-            if connection == .connected { lastActivity = .now; stall = nil }
+            if connection == .connected { stall = nil }
         }
         return events
     }

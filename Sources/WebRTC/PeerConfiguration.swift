@@ -40,9 +40,11 @@ package struct PeerConfiguration: Sendable {
     /// (`JitterBufferSetup.fastStartPackets`). 100 ms (GStreamer's default is 200) still covers
     /// retransmission over round trips up to ~80 ms.
     package var jitterBufferLatencyMs: Int
-    /// No media or data for this long while connected reports `.disconnected`.
+    /// No media or data for this long while connected reports `.disconnected`: the bound for a
+    /// far end that sends media or reports often. One that only reports, as seldom as RFC 3550
+    /// allows, is given up to 15 s (`FarEndSilence`).
     package var disconnectedAfter: Duration
-    /// Still nothing after this long reports `.failed`.
+    /// Still nothing after this long reports `.failed` (as much longer for a seldom reporter).
     package var failedAfter: Duration
     package var media: MediaConfiguration
     /// The key of the DTLS certificate (one per process and key type): ECDSA P-256 by default,

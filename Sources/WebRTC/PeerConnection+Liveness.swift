@@ -13,13 +13,16 @@ struct LivenessWatch {
     var lastSample: (stats: PeerStats, session: Int, at: ContinuousClock.Instant)?
     /// Ticks so far (see `needsStatsSample`).
     var ticks = 0
+    /// When the far end last sent something, and how long it may stay silent.
+    var silence = FarEndSilence()
 
-    mutating func noteActivity() { states.lastActivity = .now }
+    mutating func noteActivity() { silence.noteArrival(now: .now) }
 
-    /// A new webrtcbin starts with fresh states and no expected directions.
+    /// A new webrtcbin starts with fresh states, no expected directions and nothing heard.
     mutating func restart() {
         states = ObservedStates()
         directionWatch = MediaDirectionWatch()
+        silence = FarEndSilence()
     }
 
     mutating func stopWatchdog() { watchdog?.cancel() }
@@ -34,7 +37,10 @@ extension PeerConnection {
 
     func updateStates(_ snapshot: WebRTCStates) {
         let changes = liveness.states.take(snapshot)
-        for change in changes { emit(change) }
+        for change in changes {
+            if case .connectionStateChanged(.connected) = change { liveness.silence.restart(now: .now) }
+            emit(change)
+        }
         publishUnifiedState()
     }
 
@@ -64,13 +70,13 @@ extension PeerConnection {
     static let startKeyFrameDelays: [Duration] = [.zero, .milliseconds(400), .milliseconds(1500)]
 
     func startWatchdog() {
-        let disconnectedAfter = configuration.disconnectedAfter, failedAfter = configuration.failedAfter
+        let configured = FarEndSilence.Bounds(disconnected: configuration.disconnectedAfter, failed: configuration.failedAfter)
         liveness.watchdog = Task { [weak self] in
             while !Task.isCancelled {
                 // Cancelled: the wait ends early and the loop or the guard after it decides.
                 try? await Task.sleep(for: .milliseconds(500))
                 guard let self else { return }
-                await self.checkLiveness(disconnectedAfter: disconnectedAfter, failedAfter: failedAfter)
+                await self.checkLiveness(configured: configured)
             }
         }
     }
@@ -78,8 +84,9 @@ extension PeerConnection {
     /// webrtcbin 1.22 rarely notices a vanished peer, so we watch what the transport receives
     /// ourselves: silence while connected reports disconnected, then failed. Any packet counts
     /// (`PeerSession.packetsArrived`), so a far end that sends no media (a recording bot) stays
-    /// alive by its receiver reports; a stats sample is taken only for what needs one.
-    private func checkLiveness(disconnectedAfter: Duration, failedAfter: Duration) async {
+    /// alive by its receiver reports, and how long it may be silent follows how often it has
+    /// sent (`FarEndSilence`); a stats sample is taken only for what needs one.
+    private func checkLiveness(configured: FarEndSilence.Bounds) async {
         guard liveness.states.connection == .connected, let session else {
             liveness.directionWatch.pause(now: .now)
             return
@@ -87,13 +94,10 @@ extension PeerConnection {
         for (direction, everCarried) in liveness.directionWatch.check(counts: session.packetsByDirection, now: .now) {
             emit(.mediaSilent(direction, everCarried: everCarried))
         }
-        let arrived = session.packetsArrived
-        if arrived != liveness.states.lastPacketsArrived {
-            liveness.states.lastPacketsArrived = arrived
-            liveness.states.lastActivity = .now
-        }
-        let silence = ContinuousClock.now - liveness.states.lastActivity
-        liveness.states.stall = silence >= failedAfter ? .failed : silence >= disconnectedAfter ? .disconnected : nil
+        let now = ContinuousClock.now
+        liveness.silence.take(arrivals: session.packetsArrived, now: now)
+        let bounds = liveness.silence.bounds(configured: configured, farEnd: liveness.directionWatch.farEnd)
+        liveness.states.stall = liveness.silence.stall(now: now, bounds: bounds)
         publishUnifiedState()
         liveness.ticks += 1
         guard needsStatsSample(session) else { return }
