@@ -55,6 +55,19 @@ package final class Pad: Object, @unchecked Sendable {
     @discardableResult
     package func sendEndOfStream() -> Bool { gst_pad_send_event(pad, gst_event_new_eos()) != 0 }
 
+    /// Sends this sink pad a custom serialized downstream event named `name`, ordered with its
+    /// buffers (it waits for the pad's stream lock). Its element passes it on to each of its
+    /// outputs, and with it the sticky events an output still owes its peer (stream-start, caps,
+    /// segment): a branch just linked behind a tee learns the stream's caps now instead of with
+    /// the next buffer. Elements downstream pass on or drop a custom event they do not know.
+    /// False when the pad refused it (flushing, or its element is gone).
+    @discardableResult
+    package func sendCustomDownstreamEvent(named name: String) -> Bool {
+        guard direction == .sink, let structure = gst_structure_new_empty(name),
+              let event = gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM, structure) else { return false }
+        return gst_pad_send_event(pad, event) != 0
+    }
+
     /// Makes the pad's element negotiate its caps again before its next buffer (a payloader
     /// whose `pt` changed announces the new payload type this way).
     package func markReconfigure() { gst_pad_mark_reconfigure(pad) }

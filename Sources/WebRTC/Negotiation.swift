@@ -185,7 +185,7 @@ extension PeerConnection {
         if !session.pendingKinds.isEmpty {
             await adaptSendFormats(to: sdp, session: session)
             guard session === self.session else { return }
-            do throws(PeerError) { try session.linkOutputs() } catch {
+            do throws(PeerError) { try session.linkOutputs(announcingCaps: true) } catch {
                 emit(.error("cannot link what we send: \(error)"))
             }
         }
@@ -197,6 +197,8 @@ extension PeerConnection {
             // (webrtcbin 1.22 writes `a=ssrc-group:FID 0 <rtx>` and no audio `a=ssrc`), and a far
             // end that routes by the signalled SSRCs drops them: Pion never raised its tracks for
             // 6–16 of 50 calls whose offer came before our first buffers. Bounded as the offer's wait.
+            // Outputs linked just now announced their caps (`linkOutputs(announcingCaps:)`), so
+            // this wait is for a source that has not sent anything yet, not for the next buffer.
             await waitForSendCaps(session)
             guard session === self.session else { return }
             let created = try await session.webrtc.createAnswer()

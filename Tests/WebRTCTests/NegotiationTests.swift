@@ -103,10 +103,12 @@ import Testing
     }
 
     /// An offer that comes before our first encoded buffer (an application pushing pre-encoded
-    /// media) is answered once the send pad has caps: the answer names the SSRC of the stream we
-    /// send. A far end that routes by the signalled SSRCs (Pion) drops a stream the answer does
-    /// not name. The answer must not go out while the source is silent (without the wait it did at
-    /// once); against Pion's bots the early answer lost 15 of 30 calls their streams.
+    /// media) is answered naming the SSRC of the stream we send. The payloader announces its caps
+    /// (and in them its SSRC) from the source's caps before any buffer, and the link to webrtcbin
+    /// carries them at once (`linkOutputs(announcingCaps:)`), so the answer need not wait for the
+    /// first buffer. A far end that routes by the signalled SSRCs (Pion) drops a stream the answer
+    /// does not name: against Pion's bots an answer made before the caps lost 15 of 30 calls their
+    /// streams.
     @Test func answerToAnEarlyOfferNamesTheSentStream() async throws {
         _ = TestRuntime.ready
         var configuration = PeerConfiguration(media: testMedia(videoEnabled: false))
@@ -121,21 +123,45 @@ import Testing
             Task { await answerer.receive(message) }
         }
         offererBox.withLock { $0 = offerer }
-        let answererEvents = answerer.events()  // subscribed now: nothing it waits for can come first
-        let offered = Task { for await case .receivedOffer in answererEvents { return true }; return false }
         try await answerer.start()
         try await offerer.start()
-        #expect(try await value(of: offered, within: .seconds(10), "the offer reached the answerer"))
-        // While the source has produced nothing the answer is held (without the wait webrtcbin
-        // answers within milliseconds, naming no audio SSRC): watched for 300 ms, well inside the
-        // wait's 3 s bound.
-        let held = ContinuousClock.now + .milliseconds(300)
-        while ContinuousClock.now < held, answer.value == nil { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(answer.value == nil, "the answer waited for the source's first buffer")
-        // The first buffer only now, as an application's source that starts late.
+        try await eventually(.seconds(10), "the answer went out") { answer.value != nil }
+        let sent = try #require(await answerer.outgoingRTPTee(.audio)?.staticPad("sink")?.currentCaps?.structures.first?.uint("ssrc"))
+        let ssrcs = SDPInspection.ssrcKinds(try #require(answer.value))
+        #expect(ssrcs[sent] == .audio, "the answer names the SSRC the payloader sends with (\(sent)): \(ssrcs)")
+        await offerer.close()
+        await answerer.close()
+    }
+
+    /// An answerer links its outputs to webrtcbin when the offer comes, and webrtcbin's pads
+    /// learn a stream's caps only with the next buffer that crosses the link: a frame or an audio
+    /// packet later, on every call's set-up. The link announces them at once, so an answerer
+    /// whose source sent one buffer before the offer and nothing since answers naming that
+    /// stream; without the announcement the answer waited for caps that never came until the
+    /// wait's 3 s bound, and then named no audio SSRC.
+    @Test func answerNamesAStreamWhoseNextBufferIsFarOff() async throws {
+        _ = TestRuntime.ready
+        var configuration = PeerConfiguration(media: testMedia(videoEnabled: false))
+        configuration.media.sendsPreEncodedMedia = true
+        let offererBox = Locked<PeerConnection?>(nil)
+        let answer = Locked<String?>(nil)
+        let answerer = PeerConnection(configuration: configuration, role: .answerer) { message in
+            if case .answer(let sdp) = message { answer.withLock { $0 = sdp } }
+            Task { await offererBox.value?.receive(message) }
+        }
+        let offerer = PeerConnection(configuration: PeerConfiguration(media: testMedia(videoEnabled: false)), role: .offerer) { message in
+            Task { await answerer.receive(message) }
+        }
+        offererBox.withLock { $0 = offerer }
+        try await answerer.start()
+        // One frame from the application, then nothing: the stream's caps reach the tee in front
+        // of webrtcbin, which is not linked to it yet.
         let source = try #require(await answerer.media?.elements.elements[PreEncodedSend.audioSource])
         let opusSilence: [UInt8] = [0xF8, 0xFF, 0xFE]  // one 20 ms Opus frame (RFC 6716 §3)
         try AppSource(source).push(opusSilence, pts: nil, duration: 20_000_000)
+        let teeInput = try #require(await answerer.outgoingRTPTee(.audio)?.staticPad("sink"))
+        try await eventually(.seconds(10), "the frame payloaded") { teeInput.currentCaps != nil }
+        try await offerer.start()
         try await eventually(.seconds(10), "the answer went out") { answer.value != nil }
         let ssrcs = SDPInspection.ssrcKinds(try #require(answer.value))
         #expect(ssrcs.contains { $0.key != 0 && $0.value == .audio }, "the answer names the audio stream's SSRC")
