@@ -6,8 +6,9 @@
 /// such interval. At the calm pace (10 kbit/s, 100 ms) a resend request waited 100 ms at the median
 /// and up to a second (measured), longer than the jitter buffer waits for the answer, so NACK cost
 /// more frames than it saved. So once packets go missing the allowance rises and the interval
-/// drops (`lossyRTCPMinInterval`, a report every ~10–15 ms while it lasts; the allowance is a tenth
-/// of what arrives, within `lossyRTCPFloorBitsPerSecond`…`lossyRTCPBitsPerSecond`) and the jitter
+/// drops (`lossyRTCPMinInterval`; the allowance is a tenth of what arrives, within
+/// `lossyRTCPFloorBitsPerSecond`…`lossyRTCPBitsPerSecond`, and it is the allowance, not the
+/// interval, that sets the pace: see the floor) and the jitter
 /// buffer grows to `lossyLatencyMs`, which covers a request's wait, the round trip and retries, as
 /// libwebrtc's jitter buffer grows with its NACK round trips. At 20 % loss a request and its
 /// resend both get through 64 % of the time, so a packet often needs three or four tries: with
@@ -31,10 +32,20 @@ struct LossResponse {
 
     static let calmRTCPBitsPerSecond = 10_000.0
     static let lossyRTCPBitsPerSecond = 400_000.0
-    /// Below ~100 kbit/s of allowance the report interval outgrows the jitter buffer again
-    /// (measured: a 100 kbit/s stream at 5 % loss kept 40–60 % of its frames at 15 kbit/s, all of
-    /// them at 100); the 20 ms interval caps what is really sent at ~50 kbit/s.
-    static let lossyRTCPFloorBitsPerSecond = 100_000.0
+    /// The allowance under loss for a call-sized stream (under 2 Mbit/s arriving). rtpsession spaces
+    /// its compound reports (report blocks, SDES, transport-wide feedback, NACKs: ~250 bytes with
+    /// SRTP) by the allowance, and lets a NACK go early only once per such interval; a retry that
+    /// finds the early slot taken waits for the next regular report. At 100 kbit/s that interval
+    /// was 62–69 ms, not the 10 ms floor (rtpsession's log, 20 % loss), so a third of the jitter
+    /// buffer's 33 ms retries never left as a NACK of their own, and a packet whose resend was lost
+    /// twice froze the picture for 0.15–0.5 s. At 200 kbit/s the interval is ~35 ms, in step with
+    /// the retries. Below ~100 kbit/s of allowance the interval outgrows the jitter buffer
+    /// altogether (a 100 kbit/s stream at 5 % loss kept 40–60 % of its frames at 15 kbit/s, all of
+    /// them at 100).
+    static let lossyRTCPFloorBitsPerSecond = 200_000.0
+    /// The allowance while something here waits for a key frame and nothing is lost: one request
+    /// leaves early whatever the interval, so the hurry needs no more than this.
+    static let hurryRTCPBitsPerSecond = 100_000.0
     static let lossyRTCPMinInterval: Duration = .milliseconds(10)
     static let lossyLatencyMs = 300
     static let calmAfter = 15.0
@@ -84,7 +95,7 @@ struct LossResponse {
             next.rtcpMinInterval = min(calm.rtcpMinInterval, Self.lossyRTCPMinInterval)
             next.jitterBufferLatencyMs = max(current.jitterBufferLatencyMs, Self.lossyLatencyMs)
         } else if let hurriedUntil, time < hurriedUntil {
-            next.rtcpBitsPerSecond = Self.lossyRTCPFloorBitsPerSecond
+            next.rtcpBitsPerSecond = Self.hurryRTCPBitsPerSecond
             next.rtcpMinInterval = min(calm.rtcpMinInterval, Self.lossyRTCPMinInterval)
         } else {
             next.rtcpBitsPerSecond = calm.rtcpBitsPerSecond

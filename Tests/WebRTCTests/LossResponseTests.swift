@@ -19,13 +19,26 @@ struct LossResponseTests {
         #expect(calm.jitterBufferLatencyMs == 300)
     }
 
+    /// rtpsession spaces its reports by the allowance: at 100 kbit/s they came every 62–69 ms under
+    /// 20 % loss, so a third of the jitter buffer's retries never left as a NACK of their own.
+    @Test("a call-sized stream under loss gets the 200 kbit/s floor, twice the key-frame hurry's allowance")
+    func callSizedStreamGetsTheLossyFloor() throws {
+        var response = LossResponse(rtcpMinInterval: .milliseconds(100), jitterBufferLatencyMs: 100)
+        _ = response.update(totalLost: 0, bytesReceived: 0, at: 0)
+        // 400 kbit/s arriving (320×240 video and Opus): a tenth of it would be 40 kbit/s.
+        let lossyUpdate = response.update(totalLost: 12, bytesReceived: 50_000, at: 1)
+        let lossy = try #require(lossyUpdate)
+        #expect(lossy.rtcpBitsPerSecond == 200_000 && lossy.rtcpMinInterval == .milliseconds(10))
+        #expect(lossy.rtcpBitsPerSecond == 2 * LossResponse.hurryRTCPBitsPerSecond)
+    }
+
     @Test("a key-frame request speeds RTCP up for 2 s without touching the jitter buffer; loss still wins while it lasts")
     func keyFrameRequestHurriesRTCP() throws {
         var response = LossResponse(rtcpMinInterval: .milliseconds(100), jitterBufferLatencyMs: 100)
         _ = response.update(totalLost: 0, bytesReceived: 0, at: 0)
         let hurriedUpdate = response.keyFrameWanted(at: 1)
         let hurried = try #require(hurriedUpdate)
-        #expect(hurried.rtcpMinInterval == .milliseconds(10) && hurried.rtcpBitsPerSecond == LossResponse.lossyRTCPFloorBitsPerSecond)
+        #expect(hurried.rtcpMinInterval == .milliseconds(10) && hurried.rtcpBitsPerSecond == LossResponse.hurryRTCPBitsPerSecond)
         #expect(hurried.jitterBufferLatencyMs == 100)
         // Asked again while quick: nothing to change, and the hurry lasts 2 s from the last request.
         #expect(response.keyFrameWanted(at: 2) == nil)
