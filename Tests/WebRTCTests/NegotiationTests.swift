@@ -102,14 +102,9 @@ import Testing
         await pair.close()
     }
 
-    /// An offer that comes before our first encoded buffer (an application pushing pre-encoded
-    /// media) is answered naming the SSRC of the stream we send. The payloader announces its caps
-    /// (and in them its SSRC) from the source's caps before any buffer, and the link to webrtcbin
-    /// carries them at once (`linkOutputs(announcingCaps:)`), so the answer need not wait for the
-    /// first buffer. A far end that routes by the signalled SSRCs (Pion) drops a stream the answer
-    /// does not name: against Pion's bots an answer made before the caps lost 15 of 30 calls their
-    /// streams.
-    @Test func answerToAnEarlyOfferNamesTheSentStream() async throws {
+    /// An audio-only answerer sending pre-encoded media and its offerer, wired to each other
+    /// (neither started), with the answer the answerer sends once it has.
+    private static func preEncodedAnswerer() -> (offerer: PeerConnection, answerer: PeerConnection, answer: Locked<String?>) {
         _ = TestRuntime.ready
         var configuration = PeerConfiguration(media: testMedia(videoEnabled: false))
         configuration.media.sendsPreEncodedMedia = true
@@ -123,6 +118,18 @@ import Testing
             Task { await answerer.receive(message) }
         }
         offererBox.withLock { $0 = offerer }
+        return (offerer, answerer, answer)
+    }
+
+    /// An offer that comes before our first encoded buffer (an application pushing pre-encoded
+    /// media) is answered naming the SSRC of the stream we send. The payloader announces its caps
+    /// (and in them its SSRC) from the source's caps before any buffer, and the link to webrtcbin
+    /// carries them at once (`linkOutputs(announcingCaps:)`), so the answer need not wait for the
+    /// first buffer. A far end that routes by the signalled SSRCs (Pion) drops a stream the answer
+    /// does not name: against Pion's bots an answer made before the caps lost 15 of 30 calls their
+    /// streams.
+    @Test func answerToAnEarlyOfferNamesTheSentStream() async throws {
+        let (offerer, answerer, answer) = Self.preEncodedAnswerer()
         try await answerer.start()
         try await offerer.start()
         try await eventually(.seconds(10), "the answer went out") { answer.value != nil }
@@ -140,19 +147,7 @@ import Testing
     /// stream; without the announcement the answer waited for caps that never came until the
     /// wait's 3 s bound, and then named no audio SSRC.
     @Test func answerNamesAStreamWhoseNextBufferIsFarOff() async throws {
-        _ = TestRuntime.ready
-        var configuration = PeerConfiguration(media: testMedia(videoEnabled: false))
-        configuration.media.sendsPreEncodedMedia = true
-        let offererBox = Locked<PeerConnection?>(nil)
-        let answer = Locked<String?>(nil)
-        let answerer = PeerConnection(configuration: configuration, role: .answerer) { message in
-            if case .answer(let sdp) = message { answer.withLock { $0 = sdp } }
-            Task { await offererBox.value?.receive(message) }
-        }
-        let offerer = PeerConnection(configuration: PeerConfiguration(media: testMedia(videoEnabled: false)), role: .offerer) { message in
-            Task { await answerer.receive(message) }
-        }
-        offererBox.withLock { $0 = offerer }
+        let (offerer, answerer, answer) = Self.preEncodedAnswerer()
         try await answerer.start()
         // One frame from the application, then nothing: the stream's caps reach the tee in front
         // of webrtcbin, which is not linked to it yet.
