@@ -40,9 +40,10 @@ extension Pad {
         let box = Unmanaged.passRetained(feedbackBox).toOpaque()
         let id = gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_EVENT_UPSTREAM, { _, info, data in
             guard let info, let data, let event = ecv_probe_info_event(info), ecv_event_type(event) == GST_EVENT_CUSTOM_UPSTREAM,
-                  let structure = gst_event_get_structure(event),
-                  gst_structure_has_name(structure, "RTPTWCCPackets") != 0 else { return GST_PAD_PROBE_OK }
-            let capacity = Pad.transportFeedbackCapacity
+                  let structure = gst_event_get_structure(event) else { return GST_PAD_PROBE_OK }
+            // Buffers for this message's packets only: it runs for every feedback message.
+            let capacity = min(Pad.transportFeedbackCapacity, Int(ecv_twcc_packets_count(structure)))
+            guard capacity > 0 else { return GST_PAD_PROBE_OK }
             var sent = [guint64](repeating: 0, count: capacity), arrived = [guint64](repeating: 0, count: capacity)
             var sizes = [guint](repeating: 0, count: capacity)
             let count = Int(ecv_twcc_packets_read(structure, &sent, &arrived, &sizes, guint(capacity)))

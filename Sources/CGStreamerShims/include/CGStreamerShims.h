@@ -82,15 +82,26 @@ static inline void ecv_debug_log_string(GstDebugCategory *category, GstDebugLeve
 // Swift) of `RTPTWCCPacket` structures. Copies up to `capacity` packets' send time ("local-ts")
 // and arrival time ("remote-ts", GST_CLOCK_TIME_NONE when lost), both nanoseconds, and size in
 // bytes; returns how many were copied (0 when the structure is not that event's).
-static inline guint ecv_twcc_packets_read(const GstStructure *structure, guint64 *sent, guint64 *arrived,
-                                          guint *sizes, guint capacity) {
-    if (!gst_structure_has_name(structure, "RTPTWCCPackets")) return 0;
+static inline const GValueArray *ecv_twcc_packets(const GstStructure *structure) {
+    if (!gst_structure_has_name(structure, "RTPTWCCPackets")) return NULL;
     const GValue *value = gst_structure_get_value(structure, "packets");
     G_GNUC_BEGIN_IGNORE_DEPRECATIONS
     GType array_type = g_value_array_get_type();
     G_GNUC_END_IGNORE_DEPRECATIONS
-    if (value == NULL || !G_VALUE_HOLDS(value, array_type)) return 0;
-    const GValueArray *packets = (const GValueArray *) g_value_get_boxed(value);
+    if (value == NULL || !G_VALUE_HOLDS(value, array_type)) return NULL;
+    return (const GValueArray *) g_value_get_boxed(value);
+}
+
+// How many packet entries the event's message has (0 when the structure is not that event's):
+// the reader sizes its buffers by it instead of by the most it reads.
+static inline guint ecv_twcc_packets_count(const GstStructure *structure) {
+    const GValueArray *packets = ecv_twcc_packets(structure);
+    return packets == NULL ? 0 : packets->n_values;
+}
+
+static inline guint ecv_twcc_packets_read(const GstStructure *structure, guint64 *sent, guint64 *arrived,
+                                          guint *sizes, guint capacity) {
+    const GValueArray *packets = ecv_twcc_packets(structure);
     if (packets == NULL) return 0;
     guint count = 0;
     for (guint i = 0; i < packets->n_values && count < capacity; i++) {
